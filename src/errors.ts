@@ -1,0 +1,31 @@
+/**
+ * The one error type of Lodestone. Every refusal carries a `code` that the HTTP layer maps to a
+ * status, and optional `data` (line and column of a syntax error, the path that was refused).
+ * Messages are written for the person who sent the request: they say what was wrong.
+ */
+
+export type ErrorCode =
+  | 'InvalidPath'
+  | 'SyntaxError'
+  | 'TooManyBlankNodes'
+  | 'CanonicalizationLimit'
+  | 'RefConflict'
+  | 'LockTimeout'
+  | 'NotFound'
+  | 'Corrupt';
+
+export class LodestoneError extends Error {
+  readonly code: ErrorCode;
+  readonly data: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, data: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'LodestoneError';
+    this.code = code;
+    this.data = data;
+  }
+}
+
+export function isLodestoneError(error: unknown, code?: ErrorCode): error is LodestoneError {
+  return error instanceof LodestoneError && (code === undefined || error.code === code);
+}

@@ -1,0 +1,22 @@
+/** The namespace IRIs Lodestone speaks (DESIGN.md, "Vocabularies"): one table, exact strings. */
+
+export const ns = {
+  rdf: 'http://www.w3.org/1999/02/22-rdf-syntax-ns#',
+  rdfs: 'http://www.w3.org/2000/01/rdf-schema#',
+  xsd: 'http://www.w3.org/2001/XMLSchema#',
+  dh: 'https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#',
+  lds: 'https://w3id.org/atomgraph/linkeddatahub/dataspaces#',
+  repo: 'https://w3id.org/atomgraph/linkeddatahub/services/github#',
+  a: 'https://w3id.org/atomgraph/core#',
+  doap: 'http://usefulinc.com/ns/doap#',
+  def: 'https://w3id.org/atomgraph/linkeddatahub/default#',
+  sioc: 'http://rdfs.org/sioc/ns#',
+  dct: 'http://purl.org/dc/terms/',
+  acl: 'http://www.w3.org/ns/auth/acl#',
+  foaf: 'http://xmlns.com/foaf/0.1/',
+  cert: 'http://www.w3.org/ns/auth/cert#',
+  prov: 'http://www.w3.org/ns/prov#',
+  http: 'http://www.w3.org/2011/http#',
+  sc: 'http://www.w3.org/2011/http-statusCodes#',
+  sd: 'http://www.w3.org/ns/sparql-service-description#',
+} as const;

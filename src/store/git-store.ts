@@ -1,0 +1,357 @@
+/**
+ * The source of truth of one dataspace: a git repository whose branch holds one canonical `.nt`
+ * file per document. It keeps HEAD's file list in memory (so a current read is a map lookup and a
+ * blob read, whatever the length of the history) and serialises writes: each write runs against
+ * the state left by the one before it, becomes exactly one commit, and is acknowledged only after
+ * its objects and the ref are fsynced. Writes that queue up while one is on disk go down together
+ * (group commit): one object flush and one ref update for the batch, one commit per write.
+ */
+import { EventEmitter } from 'node:events';
+import * as fs from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
+import { isLodestoneError } from '../errors.js';
+import { ObjectStore, blobObject, commitObject, type GitObject, type Signature } from './objects.js';
+import { clearStaleLocks, defaultLockOptions, readRef, updateRef, type LockOptions } from './refs.js';
+import { TreeCache, buildTree, diffTrees, type FileDiff } from './trees.js';
+
+export interface Identity {
+  name: string;
+  email: string;
+}
+
+export interface Change {
+  path: string;
+  /** The new bytes, or null to delete the file. */
+  bytes: Buffer | null;
+}
+
+export interface WriteIntent {
+  changes: Change[];
+  author: Identity;
+  /** Defaults to the service's own identity. */
+  committer?: Identity;
+  message: string;
+}
+
+/** What a transaction sees: HEAD plus the writes committed before it in the same batch. */
+export interface StoreView {
+  blobId(path: string): string | undefined;
+  read(path: string): Promise<Buffer | undefined>;
+}
+
+export interface Transaction<T> {
+  (view: StoreView): Promise<{ intent?: WriteIntent; result: T }>;
+}
+
+export interface TransactionResult<T> {
+  /** The commit made, or undefined when nothing changed (identical bytes make no commit). */
+  commit: string | undefined;
+  result: T;
+}
+
+export interface HeadChange {
+  before: string | undefined;
+  after: string;
+  /** Files under the prefix that changed. */
+  files: FileDiff[];
+  /** True when the commit came from another git client rather than this store. */
+  external: boolean;
+}
+
+export interface GitStoreOptions {
+  /** The working tree; the repository is `<dir>/.git`. */
+  dir: string;
+  branch?: string;
+  /** Folder of the document files (`repo:pathPrefix`). */
+  prefix?: string;
+  committer?: Identity;
+  /** Seconds since the epoch; injectable for tests. */
+  clock?: () => number;
+  lock?: LockOptions;
+  /** Most transactions in one group commit. */
+  maxBatch?: number;
+}
+
+export const SERVICE_IDENTITY: Identity = { name: 'Lodestone', email: 'service@lodestone.invalid' };
+
+interface Pending {
+  kind: 'tx';
+  run: Transaction<unknown>;
+  resolve: (value: TransactionResult<unknown>) => void;
+  reject: (error: unknown) => void;
+}
+
+interface RefreshRequest {
+  kind: 'refresh';
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/** Bounded blob cache by total bytes; blob ids are content hashes, so nothing goes stale. */
+class BlobCache {
+  private readonly blobs = new Map<string, Buffer>();
+  private bytes = 0;
+  constructor(private readonly capacity: number) {}
+  get(id: string): Buffer | undefined {
+    return this.blobs.get(id);
+  }
+  put(id: string, blob: Buffer): void {
+    if (this.blobs.has(id) || blob.length > this.capacity / 4) return;
+    this.blobs.set(id, blob);
+    this.bytes += blob.length;
+    for (const [oldest, value] of this.blobs) {
+      if (this.bytes <= this.capacity) break;
+      this.blobs.delete(oldest);
+      this.bytes -= value.length;
+    }
+  }
+}
+
+export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
+  readonly dir: string;
+  readonly gitdir: string;
+  readonly branch: string;
+  readonly ref: string;
+  readonly prefix: string;
+  readonly objects: ObjectStore;
+  readonly trees: TreeCache;
+  private readonly committer: Identity;
+  private readonly clock: () => number;
+  private readonly lockOptions: LockOptions;
+  private readonly maxBatch: number;
+  private readonly blobs = new BlobCache(64 * 1024 * 1024);
+  private readonly files = new Map<string, string>();
+  private headId: string | undefined;
+  private headTree: string | undefined;
+  private queue: Array<Pending | RefreshRequest> = [];
+  private draining = false;
+
+  private constructor(options: GitStoreOptions) {
+    super();
+    this.dir = options.dir;
+    this.gitdir = join(options.dir, '.git');
+    this.branch = options.branch ?? 'main';
+    this.ref = `refs/heads/${this.branch}`;
+    this.prefix = options.prefix ?? 'graphs';
+    this.committer = options.committer ?? SERVICE_IDENTITY;
+    this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.lockOptions = options.lock ?? defaultLockOptions;
+    this.maxBatch = options.maxBatch ?? 64;
+    this.objects = new ObjectStore(this.gitdir);
+    this.trees = new TreeCache(this.objects);
+  }
+
+  /** Opens the repository in `dir`, creating it (branch `main`, no commits) when absent. */
+  static async open(options: GitStoreOptions): Promise<GitStore> {
+    const store = new GitStore(options);
+    if (!fs.existsSync(join(store.gitdir, 'HEAD'))) {
+      await fsp.mkdir(store.dir, { recursive: true });
+      await git.init({ fs, dir: store.dir, defaultBranch: store.branch });
+    }
+    await fsp.mkdir(join(store.dir, store.prefix), { recursive: true });
+    await clearStaleLocks(store.gitdir, store.ref);
+    await store.objects.clearTemporary();
+    await store.load(await readRef(store.gitdir, store.ref));
+    return store;
+  }
+
+  get head(): string | undefined {
+    return this.headId;
+  }
+
+  get headTreeId(): string | undefined {
+    return this.headTree;
+  }
+
+  /** Blob id of a file at HEAD. */
+  blobId(path: string): string | undefined {
+    return this.files.get(path);
+  }
+
+  /** Every file under the prefix at HEAD, with its blob id. */
+  listFiles(): ReadonlyMap<string, string> {
+    return this.files;
+  }
+
+  /** The bytes of a file at HEAD: a map lookup and a (cached) blob read. */
+  async read(path: string): Promise<{ blobId: string; bytes: Buffer } | undefined> {
+    const blobId = this.files.get(path);
+    if (!blobId) return undefined;
+    return { blobId, bytes: await this.readBlob(blobId) };
+  }
+
+  async readBlob(id: string): Promise<Buffer> {
+    const cached = this.blobs.get(id);
+    if (cached) return cached;
+    const bytes = await this.objects.readTyped(id, 'blob');
+    this.blobs.put(id, bytes);
+    return bytes;
+  }
+
+  /** Runs `run` under the write lock; its intent (if any) becomes one commit. */
+  transact<T>(run: Transaction<T>): Promise<TransactionResult<T>> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind: 'tx', run: run as Transaction<unknown>, resolve: resolve as Pending['resolve'], reject });
+      void this.drain();
+    });
+  }
+
+  /** A write of whole files, for callers that have no precondition to check. */
+  async write(intent: WriteIntent): Promise<string | undefined> {
+    return (await this.transact(async () => ({ intent, result: undefined }))).commit;
+  }
+
+  /** Picks up commits made by other git clients on the branch (in order with our writes). */
+  refresh(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind: 'refresh', resolve, reject });
+      void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.queue.length > 0) {
+        const first = this.queue[0]!;
+        if (first.kind === 'refresh') {
+          this.queue.shift();
+          await this.syncFromDisk().then(first.resolve, first.reject);
+          continue;
+        }
+        let end = 0;
+        while (end < this.queue.length && end < this.maxBatch && this.queue[end]!.kind === 'tx') end++;
+        await this.runBatch(this.queue.splice(0, end) as Pending[]);
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async load(head: string | undefined): Promise<void> {
+    this.files.clear();
+    this.headId = head;
+    this.headTree = head ? (await this.objects.readCommit(head)).tree : undefined;
+    for (const diff of await diffTrees(this.trees, undefined, this.headTree, this.prefix)) {
+      if (diff.after) this.files.set(diff.path, diff.after);
+    }
+  }
+
+  private async syncFromDisk(): Promise<void> {
+    const onDisk = await readRef(this.gitdir, this.ref);
+    if (onDisk === this.headId || onDisk === undefined) return;
+    const before = this.headId;
+    const beforeTree = this.headTree;
+    const afterTree = (await this.objects.readCommit(onDisk)).tree;
+    const files = await diffTrees(this.trees, beforeTree, afterTree, this.prefix);
+    this.applyFiles(files);
+    this.headId = onDisk;
+    this.headTree = afterTree;
+    this.emit('head', { before, after: onDisk, files, external: true });
+  }
+
+  private applyFiles(files: FileDiff[]): void {
+    for (const file of files) {
+      if (file.after) this.files.set(file.path, file.after);
+      else this.files.delete(file.path);
+    }
+  }
+
+  private signature(identity: Identity, timestamp: number): Signature {
+    return { ...identity, timestamp, timezone: '+0000' };
+  }
+
+  private async runBatch(batch: Pending[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const overlay = new Map<string, string | null>();
+      const newBlobs = new Map<string, Buffer>();
+      const view: StoreView = {
+        blobId: (path) => (overlay.has(path) ? (overlay.get(path) ?? undefined) : this.files.get(path)),
+        read: async (path) => {
+          const id = view.blobId(path);
+          if (!id) return undefined;
+          return newBlobs.get(id) ?? (await this.readBlob(id));
+        },
+      };
+      const objects: GitObject[] = [];
+      const outcomes: Array<{ ok: true; value: TransactionResult<unknown> } | { ok: false; error: unknown }> = [];
+      let head = this.headId;
+      let tree = this.headTree;
+      const changedFiles = new Map<string, { before: string | undefined; after: string | undefined }>();
+      for (const item of batch) {
+        try {
+          const { intent, result } = await item.run(view);
+          if (!intent) {
+            outcomes.push({ ok: true, value: { commit: undefined, result } });
+            continue;
+          }
+          const changes = new Map<string, string | null>();
+          for (const change of intent.changes) {
+            if (change.bytes === null) {
+              if (view.blobId(change.path) !== undefined) changes.set(change.path, null);
+              continue;
+            }
+            const blob = blobObject(change.bytes);
+            if (view.blobId(change.path) === blob.id) continue;
+            changes.set(change.path, blob.id);
+            newBlobs.set(blob.id, change.bytes);
+            objects.push(blob);
+          }
+          if (changes.size === 0) {
+            outcomes.push({ ok: true, value: { commit: undefined, result } });
+            continue;
+          }
+          const newTree = await buildTree(this.trees, tree, changes, objects);
+          const now = this.clock();
+          const commit = commitObject({
+            tree: newTree,
+            parents: head ? [head] : [],
+            author: this.signature(intent.author, now),
+            committer: this.signature(intent.committer ?? this.committer, now),
+            message: intent.message.endsWith('\n') ? intent.message : intent.message + '\n',
+          });
+          objects.push(commit);
+          for (const [path, id] of changes) {
+            const before = changedFiles.has(path) ? changedFiles.get(path)!.before : this.files.get(path);
+            changedFiles.set(path, { before, after: id ?? undefined });
+            overlay.set(path, id);
+          }
+          head = commit.id;
+          tree = newTree;
+          outcomes.push({ ok: true, value: { commit: commit.id, result } });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+      if (head !== this.headId) {
+        try {
+          await this.objects.write(objects);
+          await updateRef(this.gitdir, this.ref, head!, this.headId, this.lockOptions);
+        } catch (error) {
+          if (isLodestoneError(error, 'RefConflict') && attempt < 10) {
+            await this.syncFromDisk();
+            continue;
+          }
+          for (const item of batch) item.reject(error);
+          return;
+        }
+        for (const [id, bytes] of newBlobs) this.blobs.put(id, bytes);
+        const before = this.headId;
+        const files = [...changedFiles].map(([path, f]) => ({ path, ...f })).filter((f) => f.before !== f.after);
+        this.applyFiles(files);
+        this.headId = head;
+        this.headTree = tree;
+        this.emit('head', { before, after: head!, files, external: false });
+      }
+      batch.forEach((item, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) item.resolve(outcome.value);
+        else item.reject(outcome.error);
+      });
+      return;
+    }
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * Git objects: encoding (blob, tree, commit), hashing, and the loose-object store. Writes go
+ * through a temporary file, fsync and rename, so a crash never leaves a truncated object under
+ * its final name; the directories they land in are fsynced once per batch. Reads take loose
+ * objects directly and fall back to isomorphic-git for packed ones (after `git gc` or a clone).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { deflateSync, inflateSync } from 'node:zlib';
+import git from 'isomorphic-git';
+import { LodestoneError } from '../errors.js';
+
+export type ObjectType = 'blob' | 'tree' | 'commit';
+
+export interface GitObject {
+  id: string;
+  type: ObjectType;
+  content: Buffer;
+}
+
+export interface TreeEntry {
+  name: string;
+  mode: string; // '100644' for files, '40000' for trees
+  id: string;
+}
+
+export interface Signature {
+  name: string;
+  email: string;
+  /** Seconds since the epoch. */
+  timestamp: number;
+  /** Always '+0000' for Lodestone's own commits (DESIGN.md, "Commits"). */
+  timezone: string;
+}
+
+export interface Commit {
+  tree: string;
+  parents: string[];
+  author: Signature;
+  committer: Signature;
+  message: string;
+}
+
+export const TREE_MODE = '40000';
+export const FILE_MODE = '100644';
+
+export function encodeObject(type: ObjectType, content: Buffer): GitObject {
+  const header = Buffer.from(`${type} ${content.length}\0`);
+  const id = createHash('sha1').update(header).update(content).digest('hex');
+  return { id, type, content };
+}
+
+export function blobObject(bytes: Buffer): GitObject {
+  return encodeObject('blob', bytes);
+}
+
+/** Git's tree order: byte order of names, a tree's name compared as if it ended in '/'. */
+function treeSortKey(entry: TreeEntry): string {
+  return entry.mode === TREE_MODE ? entry.name + '/' : entry.name;
+}
+
+const surrogate = /[\uD800-\uDFFF]/;
+
+/** Byte order of UTF-8 names; UTF-16 code-unit order agrees unless a surrogate pair occurs. */
+export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
+  const x = treeSortKey(a);
+  const y = treeSortKey(b);
+  if (surrogate.test(x) || surrogate.test(y)) return Buffer.compare(Buffer.from(x), Buffer.from(y));
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** A tree object from entries already in git's order (see compareTreeEntries). */
+export function treeObject(entries: readonly TreeEntry[]): GitObject {
+  let size = 0;
+  const heads = entries.map((e) => {
+    const head = `${e.mode} ${e.name}\0`;
+    size += Buffer.byteLength(head) + 20;
+    return head;
+  });
+  const content = Buffer.allocUnsafe(size);
+  let offset = 0;
+  for (const [i, entry] of entries.entries()) {
+    offset += content.write(heads[i]!, offset);
+    offset += content.write(entry.id, offset, 'hex');
+  }
+  return encodeObject('tree', content);
+}
+
+export function parseTree(content: Buffer): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  let offset = 0;
+  while (offset < content.length) {
+    const space = content.indexOf(0x20, offset);
+    const nul = content.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 21 > content.length) throw new LodestoneError('Corrupt', 'malformed tree object');
+    const mode = content.toString('latin1', offset, space);
+    entries.push({
+      mode: mode === '040000' ? TREE_MODE : mode,
+      name: content.toString('utf8', space + 1, nul),
+      id: content.toString('hex', nul + 1, nul + 21),
+    });
+    offset = nul + 21;
+  }
+  return entries;
+}
+
+function sanitise(value: string): string {
+  // git refuses '<', '>' and newlines in identities
+  return value.replace(/[<>\n\r\0]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0'));
+}
+
+function formatSignature(sig: Signature): string {
+  return `${sanitise(sig.name)} <${sanitise(sig.email)}> ${sig.timestamp} ${sig.timezone}`;
+}
+
+export function commitObject(commit: Commit): GitObject {
+  let text = `tree ${commit.tree}\n`;
+  for (const parent of commit.parents) text += `parent ${parent}\n`;
+  text += `author ${formatSignature(commit.author)}\ncommitter ${formatSignature(commit.committer)}\n\n${commit.message}`;
+  return encodeObject('commit', Buffer.from(text, 'utf8'));
+}
+
+function parseSignature(text: string): Signature {
+  const match = /^(.*) <(.*)> (\d+) ([+-]\d{4})$/.exec(text);
+  if (!match) throw new LodestoneError('Corrupt', `malformed signature "${text}"`);
+  return { name: match[1]!, email: match[2]!, timestamp: Number(match[3]), timezone: match[4]! };
+}
+
+export function parseCommit(content: Buffer): Commit {
+  const text = content.toString('utf8');
+  const split = text.indexOf('\n\n');
+  const headers = (split < 0 ? text : text.slice(0, split)).split('\n');
+  const commit: Partial<Commit> & { parents: string[] } = { parents: [] };
+  for (const line of headers) {
+    const space = line.indexOf(' ');
+    const key = line.slice(0, space);
+    const value = line.slice(space + 1);
+    if (key === 'tree') commit.tree = value;
+    else if (key === 'parent') commit.parents.push(value);
+    else if (key === 'author') commit.author = parseSignature(value);
+    else if (key === 'committer') commit.committer = parseSignature(value);
+  }
+  if (!commit.tree || !commit.author || !commit.committer) throw new LodestoneError('Corrupt', 'malformed commit object');
+  return { ...commit, message: split < 0 ? '' : text.slice(split + 2) } as Commit;
+}
+
+export function emptyTreeId(): string {
+  return treeObject([]).id;
+}
+
+/** Reads and writes the objects of one repository. */
+export class ObjectStore {
+  readonly gitdir: string;
+  private readonly tmpdir: string;
+  private readonly packCache: object = {};
+  private readonly known = new Set<string>();
+
+  constructor(gitdir: string) {
+    this.gitdir = gitdir;
+    this.tmpdir = join(gitdir, 'lodestone', 'tmp');
+  }
+
+  private loosePath(id: string): string {
+    return join(this.gitdir, 'objects', id.slice(0, 2), id.slice(2));
+  }
+
+  /** Removes temporary files a crash left behind; nothing refers to them. */
+  async clearTemporary(): Promise<void> {
+    await fsp.rm(this.tmpdir, { recursive: true, force: true });
+    await fsp.mkdir(this.tmpdir, { recursive: true });
+  }
+
+  /**
+   * Writes objects that are not there yet: temp file, fdatasync, rename, then one fsync of each
+   * directory that gained an entry. Returns when all of it is on disk.
+   */
+  async write(objects: Iterable<GitObject>): Promise<void> {
+    const dirs = new Set<string>();
+    const pending: Promise<void>[] = [];
+    const seen = new Set<string>();
+    for (const object of objects) {
+      if (this.known.has(object.id) || seen.has(object.id)) continue;
+      seen.add(object.id);
+      pending.push(this.writeOne(object, dirs));
+    }
+    await Promise.all(pending);
+    await Promise.all([...dirs].map(fsyncDirectory));
+    for (const id of seen) this.known.add(id);
+  }
+
+  private async writeOne(object: GitObject, dirs: Set<string>): Promise<void> {
+    const final = this.loosePath(object.id);
+    if (fs.existsSync(final)) return;
+    const dir = join(this.gitdir, 'objects', object.id.slice(0, 2));
+    if (!fs.existsSync(dir)) {
+      await fsp.mkdir(dir, { recursive: true });
+      dirs.add(join(this.gitdir, 'objects'));
+    }
+    const header = Buffer.from(`${object.type} ${object.content.length}\0`);
+    const data = deflateSync(Buffer.concat([header, object.content]), { level: 1 });
+    const tmp = join(this.tmpdir, `obj-${object.id}-${randomBytes(4).toString('hex')}`);
+    const handle = await fsp.open(tmp, 'wx', 0o444);
+    try {
+      await handle.writeFile(data);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await fsp.rename(tmp, final);
+    dirs.add(dir);
+  }
+
+  /** Reads an object, loose or packed; undefined when the repository does not have it. */
+  async read(id: string): Promise<{ type: ObjectType; content: Buffer } | undefined> {
+    let raw: Buffer | undefined;
+    try {
+      raw = inflateSync(await fsp.readFile(this.loosePath(id)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (raw) {
+      const nul = raw.indexOf(0);
+      const [type] = raw.toString('latin1', 0, nul).split(' ');
+      return { type: type as ObjectType, content: raw.subarray(nul + 1) };
+    }
+    try {
+      const result = await git.readObject({ fs, gitdir: this.gitdir, oid: id, format: 'content', cache: this.packCache });
+      return { type: result.type as ObjectType, content: Buffer.from(result.object as Uint8Array) };
+    } catch (error) {
+      if ((error as { code?: string }).code === 'NotFoundError') return undefined;
+      throw error;
+    }
+  }
+
+  async readTyped(id: string, type: ObjectType): Promise<Buffer> {
+    const object = await this.read(id);
+    if (!object) throw new LodestoneError('NotFound', `object ${id} is missing`, { id });
+    if (object.type !== type) throw new LodestoneError('Corrupt', `object ${id} is a ${object.type}, not a ${type}`);
+    return object.content;
+  }
+
+  async readTree(id: string): Promise<TreeEntry[]> {
+    return parseTree(await this.readTyped(id, 'tree'));
+  }
+
+  async readCommit(id: string): Promise<Commit> {
+    return parseCommit(await this.readTyped(id, 'commit'));
+  }
+}
+
+export async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Tree walking over an ObjectStore: listing the files under a folder, diffing two trees (equal
+ * subtrees are skipped, so the work follows the size of the change, not of the repository), and
+ * building a new tree from a base tree and a set of file changes.
+ */
+import { LodestoneError } from '../errors.js';
+import { FILE_MODE, TREE_MODE, compareTreeEntries, treeObject, type GitObject, type ObjectStore, type TreeEntry } from './objects.js';
+
+/** A bounded cache of parsed trees: tree ids are content hashes, so entries never go stale. */
+export class TreeCache {
+  private readonly entries = new Map<string, TreeEntry[]>();
+  constructor(
+    private readonly objects: ObjectStore,
+    private readonly capacity = 20_000,
+  ) {}
+
+  async get(id: string): Promise<TreeEntry[]> {
+    const cached = this.entries.get(id);
+    if (cached) return cached;
+    const entries = await this.objects.readTree(id);
+    this.put(id, entries);
+    return entries;
+  }
+
+  put(id: string, entries: TreeEntry[]): void {
+    if (this.entries.size >= this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(id, entries);
+  }
+}
+
+export interface FileDiff {
+  path: string;
+  before: string | undefined;
+  after: string | undefined;
+}
+
+/** The blob id of one path in a tree, or undefined. */
+export async function lookupPath(trees: TreeCache, treeId: string | undefined, path: string): Promise<TreeEntry | undefined> {
+  let entry: TreeEntry | undefined;
+  let current = treeId;
+  for (const name of path.split('/')) {
+    if (!current) return undefined;
+    entry = (await trees.get(current)).find((e) => e.name === name);
+    if (!entry) return undefined;
+    current = entry.mode === TREE_MODE ? entry.id : undefined;
+  }
+  return entry;
+}
+
+/** Files (blobs) that differ between two trees, below `folder` ('' for everything). */
+export async function diffTrees(
+  trees: TreeCache,
+  before: string | undefined,
+  after: string | undefined,
+  folder = '',
+): Promise<FileDiff[]> {
+  const out: FileDiff[] = [];
+  const start = async (root: string | undefined) => {
+    if (!root || folder === '') return root;
+    const entry = await lookupPath(trees, root, folder);
+    return entry?.mode === TREE_MODE ? entry.id : undefined;
+  };
+  await walk(trees, await start(before), await start(after), folder, out);
+  return out;
+}
+
+async function walk(trees: TreeCache, a: string | undefined, b: string | undefined, folder: string, out: FileDiff[]): Promise<void> {
+  if (a === b) return;
+  const left = a ? await trees.get(a) : [];
+  const right = b ? await trees.get(b) : [];
+  const byName = new Map<string, [TreeEntry | undefined, TreeEntry | undefined]>();
+  for (const e of left) byName.set(e.name, [e, undefined]);
+  for (const e of right) byName.set(e.name, [byName.get(e.name)?.[0], e]);
+  for (const [name, [l, r]] of byName) {
+    if (l?.id === r?.id && l?.mode === r?.mode) continue;
+    const path = folder ? `${folder}/${name}` : name;
+    const lTree = l?.mode === TREE_MODE ? l.id : undefined;
+    const rTree = r?.mode === TREE_MODE ? r.id : undefined;
+    const lBlob = l && l.mode !== TREE_MODE ? l.id : undefined;
+    const rBlob = r && r.mode !== TREE_MODE ? r.id : undefined;
+    if (lTree || rTree) await walk(trees, lTree, rTree, path, out);
+    if (lBlob !== rBlob) out.push({ path, before: lBlob, after: rBlob });
+  }
+}
+
+/**
+ * Applies file changes (path → blob id, or null to delete) to a base tree, appending every new
+ * tree object to `out`, and returns the new root tree id. Folders left empty disappear, as in git.
+ */
+export async function buildTree(
+  trees: TreeCache,
+  base: string | undefined,
+  changes: ReadonlyMap<string, string | null>,
+  out: GitObject[],
+): Promise<string> {
+  const root = await buildFolder(trees, base, [...changes].map(([path, id]) => ({ parts: path.split('/'), id })), out);
+  if (root) return root;
+  const empty = treeObject([]);
+  out.push(empty);
+  return empty.id;
+}
+
+interface PendingChange {
+  parts: string[];
+  id: string | null;
+}
+
+async function buildFolder(trees: TreeCache, base: string | undefined, changes: PendingChange[], out: GitObject[]): Promise<string | undefined> {
+  const entries = base ? [...(await trees.get(base))] : [];
+  const index = new Map(entries.map((e, i) => [e.name, i]));
+  const removed = new Set<number>();
+  const added: TreeEntry[] = [];
+  const set = (entry: TreeEntry | undefined, name: string) => {
+    const at = index.get(name);
+    if (at !== undefined && !removed.has(at)) {
+      if (entry) entries[at] = entry;
+      else removed.add(at);
+    } else if (entry) {
+      added.push(entry);
+      index.set(name, -1);
+    }
+  };
+  const folders = new Map<string, PendingChange[]>();
+  for (const change of changes) {
+    const [name, ...rest] = change.parts;
+    if (name === undefined || name === '') throw new LodestoneError('InvalidPath', 'empty path segment in a tree change');
+    if (rest.length === 0) set(change.id === null ? undefined : { name, mode: FILE_MODE, id: change.id }, name);
+    else folders.set(name, [...(folders.get(name) ?? []), { parts: rest, id: change.id }]);
+  }
+  for (const [name, sub] of folders) {
+    const at = index.get(name);
+    const current = at !== undefined && at >= 0 ? entries[at] : undefined;
+    const subBase = current?.mode === TREE_MODE ? current.id : undefined;
+    const id = await buildFolder(trees, subBase, sub, out);
+    set(id ? { name, mode: TREE_MODE, id } : undefined, name);
+  }
+  const result = entries.filter((_, i) => !removed.has(i));
+  if (added.length) {
+    result.push(...added.filter((e) => index.get(e.name) === -1));
+    result.sort(compareTreeEntries);
+  }
+  if (result.length === 0) return undefined;
+  const object = treeObject(result);
+  trees.put(object.id, object.id === base ? entries : result);
+  out.push(object);
+  return object.id;
+}
