@@ -1,0 +1,112 @@
+/**
+ * One dataspace's storage, assembled: the git store (truth), the index worker (derived, fed only
+ * by `syncTo` on every new HEAD), the working tree and the watcher. Document-level reads and writes
+ * here take relative document paths (`a/b/`) and RDF graphs; HTTP concerns live above.
+ */
+import { createHash } from 'node:crypto';
+import type { Quad } from 'n3';
+import { Index } from './index/index.js';
+import { canonicalBytes, type CanonicalLimits } from './rdf/canonical.js';
+import { GitStore, type Identity } from './store/git-store.js';
+import { documentFile } from './store/paths.js';
+import { ANONYMOUS, WorkingTree } from './store/worktree.js';
+import { Watcher } from './watch/watcher.js';
+
+export interface DataspaceOptions {
+  /** Short name, used for its folder and in logs. */
+  id: string;
+  /** Base URL, ending in '/'. */
+  base: string;
+  /** The repository's working tree. */
+  dir: string;
+  prefix?: string;
+  /** Watch the working tree and the branch for changes made by people and git clients. */
+  watch?: boolean;
+  limits?: CanonicalLimits;
+  log?: (line: string) => void;
+}
+
+/** The git identity of an agent: its WebID as the name, an e-mail on an `.invalid` domain. */
+export function agentIdentity(webId: string | undefined): Identity {
+  if (!webId) return ANONYMOUS;
+  return { name: webId, email: `${createHash('sha1').update(webId).digest('hex').slice(0, 16)}@webid.lodestone.invalid` };
+}
+
+export class Dataspace {
+  readonly id: string;
+  readonly base: string;
+  readonly store: GitStore;
+  readonly index: Index;
+  readonly workingTree: WorkingTree;
+  private watcher: Watcher | undefined;
+  private readonly limits: CanonicalLimits | undefined;
+  private indexing: Promise<void> = Promise.resolve();
+
+  private constructor(options: DataspaceOptions, store: GitStore) {
+    this.id = options.id;
+    this.base = options.base;
+    this.store = store;
+    this.limits = options.limits;
+    const log = options.log ?? ((line: string) => console.error(line));
+    this.index = new Index({
+      gitdir: store.gitdir,
+      prefix: store.prefix,
+      base: options.base,
+      onInvalid: (path, message) => log(`${options.id}: ${path} is not valid N-Triples and is not indexed: ${message}`),
+    });
+    this.workingTree = new WorkingTree({ store, base: options.base, log });
+    store.on('head', (change) => {
+      this.indexing = this.index.syncTo(change.after).catch((error) => log(`${options.id}: index: ${(error as Error).message}`));
+    });
+  }
+
+  static async open(options: DataspaceOptions): Promise<Dataspace> {
+    const store = await GitStore.open({ dir: options.dir, prefix: options.prefix });
+    const dataspace = new Dataspace(options, store);
+    await dataspace.index.syncTo(store.head);
+    await dataspace.workingTree.reconcile();
+    if (options.watch) {
+      dataspace.watcher = new Watcher({ store, workingTree: dataspace.workingTree, log: options.log });
+      await dataspace.watcher.start();
+      await store.refresh(); // a commit made while the watcher was starting
+    }
+    return dataspace;
+  }
+
+  fileOf(relativePath: string): string {
+    return documentFile(relativePath, this.store.prefix);
+  }
+
+  /** The current canonical bytes of a document and their blob id, or undefined. */
+  read(relativePath: string): Promise<{ blobId: string; bytes: Buffer } | undefined> {
+    return this.store.read(this.fileOf(relativePath));
+  }
+
+  /** Replaces a document's graph; resolves to the commit, or undefined when nothing changed. */
+  async put(relativePath: string, graph: readonly Quad[], agent?: string, method = 'PUT'): Promise<string | undefined> {
+    const path = this.fileOf(relativePath);
+    const bytes = await canonicalBytes(graph, this.limits);
+    return this.store.write({ changes: [{ path, bytes }], author: agentIdentity(agent), message: `${method} ${this.base}${relativePath}` });
+  }
+
+  async delete(relativePath: string, agent?: string): Promise<string | undefined> {
+    const path = this.fileOf(relativePath);
+    return this.store.write({ changes: [{ path, bytes: null }], author: agentIdentity(agent), message: `DELETE ${this.base}${relativePath}` });
+  }
+
+  /** Resolves when the index, the working tree and the watcher have caught up with everything so far. */
+  async settled(): Promise<void> {
+    await this.watcher?.idle();
+    await this.store.refresh();
+    await this.indexing;
+    await this.index.syncTo(this.store.head);
+    await this.workingTree.idle();
+  }
+
+  async close(): Promise<void> {
+    await this.watcher?.close();
+    this.workingTree.close();
+    await this.workingTree.idle();
+    await this.index.close();
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The index worker: hosts one IndexCore off the main thread, so index builds and (later) SPARQL
+ * queries never block HTTP. Requests are handled one at a time, in the order they arrive.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { IndexCore, type IndexConfig } from './index-core.js';
+
+export type IndexRequest =
+  | { id: number; op: 'sync'; commit: string | undefined }
+  | { id: number; op: 'dump' }
+  | { id: number; op: 'size' };
+
+export type IndexResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
+
+const core = new IndexCore(workerData as IndexConfig);
+const port = parentPort!;
+let chain: Promise<void> = Promise.resolve();
+
+async function handle(request: IndexRequest): Promise<unknown> {
+  switch (request.op) {
+    case 'sync':
+      return core.syncTo(request.commit);
+    case 'dump':
+      return core.dump();
+    case 'size':
+      return core.store.size;
+  }
+}
+
+port.on('message', (request: IndexRequest) => {
+  chain = chain.then(async () => {
+    let response: IndexResponse;
+    try {
+      response = { id: request.id, ok: true, value: await handle(request) };
+    } catch (error) {
+      response = { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+    }
+    port.postMessage(response);
+  });
+});

@@ -1,0 +1,262 @@
+/**
+ * The working tree of a dataspace's repository, kept equal to HEAD off the write path, and the way
+ * edits people make to `.nt` files come back in. The git index is the record of what the working
+ * tree was last synced to: a file that differs from its index entry was edited by someone, a file
+ * that still matches it while HEAD moved on is stale and is overwritten. Files are replaced by
+ * rename, and the paths of a sync round are journalled first, so a crash in the middle of a round
+ * is never mistaken for an edit (which would revert an acknowledged write).
+ */
+import type * as fs from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { LodestoneError, isLodestoneError } from '../errors.js';
+import { canonicalBytes } from '../rdf/canonical.js';
+import { parseRdf } from '../rdf/ntriples.js';
+import type { GitStore, Identity } from './git-store.js';
+import { entryFromStats, readIndexFile, statMatches, writeIndexFile, type IndexEntry } from './index-file.js';
+import { blobObject } from './objects.js';
+import { fileDocument } from './paths.js';
+
+export const WORKTREE_COMMITTER: Identity = { name: 'Lodestone (working tree)', email: 'working-tree@lodestone.invalid' };
+export const ANONYMOUS: Identity = { name: 'anonymous', email: 'anonymous@lodestone.invalid' };
+
+export interface WorkingTreeOptions {
+  store: GitStore;
+  /** Dataspace base URL, for commit messages. */
+  base: string;
+  /** How long to wait after a commit before syncing the working tree. */
+  delayMs?: number;
+  log?: (line: string) => void;
+}
+
+export class WorkingTree {
+  private readonly store: GitStore;
+  private readonly base: string;
+  private readonly delayMs: number;
+  private readonly log: (line: string) => void;
+  private readonly synced = new Map<string, IndexEntry>();
+  private readonly dirty = new Set<string>();
+  private readonly writing = new Map<string, string>();
+  private readonly journal: string;
+  private readonly tmpdir: string;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(options: WorkingTreeOptions) {
+    this.store = options.store;
+    this.base = options.base;
+    this.delayMs = options.delayMs ?? 20;
+    this.log = options.log ?? ((line) => console.error(line));
+    this.journal = join(this.store.gitdir, 'lodestone', 'worktree-journal');
+    this.tmpdir = join(this.store.gitdir, 'lodestone', 'tmp');
+    this.store.on('head', (change) => {
+      for (const file of change.files) this.dirty.add(file.path);
+      this.schedule();
+    });
+  }
+
+  private abs(path: string): string {
+    return join(this.store.dir, path);
+  }
+
+  /** Resolves once every commit so far is in the working tree and the git index. */
+  idle(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.enqueue(() => this.syncOut());
+    }
+    return this.running;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private schedule(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.enqueue(() => this.syncOut());
+    }, this.delayMs);
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    this.running = this.running.then(task).catch((error) => this.log(`working tree: ${(error as Error).message}`));
+    return this.running;
+  }
+
+  /**
+   * Startup: compares the working tree with HEAD and the git index, overwrites what is stale and
+   * commits what people changed while the server was down. Returns the paths taken as edits.
+   */
+  async reconcile(): Promise<string[]> {
+    const index = await readIndexFile(this.store.gitdir);
+    const journalled = new Set((await fsp.readFile(this.journal, 'utf8').catch(() => '')).split('\n').filter(Boolean));
+    const prefix = this.store.prefix + '/';
+    const paths = new Set<string>([...this.store.listFiles().keys(), ...[...index.keys()].filter((p) => p.startsWith(prefix))]);
+    for (const file of await listFiles(this.abs(this.store.prefix), this.store.prefix)) paths.add(file);
+    const edits: string[] = [];
+    for (const path of paths) {
+      const entry = index.get(path);
+      if (entry) this.synced.set(path, entry);
+      const head = this.store.blobId(path);
+      if (journalled.has(path)) {
+        this.synced.delete(path);
+        this.dirty.add(path);
+        continue;
+      }
+      const stats = await fsp.stat(this.abs(path)).catch(() => undefined);
+      const content = stats ? (entry && statMatches(entry, stats) ? entry.id : await this.hashFile(path)) : undefined;
+      if (content === head) {
+        if (stats && head) this.synced.set(path, entryFromStats(path, head, stats));
+        else this.synced.delete(path);
+        continue;
+      }
+      const staleCopy = entry !== undefined && content === entry.id;
+      const neverSynced = entry === undefined && content === undefined;
+      if (staleCopy || neverSynced) this.dirty.add(path);
+      else edits.push(path);
+    }
+    for (const path of edits) await this.fileChanged(path);
+    this.enqueue(() => this.syncOut(true));
+    await this.running;
+    return edits;
+  }
+
+  private async hashFile(path: string): Promise<string | undefined> {
+    const bytes = await fsp.readFile(this.abs(path)).catch(() => undefined);
+    return bytes ? blobObject(bytes).id : undefined;
+  }
+
+  /**
+   * A file under the prefix changed on disk (watcher event, or found at startup). If its content
+   * is not what the working tree was synced to, it is someone's edit: parsed, and if valid
+   * committed in canonical form; if invalid, logged with file, line and column, and left alone.
+   */
+  async fileChanged(path: string): Promise<void> {
+    const relative = fileDocument(path, this.store.prefix);
+    if (relative === undefined) return;
+    const bytes = await fsp.readFile(this.abs(path)).catch(() => undefined);
+    const rawId = bytes ? blobObject(bytes).id : undefined;
+    const known = this.synced.get(path)?.id;
+    if (rawId === known || (rawId !== undefined && rawId === this.writing.get(path))) return;
+    if (rawId === undefined && known === undefined) return;
+    const url = this.base + relative;
+    if (!bytes) {
+      const commit = await this.store.write({ changes: [{ path, bytes: null }], author: ANONYMOUS, committer: WORKTREE_COMMITTER, message: `DELETE ${url}` });
+      this.synced.delete(path);
+      if (commit) this.log(`working tree: ${path} was deleted; committed DELETE ${url} as ${commit}`);
+      return;
+    }
+    let canonical: Buffer;
+    try {
+      canonical = await canonicalBytes(parseRdf(decodeUtf8(bytes, path), { format: 'N-Triples' }));
+    } catch (error) {
+      if (!isLodestoneError(error)) throw error;
+      const where = error.data.line ? `${error.data.line}:${error.data.column}` : '1:1';
+      this.log(`${this.abs(path)}:${where}: invalid N-Triples, not committed: ${error.message}`);
+      return;
+    }
+    const stats = await fsp.stat(this.abs(path)).catch(() => undefined);
+    const commit = await this.store.write({ changes: [{ path, bytes: canonical }], author: ANONYMOUS, committer: WORKTREE_COMMITTER, message: `PUT ${url}` });
+    // The file as edited is now accepted: the next sync may rewrite it in canonical form.
+    if (stats) this.synced.set(path, entryFromStats(path, rawId!, stats));
+    this.dirty.add(path);
+    this.schedule();
+    if (commit) this.log(`working tree: ${path} was edited; committed PUT ${url} as ${commit}`);
+  }
+
+  /** Writes HEAD's version of every dirty path, then the git index. */
+  private async syncOut(force = false): Promise<void> {
+    if (this.dirty.size === 0 && !force) return;
+    const paths = [...this.dirty];
+    this.dirty.clear();
+    await fsp.mkdir(dirname(this.journal), { recursive: true });
+    await fsp.writeFile(this.journal, paths.join('\n'));
+    const edited: string[] = [];
+    for (const path of paths) {
+      const head = this.store.blobId(path);
+      const known = this.synced.get(path);
+      const stats = await fsp.stat(this.abs(path)).catch(() => undefined);
+      if (known && known.id === head && stats && statMatches(known, stats)) continue;
+      if (stats && known && !statMatches(known, stats) && (await this.hashFile(path)) !== known.id) {
+        edited.push(path); // someone's edit is waiting: take it in before overwriting anything
+        continue;
+      }
+      if (head) {
+        const bytes = await this.store.readBlob(head);
+        this.writing.set(path, head); // our own rename must not look like an edit to the watcher
+        try {
+          this.synced.set(path, entryFromStats(path, head, await this.replaceFile(path, bytes)));
+        } finally {
+          this.writing.delete(path);
+        }
+      } else {
+        this.synced.delete(path);
+        await fsp.rm(this.abs(path), { force: true });
+        await this.pruneEmptyFolders(dirname(path));
+      }
+    }
+    await this.writeIndex();
+    await fsp.rm(this.journal, { force: true });
+    for (const path of edited) await this.fileChanged(path);
+  }
+
+  private async replaceFile(path: string, bytes: Buffer): Promise<fs.Stats> {
+    const target = this.abs(path);
+    await fsp.mkdir(dirname(target), { recursive: true });
+    const tmp = join(this.tmpdir, `wt-${randomBytes(6).toString('hex')}`);
+    await fsp.writeFile(tmp, bytes, { mode: 0o644 });
+    await fsp.rename(tmp, target);
+    return fsp.stat(target);
+  }
+
+  private async pruneEmptyFolders(folder: string): Promise<void> {
+    while (folder.startsWith(this.store.prefix + '/')) {
+      try {
+        await fsp.rmdir(this.abs(folder));
+      } catch {
+        return;
+      }
+      folder = dirname(folder);
+    }
+  }
+
+  /** The git index: our entries under the prefix, git's own for every other path. */
+  private async writeIndex(): Promise<void> {
+    const existing = await readIndexFile(this.store.gitdir);
+    const prefix = this.store.prefix + '/';
+    const entries: IndexEntry[] = [...existing.values()].filter((e) => !e.path.startsWith(prefix));
+    for (const [path, entry] of this.synced) {
+      if (this.store.blobId(path) === entry.id) entries.push(entry);
+      else {
+        const head = this.store.blobId(path);
+        if (head) entries.push({ ...entry, id: head, mtimeMs: 0, size: 0 }); // not synced yet: git will re-check it
+      }
+    }
+    await writeIndexFile(this.store.gitdir, entries);
+  }
+}
+
+function decodeUtf8(bytes: Buffer, path: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new LodestoneError('SyntaxError', `${path} is not valid UTF-8`, { line: 1, column: 1 });
+  }
+}
+
+async function listFiles(folder: string, relative: string): Promise<string[]> {
+  const out: string[] = [];
+  const entries = await fsp.readdir(folder, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const path = `${relative}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...(await listFiles(join(folder, entry.name), path)));
+    else if (entry.isFile()) out.push(path);
+  }
+  return out;
+}
