@@ -8,9 +8,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { deflateSync, inflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { deflate as deflateCallback, inflateSync } from 'node:zlib';
 import git from 'isomorphic-git';
 import { LodestoneError } from '../errors.js';
+
+const deflate = promisify(deflateCallback);
 
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
@@ -199,7 +202,8 @@ export class ObjectStore {
       dirs.add(join(this.gitdir, 'objects'));
     }
     const header = Buffer.from(`${object.type} ${object.content.length}\0`);
-    const data = deflateSync(Buffer.concat([header, object.content]), { level: 1 });
+    // zlib runs on the thread pool: a batch's objects compress in parallel, off the event loop
+    const data = await deflate(Buffer.concat([header, object.content]), { level: 1 });
     const tmp = join(this.tmpdir, `obj-${object.id}-${randomBytes(4).toString('hex')}`);
     const handle = await fsp.open(tmp, 'wx', 0o444);
     try {
