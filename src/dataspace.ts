@@ -66,7 +66,17 @@ export class Dataspace {
     await dataspace.index.syncTo(store.head);
     await dataspace.workingTree.reconcile();
     if (options.watch) {
-      dataspace.watcher = new Watcher({ store, workingTree: dataspace.workingTree, log: options.log });
+      const log = options.log ?? ((line: string) => console.error(line));
+      dataspace.watcher = new Watcher({
+        store,
+        workingTree: dataspace.workingTree,
+        log,
+        onReindexRequest: async () => {
+          const started = Date.now();
+          await dataspace.index.rebuild(store.head);
+          log(`${options.id}: index rebuilt from ${store.head ?? 'an empty branch'} in ${Date.now() - started} ms`);
+        },
+      });
       await dataspace.watcher.start();
       await store.refresh(); // a commit made while the watcher was starting
     }

@@ -8,11 +8,12 @@ import { IndexCore, type IndexConfig } from './index-core.js';
 export type IndexRequest =
   | { id: number; op: 'sync'; commit: string | undefined }
   | { id: number; op: 'dump' }
-  | { id: number; op: 'size' };
+  | { id: number; op: 'size' }
+  | { id: number; op: 'reset' };
 
 export type IndexResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
 
-const core = new IndexCore(workerData as IndexConfig);
+let core = new IndexCore(workerData as IndexConfig);
 const port = parentPort!;
 let chain: Promise<void> = Promise.resolve();
 
@@ -24,6 +25,9 @@ async function handle(request: IndexRequest): Promise<unknown> {
       return core.dump();
     case 'size':
       return core.store.size;
+    case 'reset':
+      core = new IndexCore(workerData as IndexConfig);
+      return undefined;
   }
 }
 

@@ -86,6 +86,15 @@ export class Index {
     }
   }
 
+  /** Throws the index away and builds it again from `commit` (`lodestone reindex`). */
+  async rebuild(commit: string | undefined): Promise<void> {
+    await this.syncing;
+    await this.call('reset');
+    this.current = undefined;
+    this.target = undefined;
+    if (commit !== undefined) await this.syncTo(commit);
+  }
+
   dump(): Promise<string> {
     return this.call<string>('dump');
   }

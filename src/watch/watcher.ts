@@ -15,6 +15,13 @@ export interface WatcherOptions {
   workingTree: WorkingTree;
   debounceMs?: number;
   log?: (line: string) => void;
+  /** Called when `lodestone reindex` asks the running server to rebuild its index. */
+  onReindexRequest?: () => Promise<void>;
+}
+
+/** The file `lodestone reindex` touches to ask a running server to rebuild its index. */
+export function reindexRequestFile(gitdir: string): string {
+  return join(gitdir, 'lodestone', 'reindex-request');
 }
 
 export class Watcher {
@@ -26,12 +33,14 @@ export class Watcher {
   private files: FSWatcher | undefined;
   private refs: FSWatcher | undefined;
   private work: Promise<void> = Promise.resolve();
+  private readonly onReindexRequest: WatcherOptions['onReindexRequest'];
 
   constructor(options: WatcherOptions) {
     this.store = options.store;
     this.workingTree = options.workingTree;
     this.debounceMs = options.debounceMs ?? 50;
     this.log = options.log ?? ((line) => console.error(line));
+    this.onReindexRequest = options.onReindexRequest;
   }
 
   async start(): Promise<void> {
@@ -42,9 +51,13 @@ export class Watcher {
       if (path.endsWith('.nt')) this.debounce(path, () => this.workingTree.fileChanged(path));
     };
     this.files.on('add', onFile).on('change', onFile).on('unlink', onFile);
-    const refFiles = [join(this.store.gitdir, this.store.ref), join(this.store.gitdir, 'packed-refs'), join(this.store.gitdir, 'HEAD')];
+    const reindex = reindexRequestFile(this.store.gitdir);
+    const refFiles = [join(this.store.gitdir, this.store.ref), join(this.store.gitdir, 'packed-refs'), join(this.store.gitdir, 'HEAD'), reindex];
     this.refs = chokidar.watch(refFiles, { ignoreInitial: true, persistent: true });
-    const onRef = () => this.debounce('\0ref', () => this.store.refresh());
+    const onRef = (path: string) => {
+      if (path === reindex) this.debounce('\0reindex', async () => this.onReindexRequest?.());
+      else this.debounce('\0ref', () => this.store.refresh());
+    };
     this.refs.on('add', onRef).on('change', onRef).on('unlink', onRef);
     await Promise.all([once(this.files), once(this.refs)]);
   }

@@ -1,0 +1,73 @@
+/**
+ * The one reader of argv and the environment. Every option is declared once, with its default and
+ * a one-line description; `--help` is generated from the same table.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+interface OptionSpec {
+  type: 'string' | 'boolean';
+  default?: string | boolean;
+  description: string;
+}
+
+export const serveOptions = {
+  data: { type: 'string', default: './data', description: 'data directory: one git repository per dataspace, and secrets/' },
+  port: { type: 'string', default: '4443', description: 'port to listen on' },
+  host: { type: 'string', default: 'localhost', description: 'host name or address to listen on' },
+  base: { type: 'string', description: 'base URL of the end-user dataspace (default http://<host>:<port>/)' },
+  http: { type: 'boolean', default: false, description: 'serve plain HTTP behind a TLS-terminating proxy' },
+  'allow-internal-urls': { type: 'boolean', default: false, description: 'let outgoing requests reach loopback and private addresses' },
+  'no-watch': { type: 'boolean', default: false, description: 'do not watch the repositories for git commits and edited .nt files' },
+  help: { type: 'boolean', default: false, description: 'show this help' },
+} satisfies Record<string, OptionSpec>;
+
+export const reindexOptions = {
+  data: serveOptions.data,
+  help: serveOptions.help,
+} satisfies Record<string, OptionSpec>;
+
+export interface ServeConfig {
+  data: string;
+  port: number;
+  host: string;
+  base: string;
+  http: boolean;
+  allowInternalUrls: boolean;
+  watch: boolean;
+}
+
+export function parseCommand<T extends Record<string, OptionSpec>>(specs: T, args: string[]) {
+  const { values, positionals } = parseArgs({ args, options: specs as Record<string, OptionSpec & { type: 'string' | 'boolean' }>, allowPositionals: true, strict: true });
+  return { values: values as Record<string, string | boolean | undefined>, positionals };
+}
+
+export function serveConfig(args: string[]): ServeConfig | 'help' {
+  const { values } = parseCommand(serveOptions, args);
+  if (values.help) return 'help';
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, not "${String(values.port)}"`);
+  const host = String(values.host);
+  let base = typeof values.base === 'string' ? values.base : `http://${host}:${port}/`;
+  if (!base.endsWith('/')) base += '/';
+  new URL(base); // throws a clear TypeError for a malformed --base
+  return {
+    data: resolve(String(values.data)),
+    port,
+    host,
+    base,
+    http: Boolean(values.http),
+    allowInternalUrls: Boolean(values['allow-internal-urls']),
+    watch: !values['no-watch'],
+  };
+}
+
+export function usage(command: string, summary: string, specs: Record<string, OptionSpec>): string {
+  const lines = [`Usage: lodestone ${command} [options]`, '', summary, '', 'Options:'];
+  for (const [name, spec] of Object.entries(specs)) {
+    const flag = spec.type === 'string' ? `--${name} <value>` : `--${name}`;
+    const fallback = spec.default !== undefined && spec.default !== false ? ` (default: ${String(spec.default)})` : '';
+    lines.push(`  ${flag.padEnd(28)} ${spec.description}${fallback}`);
+  }
+  return lines.join('\n');
+}
