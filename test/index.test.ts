@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { Dataspace } from '../src/dataspace.js';
+import { documentFile } from '../src/store/paths.js';
+import { commitCount, git, graphsAtHead, graphsInIndex, nt, removeTempDirs, tempDir } from './helpers.js';
+
+after(removeTempDirs);
+
+const base = 'https://localhost:4443/';
+const documents = ['', 'a/', 'a/b/', 'c/', 'root/', 'caf%C3%A9/'];
+const runs = Number(process.env.PROPERTY_RUNS ?? 4);
+
+function content(doc: string, values: number[], blank: boolean): string {
+  const s = `<${base}${doc}#this>`;
+  let text = values.map((v) => `${s} <http://ex/p${v % 3}> "v${v}" .\n`).join('');
+  if (blank) text += `${s} <http://ex/knows> _:k .\n_:k <http://ex/name> "n${values[0] ?? 0}" .\n`;
+  return text;
+}
+
+type Op =
+  | { kind: 'put' | 'external' | 'edit'; doc: number; values: number[]; blank: boolean }
+  | { kind: 'delete' | 'externalDelete' | 'editDelete'; doc: number };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constantFrom('put' as const, 'external' as const, 'edit' as const), doc: fc.nat(documents.length - 1), values: fc.array(fc.nat(20), { maxLength: 4 }), blank: fc.boolean() }),
+  fc.record({ kind: fc.constantFrom('delete' as const, 'externalDelete' as const, 'editDelete' as const), doc: fc.nat(documents.length - 1) }),
+);
+
+/** A commit by another git client that touches neither the working tree nor the git index. */
+function externalCommit(dir: string, path: string, text: string | null): void {
+  const env = { ...process.env, GIT_INDEX_FILE: join(dir, '.git', 'external-index'), GIT_AUTHOR_NAME: 'x', GIT_AUTHOR_EMAIL: 'x@x', GIT_COMMITTER_NAME: 'x', GIT_COMMITTER_EMAIL: 'x@x' };
+  const run = (args: string[], input?: string) => execFileSync('git', args, { cwd: dir, env, input, encoding: 'utf8' }).trim();
+  const old = commitCount(dir) ? run(['rev-parse', 'HEAD']) : undefined;
+  run(old ? ['read-tree', old] : ['read-tree', '--empty']);
+  if (text === null) run(['update-index', '--force-remove', path]);
+  else run(['update-index', '--add', '--cacheinfo', `100644,${run(['hash-object', '-w', '--stdin'], text)},${path}`]);
+  const tree = run(['write-tree']);
+  if (old && tree === run(['rev-parse', `${old}^{tree}`])) return;
+  const commit = run(['commit-tree', tree, ...(old ? ['-p', old] : []), '-m', `external ${path}`]);
+  run(['update-ref', 'refs/heads/main', commit, old ?? '']);
+}
+
+async function apply(ds: Dataspace, dir: string, step: Op): Promise<void> {
+  const doc = documents[step.doc]!;
+  const path = documentFile(doc);
+  const file = join(dir, path);
+  switch (step.kind) {
+    case 'put':
+      await ds.put(doc, nt(content(doc, step.values, step.blank)));
+      return;
+    case 'delete':
+      await ds.delete(doc);
+      return;
+    case 'external':
+      await ds.settled();
+      externalCommit(dir, path, content(doc, step.values, step.blank));
+      break;
+    case 'externalDelete':
+      await ds.settled();
+      if (ds.store.blobId(path)) externalCommit(dir, path, null);
+      break;
+    case 'edit':
+      await ds.settled();
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, content(doc, step.values, step.blank));
+      break;
+    case 'editDelete':
+      await ds.settled();
+      rmSync(file, { force: true });
+      break;
+  }
+  await new Promise((r) => setTimeout(r, 120)); // let the file system event arrive
+  await ds.settled();
+}
+
+describe('the index', () => {
+  it('always equals the parse of every .nt file at HEAD (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 10 }), async (ops) => {
+        const dir = tempDir('prop');
+        const ds = await Dataspace.open({ id: 'prop', base, dir, watch: true, log: () => undefined });
+        try {
+          for (const step of ops) await apply(ds, dir, step);
+          await ds.settled();
+          const [index, truth] = await Promise.all([ds.index.dump().then(graphsInIndex), graphsAtHead(dir, base)]);
+          assert.deepEqual([...index].sort(), [...truth].sort());
+          assert.equal(ds.index.indexedCommit, commitCount(dir) ? git(dir, 'rev-parse', 'HEAD').trim() : undefined);
+          assert.equal(git(dir, 'status', '--porcelain', '--', 'graphs'), '');
+          git(dir, 'fsck', '--strict');
+        } finally {
+          await ds.close();
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: runs, verbose: true },
+    );
+  });
+
+  it('is rebuilt from HEAD on startup and by `lodestone reindex`', async () => {
+    const dir = tempDir('reindex');
+    const data = tempDir('data');
+    const dsDir = join(data, 'dataspaces', 'end-user');
+    let ds = await Dataspace.open({ id: 'end-user', base, dir: dsDir, log: () => undefined });
+    for (const [i, doc] of documents.entries()) await ds.put(doc, nt(content(doc, [i, i + 1], i % 2 === 0)));
+    await ds.close();
+    ds = await Dataspace.open({ id: 'end-user', base, dir: dsDir, log: () => undefined });
+    assert.deepEqual([...(await ds.index.dump().then(graphsInIndex))].sort(), [...(await graphsAtHead(dsDir, base))].sort());
+    assert.equal(ds.index.indexedCommit, ds.store.head);
+    await ds.close();
+    const out = execFileSync(process.execPath, ['bin/lodestone.js', 'reindex', '--data', data], { encoding: 'utf8' });
+    assert.match(out, new RegExp(`end-user: ${documents.length} documents, \\d+ triples indexed from ${ds.store.head}`));
+    assert.ok(commitCount(dsDir) === documents.length && dir);
+  });
+
+  it('leaves out, and reports, a committed file that is not N-Triples', async () => {
+    const dir = tempDir('invalid');
+    const logs: string[] = [];
+    const ds = await Dataspace.open({ id: 'bad', base, dir, watch: true, log: (l) => logs.push(l) });
+    try {
+      await ds.put('a/', nt(content('a/', [1], false)));
+      await ds.settled();
+      externalCommit(dir, 'graphs/b.nt', 'not n-triples\n');
+      await new Promise((r) => setTimeout(r, 150));
+      await ds.settled();
+      assert.equal(ds.index.indexedCommit, ds.store.head);
+      const index = await ds.index.dump().then(graphsInIndex);
+      assert.deepEqual([...index.keys()], [`${base}a/`]);
+      assert.ok(logs.some((l) => l.includes('graphs/b.nt') && l.includes('not indexed')), logs.join('\n'));
+    } finally {
+      await ds.close();
+    }
+  });
+});

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Dataspace } from '../src/dataspace.js';
+import { commitCount, git, graphsAtHead, graphsInIndex, nt, removeTempDirs, tempDir, waitFor } from './helpers.js';
+
+const base = 'https://localhost:4443/';
+let dir: string;
+let ds: Dataspace;
+const logs: string[] = [];
+
+before(async () => {
+  dir = tempDir('watch');
+  ds = await Dataspace.open({ id: 'test', base, dir, watch: true, log: (line) => logs.push(line) });
+  await ds.put('', nt(`<${base}> <http://purl.org/dc/terms/title> "root" .\n`), 'https://localhost:4443/admin/acl/agents/1/#this');
+  await ds.settled();
+});
+after(async () => {
+  await ds.close();
+  removeTempDirs();
+});
+
+async function indexEqualsHead(): Promise<boolean> {
+  const [index, truth] = await Promise.all([ds.index.dump().then(graphsInIndex), graphsAtHead(dir, base)]);
+  return JSON.stringify([...index].sort()) === JSON.stringify([...truth].sort());
+}
+
+describe('the watcher', () => {
+  it('leaves a working tree and git index that agree with HEAD', async () => {
+    await ds.put('a/', nt(`<${base}a/> <http://ex/p> "a" .\n`));
+    await ds.settled();
+    assert.equal(git(dir, 'status', '--porcelain'), '');
+    assert.equal(readFileSync(join(dir, 'graphs/a.nt'), 'utf8'), `<${base}a/> <http://ex/p> "a" .\n`);
+    git(dir, 'fsck', '--strict');
+  });
+
+  it('does not turn the server’s own writes into further commits', async () => {
+    const before = commitCount(dir);
+    for (let i = 0; i < 5; i++) await ds.put(`own${i}/`, nt(`<${base}own${i}/> <http://ex/p> "${i}" .\n`));
+    await ds.settled();
+    await new Promise((r) => setTimeout(r, 300));
+    await ds.settled();
+    assert.equal(commitCount(dir), before + 5);
+    assert.equal(git(dir, 'status', '--porcelain'), '');
+  });
+
+  it('brings a commit made with the git CLI into the index', async () => {
+    mkdirSync(join(dir, 'graphs/cli'), { recursive: true });
+    writeFileSync(join(dir, 'graphs/cli/x.nt'), `<${base}cli/x/> <http://ex/p> "from git" .\n`);
+    git(dir, 'add', 'graphs/cli/x.nt');
+    git(dir, 'commit', '-q', '-m', 'commit from the git CLI');
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    const waited = await waitFor(async () => ds.index.indexedCommit === head && (await ds.index.dump()).includes('"from git"'));
+    assert.ok(await indexEqualsHead());
+    assert.equal(ds.store.head, head);
+    assert.equal(commitCount(dir), Number(git(dir, 'rev-list', '--count', head).trim()), 'no extra commit for a committed file');
+    await ds.settled();
+    assert.equal(git(dir, 'status', '--porcelain'), '');
+    console.log(`# external commit reached the index after ${waited} ms`);
+  });
+
+  it('commits a valid edit of a .nt file in canonical form, as the working tree', async () => {
+    const before = commitCount(dir);
+    writeFileSync(join(dir, 'graphs/a.nt'), `<${base}a/> <http://ex/q> _:n .\n<${base}a/> <http://ex/p> "edited" .\n_:n <http://ex/p> "x" .\n<${base}a/> <http://ex/p> "edited" .\n`);
+    await waitFor(() => commitCount(dir) === before + 1);
+    await ds.settled();
+    const [committer, subject] = git(dir, 'log', '-1', '--format=%cn%n%s').trim().split('\n');
+    assert.equal(committer, 'Lodestone (working tree)');
+    assert.equal(subject, `PUT ${base}a/`);
+    const canonical = `<${base}a/> <http://ex/p> "edited" .\n<${base}a/> <http://ex/q> _:c14n0 .\n_:c14n0 <http://ex/p> "x" .\n`;
+    assert.equal(git(dir, 'cat-file', 'blob', 'HEAD:graphs/a.nt'), canonical);
+    await waitFor(() => readFileSync(join(dir, 'graphs/a.nt'), 'utf8') === canonical);
+    await ds.settled();
+    assert.equal(git(dir, 'status', '--porcelain'), '');
+    assert.ok(await indexEqualsHead());
+  });
+
+  it('commits a new file and a deleted file', async () => {
+    const before = commitCount(dir);
+    writeFileSync(join(dir, 'graphs/new.nt'), `<${base}new/> <http://ex/p> "new" .\n`);
+    await waitFor(() => commitCount(dir) === before + 1);
+    rmSync(join(dir, 'graphs/own0.nt'));
+    await waitFor(() => commitCount(dir) === before + 2);
+    await ds.settled();
+    assert.equal(git(dir, 'log', '-2', '--format=%s').trim(), `DELETE ${base}own0/\nPUT ${base}new/`);
+    assert.equal(git(dir, 'status', '--porcelain'), '');
+    assert.ok(await indexEqualsHead());
+  });
+
+  it('logs an invalid edit with file, line and column and changes nothing', async () => {
+    const head = ds.store.head;
+    const indexed = await ds.index.dump();
+    writeFileSync(join(dir, 'graphs/a.nt'), `<${base}a/> <http://ex/p> "ok" .\n<${base}a/> <http://ex/p> oops .\n`);
+    await waitFor(() => logs.some((l) => l.includes('graphs/a.nt:2:')));
+    const line = logs.find((l) => l.includes('graphs/a.nt:2:'))!;
+    assert.match(line, /graphs\/a\.nt:2:\d+: invalid N-Triples/);
+    assert.equal(ds.store.head, head);
+    assert.equal(git(dir, 'rev-parse', 'HEAD').trim(), head);
+    assert.equal(await ds.index.dump(), indexed);
+  });
+});
