@@ -15,8 +15,11 @@ export const serveOptions = {
   data: { type: 'string', default: './data', description: 'data directory: one git repository per dataspace, and secrets/' },
   port: { type: 'string', default: '4443', description: 'port to listen on' },
   host: { type: 'string', default: 'localhost', description: 'host name or address to listen on' },
-  base: { type: 'string', description: 'base URL of the end-user dataspace (default http://<host>:<port>/)' },
-  http: { type: 'boolean', default: false, description: 'serve plain HTTP behind a TLS-terminating proxy' },
+  base: { type: 'string', description: 'base URL of the end-user dataspace (default https://<host>:<port>/)' },
+  http: { type: 'boolean', default: false, description: 'serve plain HTTP behind a TLS-terminating proxy (which passes client certificates in Client-Cert)' },
+  'trusted-proxy': { type: 'string', default: '127.0.0.1,::1', description: 'comma-separated addresses whose Client-Cert header is believed (with --http)' },
+  'body-limit': { type: 'string', default: '2097152', description: 'largest request body in bytes; larger ones answer 413' },
+  'sparql-timeout': { type: 'string', default: '30000', description: 'milliseconds a SPARQL query may run before it is stopped' },
   'allow-internal-urls': { type: 'boolean', default: false, description: 'let outgoing requests reach loopback and private addresses' },
   'no-watch': { type: 'boolean', default: false, description: 'do not watch the repositories for git commits and edited .nt files' },
   help: { type: 'boolean', default: false, description: 'show this help' },
@@ -33,8 +36,17 @@ export interface ServeConfig {
   host: string;
   base: string;
   http: boolean;
+  trustedProxies: string[];
+  bodyLimit: number;
+  sparqlTimeoutMs: number;
   allowInternalUrls: boolean;
   watch: boolean;
+}
+
+function positiveInteger(name: string, value: unknown): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive whole number, not "${String(value)}"`);
+  return n;
 }
 
 export function parseCommand<T extends Record<string, OptionSpec>>(specs: T, args: string[]) {
@@ -48,7 +60,8 @@ export function serveConfig(args: string[]): ServeConfig | 'help' {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, not "${String(values.port)}"`);
   const host = String(values.host);
-  let base = typeof values.base === 'string' ? values.base : `http://${host}:${port}/`;
+  const http = Boolean(values.http);
+  let base = typeof values.base === 'string' ? values.base : `${http ? 'http' : 'https'}://${host}:${port}/`;
   if (!base.endsWith('/')) base += '/';
   new URL(base); // throws a clear TypeError for a malformed --base
   return {
@@ -56,7 +69,10 @@ export function serveConfig(args: string[]): ServeConfig | 'help' {
     port,
     host,
     base,
-    http: Boolean(values.http),
+    http,
+    trustedProxies: String(values['trusted-proxy']).split(',').map((s) => s.trim()).filter(Boolean),
+    bodyLimit: positiveInteger('body-limit', values['body-limit']),
+    sparqlTimeoutMs: positiveInteger('sparql-timeout', values['sparql-timeout']),
     allowInternalUrls: Boolean(values['allow-internal-urls']),
     watch: !values['no-watch'],
   };

@@ -4,7 +4,7 @@
  * here take relative document paths (`a/b/`) and RDF graphs; HTTP concerns live above.
  */
 import { createHash } from 'node:crypto';
-import type { Quad } from 'n3';
+import type { Quad } from '@rdfjs/types';
 import { Index } from './index/index.js';
 import { canonicalBytes, type CanonicalLimits } from './rdf/canonical.js';
 import { GitStore, type Identity } from './store/git-store.js';

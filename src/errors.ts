@@ -12,7 +12,14 @@ export type ErrorCode =
   | 'RefConflict'
   | 'LockTimeout'
   | 'NotFound'
-  | 'Corrupt';
+  | 'Corrupt'
+  | 'PreconditionFailed'
+  | 'PreconditionRequired'
+  | 'MethodNotAllowed'
+  | 'Conflict'
+  | 'ConstraintViolation'
+  | 'InvalidUpdate'
+  | 'Unauthenticated';
 
 export class LodestoneError extends Error {
   readonly code: ErrorCode;

@@ -1,12 +1,18 @@
 /**
  * The composition root of `lodestone serve`: opens every dataspace (repository, index, working
- * tree, watcher), builds the HTTP app and listens. Nothing else wires parts together.
+ * tree, watcher), bootstraps an empty data directory, builds the HTTP app and listens over HTTPS
+ * (asking for a client certificate without requiring one), or over HTTP behind a proxy.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
+import { WebIdVerifier } from './auth/webid-tls.js';
+import { bootstrap, type Bootstrapped } from './bootstrap.js';
 import type { ServeConfig } from './config.js';
 import { Dataspace } from './dataspace.js';
-import { createApp } from './http/app.js';
+import { DocumentService } from './documents/document-service.js';
+import { createApp, runtimeFor } from './http/app.js';
+import type { DataspaceRuntime } from './http/state.js';
 
 export interface DataspaceSpec {
   id: string;
@@ -27,31 +33,54 @@ export function dataspaceDir(data: string, id: string): string {
 
 export interface Running {
   server: Server;
-  dataspaces: Dataspace[];
+  runtimes: DataspaceRuntime[];
+  agents: Bootstrapped;
   close(): Promise<void>;
 }
 
 export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l)): Promise<Running> {
-  const dataspaces: Dataspace[] = [];
+  const runtimes: DataspaceRuntime[] = [];
   for (const spec of defaultDataspaces(config.base)) {
     const started = Date.now();
-    const ds = await Dataspace.open({ ...spec, dir: dataspaceDir(config.data, spec.id), watch: config.watch, log });
-    dataspaces.push(ds);
-    log(`${spec.id}: ${ds.base} from ${ds.store.dir} at ${ds.store.head ?? 'an empty branch'} (${ds.store.listFiles().size} documents, ${Date.now() - started} ms)`);
+    const dataspace = await Dataspace.open({ ...spec, dir: dataspaceDir(config.data, spec.id), watch: config.watch, log });
+    runtimes.push({ dataspace, documents: new DocumentService(dataspace) });
+    log(`${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
   }
-  const app = createApp(dataspaces, new URL(config.base).origin);
-  const server = createServer(app.callback());
+  const [endUser, admin] = runtimes as [DataspaceRuntime, DataspaceRuntime];
+  const agents = await bootstrap(config.data, endUser.documents, admin.documents, log);
+  admin.documents.protect(agents.owner.documentPath);
+  admin.documents.protect(agents.secretary.documentPath);
+
+  const verifier = new WebIdVerifier(async (documentUrl) => {
+    const runtime = runtimeFor(runtimes, documentUrl);
+    if (!runtime) return undefined;
+    try {
+      return await runtime.documents.read(documentUrl.slice(runtime.dataspace.base.length));
+    } catch {
+      return undefined;
+    }
+  });
+  const app = createApp({ runtimes, verifier, trustedProxies: config.trustedProxies, bodyLimit: config.bodyLimit, scheme: config.http ? 'http' : 'https', log });
+  const server = config.http
+    ? createHttpServer(app.callback())
+    : createHttpsServer({ cert: agents.server.certPem, key: agents.server.keyPem, requestCert: true, rejectUnauthorized: false }, app.callback());
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  log(`owner WebID: ${agents.owner.webId}`);
+  log(`owner certificate: ${agents.owner.credentialsFile} (curl -k -E ${agents.owner.credentialsFile} ${config.base})`);
+  log(`secretary certificate: ${agents.secretary.credentialsFile}`);
   log(`listening on ${config.base}`);
   return {
     server,
-    dataspaces,
+    runtimes,
+    agents,
     async close() {
+      server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const ds of dataspaces) await ds.close();
+      for (const runtime of runtimes) await runtime.dataspace.close();
     },
   };
 }

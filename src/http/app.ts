@@ -1,61 +1,81 @@
 /**
- * The HTTP layer (first cut): finds the dataspace of a request by its base URL and answers GET and
- * HEAD of documents from the git store, as canonical N-Triples with a strong ETag. Content
- * negotiation, writes, errors as RDF and access control arrive with the document API.
+ * The HTTP layer as one ordered list of middleware (errors outermost), and the route table. A
+ * request finds its dataspace by the longest base URL it falls under; an unknown host or base is a
+ * 404 with an RDF body. Nothing below this layer imports Koa.
  */
-import { createHash } from 'node:crypto';
+import cors from '@koa/cors';
 import Koa from 'koa';
-import type { Dataspace } from '../dataspace.js';
-import { isLodestoneError } from '../errors.js';
+import type { WebIdVerifier } from '../auth/webid-tls.js';
+import { authenticate } from './authenticate.js';
+import { documentHandler } from './documents.js';
+import { errorMiddleware } from './error-middleware.js';
+import { HttpError } from './http-error.js';
+import { RepresentationCache } from './representations.js';
+import type { DataspaceRuntime, State } from './state.js';
 
-const NTRIPLES = 'application/n-triples';
-
-/** DESIGN.md, "ETag": a digest over the document URL, the blob id and the media type. */
-export function etag(url: string, blobId: string, mediaType: string): string {
-  return `"${createHash('sha1').update(url).update('\0').update(blobId).update('\0').update(mediaType).digest('base64url')}"`;
+export interface AppOptions {
+  runtimes: readonly DataspaceRuntime[];
+  verifier: WebIdVerifier;
+  trustedProxies: readonly string[];
+  bodyLimit: number;
+  /** The scheme the server is reached by (https, or http behind a proxy). */
+  scheme: 'https' | 'http';
+  log: (line: string) => void;
 }
 
-/** The dataspace whose base is the longest prefix of `url`. */
-export function dataspaceFor(dataspaces: readonly Dataspace[], url: string): Dataspace | undefined {
-  let best: Dataspace | undefined;
-  for (const ds of dataspaces) {
-    if (url.startsWith(ds.base) && (!best || ds.base.length > best.base.length)) best = ds;
+/** The runtime whose base is the longest prefix of `url`. */
+export function runtimeFor(runtimes: readonly DataspaceRuntime[], url: string): DataspaceRuntime | undefined {
+  let best: DataspaceRuntime | undefined;
+  for (const runtime of runtimes) {
+    const base = runtime.dataspace.base;
+    if ((url.startsWith(base) || url + '/' === base) && (!best || base.length > best.dataspace.base.length)) best = runtime;
   }
   return best;
 }
 
-export function createApp(dataspaces: readonly Dataspace[], publicOrigin: string): Koa {
-  const app = new Koa();
-  app.use(async (ctx) => {
-    const url = new URL(ctx.path, publicOrigin).href;
-    const dataspace = dataspaceFor(dataspaces, url);
-    if (!dataspace) {
-      ctx.status = 404;
-      return;
+const WRITES = new Set(['PUT', 'POST', 'PATCH', 'DELETE']);
+const EXPOSED = ['ETag', 'Link', 'Location', 'Allow', 'Accept-Post', 'Accept-Patch', 'Age', 'Memento-Datetime', 'Vary'];
+
+export function createApp(options: AppOptions): Koa<State> {
+  const app = new Koa<State>();
+  const documents = documentHandler({ bodyLimit: options.bodyLimit, representations: new RepresentationCache() });
+
+  app.use(errorMiddleware(options.log));
+  const corsHeaders = cors({ credentials: true, exposeHeaders: EXPOSED, keepHeadersOnError: true });
+  app.use((ctx, next) => (ctx.get('Origin') ? corsHeaders(ctx, next) : next()));
+  app.use(async (ctx, next) => {
+    const host = ctx.get('Host');
+    if (!host) throw new HttpError(400, 'the request has no Host header');
+    if (ctx.path.includes('//')) throw new HttpError(400, `the path ${ctx.path} has an empty segment`);
+    const url = `${options.scheme}://${host}${ctx.path}`;
+    const runtime = runtimeFor(options.runtimes, url);
+    if (!runtime) throw new HttpError(404, `no dataspace is served at ${url}`);
+    ctx.state.runtime = runtime;
+    ctx.state.url = url;
+    ctx.state.relative = url.length < runtime.dataspace.base.length ? '' : url.slice(runtime.dataspace.base.length);
+    if (url + '/' === runtime.dataspace.base) return redirectToSlash(ctx);
+    await next();
+  });
+  app.use(authenticate({ verifier: options.verifier, trustedProxies: options.trustedProxies }));
+  // The route table: every path of a dataspace, with its handler.
+  app.use(async (ctx, next) => {
+    if (ctx.query.graph !== undefined) {
+      // DESIGN.md: indirect graph identification is not supported
+      throw new HttpError(400, 'indirect graph identification (?graph=) is not supported: use the graph’s own URL');
     }
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      ctx.status = 405;
-      ctx.set('Allow', 'GET, HEAD');
-      return;
+    const relative = ctx.state.relative;
+    if (relative !== '' && !relative.endsWith('/')) return redirectToSlash(ctx); // SPEC §4.1: trailing slash, 308
+    if (WRITES.has(ctx.method) && !ctx.state.agent) {
+      // Until authorizations exist, any authenticated agent may write and anonymous agents only read.
+      throw new HttpError(403, 'anonymous agents may not write: authenticate with a client certificate');
     }
-    const relative = url.slice(dataspace.base.length);
-    let document;
-    try {
-      document = await dataspace.read(relative);
-    } catch (error) {
-      if (!isLodestoneError(error, 'InvalidPath')) throw error;
-      ctx.status = 400;
-      ctx.type = 'text/plain';
-      ctx.body = error.message;
-      return;
-    }
-    if (!document) {
-      ctx.status = 404;
-      return;
-    }
-    ctx.set('ETag', etag(url, document.blobId, NTRIPLES));
-    ctx.type = NTRIPLES; // before the body: an N-Triples string starts with '<'
-    ctx.body = document.bytes;
+    await documents(ctx, next);
   });
   return app;
+}
+
+function redirectToSlash(ctx: Koa.ParameterizedContext<State>): void {
+  ctx.status = 308;
+  ctx.set('Location', ctx.state.url + '/' + (ctx.querystring ? `?${ctx.querystring}` : ''));
+  ctx.body = '';
 }

@@ -4,7 +4,8 @@
  * labelled by RDFC-1.0 with its work limits on, so the same graph always gives the same bytes and a
  * hostile graph is refused instead of hanging the server. Pure: no I/O.
  */
-import { DataFactory, type Quad, type Term } from 'n3';
+import type { Quad, Term } from '@rdfjs/types';
+import { DataFactory } from 'n3';
 import { canonize } from 'rdf-canonize';
 import { LodestoneError } from '../errors.js';
 import { tripleLine } from './ntriples.js';

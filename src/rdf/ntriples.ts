@@ -3,7 +3,8 @@
  * RDFC-1.0 uses): one line per triple, `xsd:string` literals without a datatype. The parser wraps
  * N3.js and turns its errors into LodestoneErrors that carry a line and a column.
  */
-import { Parser, type Quad, type Term } from 'n3';
+import type { Quad, Term } from '@rdfjs/types';
+import { Parser } from 'n3';
 import { LodestoneError } from '../errors.js';
 
 const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';

@@ -39,6 +39,8 @@ export interface WriteIntent {
 export interface StoreView {
   blobId(path: string): string | undefined;
   read(path: string): Promise<Buffer | undefined>;
+  /** Whether any file lies below `folder` (a path without a trailing slash). */
+  hasFilesUnder(folder: string): boolean;
 }
 
 export interface Transaction<T> {
@@ -123,6 +125,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   private readonly maxBatch: number;
   private readonly blobs = new BlobCache(64 * 1024 * 1024);
   private readonly files = new Map<string, string>();
+  private readonly folderCounts = new Map<string, number>();
   private headId: string | undefined;
   private headTree: string | undefined;
   private queue: Array<Pending | RefreshRequest> = [];
@@ -233,11 +236,10 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
 
   private async load(head: string | undefined): Promise<void> {
     this.files.clear();
+    this.folderCounts.clear();
     this.headId = head;
     this.headTree = head ? (await this.objects.readCommit(head)).tree : undefined;
-    for (const diff of await diffTrees(this.trees, undefined, this.headTree, this.prefix)) {
-      if (diff.after) this.files.set(diff.path, diff.after);
-    }
+    this.applyFiles(await diffTrees(this.trees, undefined, this.headTree, this.prefix));
   }
 
   private async syncFromDisk(): Promise<void> {
@@ -255,9 +257,25 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
 
   private applyFiles(files: FileDiff[]): void {
     for (const file of files) {
+      const existed = this.files.has(file.path);
       if (file.after) this.files.set(file.path, file.after);
       else this.files.delete(file.path);
+      if (existed !== this.files.has(file.path)) this.countFolders(file.path, existed ? -1 : 1);
     }
+  }
+
+  private countFolders(path: string, delta: number): void {
+    for (let at = path.lastIndexOf('/'); at > 0; at = path.lastIndexOf('/', at - 1)) {
+      const folder = path.slice(0, at);
+      const count = (this.folderCounts.get(folder) ?? 0) + delta;
+      if (count === 0) this.folderCounts.delete(folder);
+      else this.folderCounts.set(folder, count);
+    }
+  }
+
+  /** Whether any file at HEAD lies below `folder`. */
+  hasFilesUnder(folder: string): boolean {
+    return this.folderCounts.has(folder);
   }
 
   private signature(identity: Identity, timestamp: number): Signature {
@@ -274,6 +292,16 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
           const id = view.blobId(path);
           if (!id) return undefined;
           return newBlobs.get(id) ?? (await this.readBlob(id));
+        },
+        hasFilesUnder: (folder) => {
+          let count = this.folderCounts.get(folder) ?? 0;
+          for (const [path, id] of overlay) {
+            if (!path.startsWith(folder + '/')) continue;
+            const before = this.files.has(path);
+            if (before && id === null) count--;
+            else if (!before && id !== null) count++;
+          }
+          return count > 0;
         },
       };
       const objects: GitObject[] = [];

@@ -1,0 +1,101 @@
+/**
+ * Keys and X.509 certificates (DESIGN.md, "Certificates"): RSA keys from node:crypto, certificates
+ * built and signed with node-forge. Client certificates carry the agent's WebID as a
+ * SubjectAltName URI; the server's names localhost and its loopback addresses. PEM files hold the
+ * certificate followed by the private key and are written with mode 0600.
+ */
+import { X509Certificate, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { dirname } from 'node:path';
+import forge from 'node-forge';
+
+export interface Credentials {
+  certPem: string;
+  keyPem: string;
+}
+
+export interface CertificateRequest {
+  commonName: string;
+  /** WebID, for client certificates. */
+  webId?: string;
+  /** DNS names and IP addresses, for server certificates. */
+  dnsNames?: string[];
+  ips?: string[];
+  days?: number;
+}
+
+export function generateKey(): string {
+  return generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
+/** A self-signed certificate for the key in `keyPem`. */
+export function selfSignedCertificate(keyPem: string, request: CertificateRequest): string {
+  const privateKey = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.setRsaPublicKey(privateKey.n, privateKey.e);
+  cert.serialNumber = '01' + randomBytes(15).toString('hex');
+  const now = new Date();
+  cert.validity.notBefore = new Date(now.getTime() - 60_000);
+  cert.validity.notAfter = new Date(now.getTime() + (request.days ?? 3650) * 86_400_000);
+  const subject = [{ name: 'commonName', value: request.commonName }];
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  const altNames: Array<{ type: number; value?: string; ip?: string }> = [];
+  if (request.webId) altNames.push({ type: 6, value: request.webId }); // URI
+  for (const dns of request.dnsNames ?? []) altNames.push({ type: 2, value: dns });
+  for (const ip of request.ips ?? []) altNames.push({ type: 7, ip });
+  const extensions: object[] = [{ name: 'basicConstraints', cA: false }];
+  if (altNames.length) extensions.push({ name: 'subjectAltName', altNames });
+  extensions.push(
+    request.webId
+      ? { name: 'extKeyUsage', clientAuth: true }
+      : { name: 'extKeyUsage', serverAuth: true },
+  );
+  cert.setExtensions(extensions);
+  cert.sign(privateKey, forge.md.sha256.create());
+  return forge.pki.certificateToPem(cert);
+}
+
+export function issueCredentials(request: CertificateRequest): Credentials {
+  const keyPem = generateKey();
+  return { keyPem, certPem: selfSignedCertificate(keyPem, request) };
+}
+
+/** Writes certificate + key as one PEM file, readable by its owner only. */
+export async function writeCredentials(path: string, credentials: Credentials): Promise<void> {
+  await fsp.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  await fsp.writeFile(tmp, credentials.certPem + credentials.keyPem, { mode: 0o600 });
+  await fsp.rename(tmp, path);
+}
+
+export async function readCredentials(path: string): Promise<Credentials> {
+  const pem = await fsp.readFile(path, 'utf8');
+  const cert = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n?/.exec(pem)?.[0];
+  const key = /-----BEGIN (?:RSA |EC )?PRIVATE KEY-----[\s\S]+?-----END (?:RSA |EC )?PRIVATE KEY-----\n?/.exec(pem)?.[0];
+  if (!cert || !key) throw new Error(`${path} does not hold a certificate and a private key`);
+  return { certPem: cert, keyPem: key };
+}
+
+export interface RsaPublicKey {
+  /** Lower-case hexadecimal, without leading zeros. */
+  modulus: string;
+  exponent: number;
+}
+
+function base64urlToHex(value: string): string {
+  return Buffer.from(value, 'base64url').toString('hex').replace(/^0+/, '');
+}
+
+export function rsaPublicKey(pem: string | X509Certificate): RsaPublicKey | undefined {
+  const key = typeof pem === 'string' ? createPublicKey(pem) : pem.publicKey;
+  const jwk = key.export({ format: 'jwk' });
+  if (jwk.kty !== 'RSA' || !jwk.n || !jwk.e) return undefined;
+  return { modulus: base64urlToHex(jwk.n), exponent: parseInt(base64urlToHex(jwk.e), 16) };
+}
+
+/** The WebIDs (SubjectAltName URIs) of a certificate. */
+export function webIdsOf(cert: X509Certificate): string[] {
+  const san = cert.subjectAltName ?? '';
+  return [...san.matchAll(/URI:([^,]+)/g)].map((m) => m[1]!.trim());
+}

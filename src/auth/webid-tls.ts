@@ -1,0 +1,91 @@
+/**
+ * WebID-TLS (DESIGN.md, "Authentication"): the client certificate names a WebID (SubjectAltName
+ * URI); the agent is that WebID when the certificate's RSA key is one of the `cert:key`s the WebID
+ * document lists (cert:modulus, cert:exponent). No certificate, or an expired or unreadable one,
+ * means anonymous; a key the WebID document does not list is a 401. Results are cached per
+ * certificate until the documents they were read from change.
+ */
+import { X509Certificate } from 'node:crypto';
+import type { Quad } from '@rdfjs/types';
+import oxigraph from 'oxigraph';
+import { LodestoneError } from '../errors.js';
+import { ns } from '../rdf/namespaces.js';
+import { rsaPublicKey, webIdsOf } from './certificates.js';
+
+/** Reads a document graph by URL: undefined when no local dataspace holds it. */
+export type DocumentLookup = (documentUrl: string) => Promise<{ blobId: string; ntriples: string } | undefined>;
+
+export function parseCertificate(der: Buffer): X509Certificate | undefined {
+  try {
+    return new X509Certificate(der);
+  } catch {
+    return undefined;
+  }
+}
+
+function documentOf(iri: string): string {
+  const hash = iri.indexOf('#');
+  return hash < 0 ? iri : iri.slice(0, hash);
+}
+
+function objects(graph: readonly Quad[], subject: string, predicate: string): Quad['object'][] {
+  return graph.filter((q) => q.subject.value === subject && q.predicate.value === predicate).map((q) => q.object);
+}
+
+export class WebIdVerifier {
+  private readonly cache = new Map<string, { webId: string; blobs: Map<string, string> }>();
+
+  constructor(private readonly lookup: DocumentLookup) {}
+
+  /**
+   * The verified WebID of a certificate, or undefined for anonymous (no usable certificate).
+   * Throws Unauthenticated when the certificate names a WebID whose document does not list its key.
+   */
+  async verify(cert: X509Certificate | undefined, now = new Date()): Promise<string | undefined> {
+    if (!cert) return undefined;
+    if (new Date(cert.validFrom) > now || new Date(cert.validTo) < now) return undefined;
+    const webIds = webIdsOf(cert).filter((id) => /^https?:\/\//.test(id));
+    if (webIds.length === 0) return undefined;
+    const cached = this.cache.get(cert.fingerprint256);
+    if (cached && (await this.unchanged(cached.blobs))) return cached.webId;
+    const key = rsaPublicKey(cert);
+    if (!key) throw new LodestoneError('Unauthenticated', 'the client certificate does not hold an RSA key');
+    for (const webId of webIds) {
+      const blobs = new Map<string, string>();
+      if (await this.listsKey(webId, key, blobs)) {
+        this.cache.set(cert.fingerprint256, { webId, blobs });
+        return webId;
+      }
+    }
+    throw new LodestoneError('Unauthenticated', `the key of the client certificate is not a cert:key of ${webIds.join(', ')}`);
+  }
+
+  private async unchanged(blobs: Map<string, string>): Promise<boolean> {
+    for (const [url, blobId] of blobs) if ((await this.lookup(url))?.blobId !== blobId) return false;
+    return true;
+  }
+
+  private async graph(url: string, blobs: Map<string, string>): Promise<Quad[]> {
+    const document = await this.lookup(url);
+    if (!document) return [];
+    blobs.set(url, document.blobId);
+    return oxigraph.parse(document.ntriples, { format: 'application/n-triples' }) as unknown as Quad[];
+  }
+
+  private async listsKey(webId: string, key: { modulus: string; exponent: number }, blobs: Map<string, string>): Promise<boolean> {
+    const profile = await this.graph(documentOf(webId), blobs);
+    for (const keyTerm of objects(profile, webId, ns.cert + 'key')) {
+      const keyGraph = keyTerm.termType === 'NamedNode' && documentOf(keyTerm.value) !== documentOf(webId) ? [...profile, ...(await this.graph(documentOf(keyTerm.value), blobs))] : profile;
+      const modulus = objects(keyGraph, keyTerm.value, ns.cert + 'modulus').map((t) => t.value.toLowerCase().replace(/^0+/, ''));
+      const exponent = objects(keyGraph, keyTerm.value, ns.cert + 'exponent').map((t) => Number(t.value));
+      if (modulus.includes(key.modulus) && exponent.includes(key.exponent)) return true;
+    }
+    return false;
+  }
+}
+
+/** RFC 9440: `Client-Cert: :<base64 DER>:` (a structured-field byte sequence). */
+export function clientCertHeader(value: string | undefined): X509Certificate | undefined {
+  const match = value && /^:([A-Za-z0-9+/=]+):$/.exec(value.trim());
+  return match ? parseCertificate(Buffer.from(match[1]!, 'base64')) : undefined;
+}

@@ -1,0 +1,133 @@
+/**
+ * The document operations of one dataspace, below HTTP: reads, and writes as read-check-write
+ * steps under the dataspace's write lock (SPEC §4.6.8), so that exactly one of several writers
+ * quoting one ETag wins. Built-in constraints (SPEC §7): the root cannot be deleted, the owner's and
+ * secretary's agent documents cannot be modified or deleted, a document is created only under an
+ * existing container, and a container with children cannot be deleted.
+ */
+import type { Quad } from '@rdfjs/types';
+import oxigraph from 'oxigraph';
+import type { Dataspace } from '../dataspace.js';
+import { agentIdentity } from '../dataspace.js';
+import { LodestoneError } from '../errors.js';
+import { canonicalBytes } from '../rdf/canonical.js';
+import { blobObject } from '../store/objects.js';
+import { documentSegments } from '../store/paths.js';
+import { asksForContainer, isContainerGraph, readMetadata, timestamp, withMetadata, type Metadata } from './metadata.js';
+import { applyUpdate, validateUpdate } from './patch.js';
+
+export type WriteMethod = 'PUT' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface WriteRequest {
+  method: WriteMethod;
+  /** Canonical relative path of the document (`a/b/`, `` for the root). */
+  relativePath: string;
+  /** The writing agent's WebID, or undefined for anonymous. */
+  agent: string | undefined;
+  /** PUT and POST: the triples sent. */
+  body?: readonly Quad[];
+  /** PATCH: the SPARQL update. */
+  update?: string;
+  /** Called under the lock with the current blob id (undefined: absent); throws to refuse. */
+  precondition(current: string | undefined): void;
+}
+
+export interface WriteResult {
+  status: 'created' | 'replaced' | 'updated' | 'deleted';
+  /** The new blob id; undefined after a delete. */
+  blobId: string | undefined;
+  commit: string | undefined;
+}
+
+export const READ_ONLY_ALLOW = 'GET, HEAD, OPTIONS';
+export const ROOT_ALLOW = 'GET, HEAD, PUT, POST, PATCH, OPTIONS';
+
+export interface DocumentServiceOptions {
+  /** Relative paths of documents that cannot be modified or deleted (owner, secretary). */
+  protectedPaths?: Iterable<string>;
+  clock?: () => Date;
+}
+
+export class DocumentService {
+  private readonly protectedPaths: Set<string>;
+  private readonly clock: () => Date;
+
+  constructor(
+    readonly dataspace: Dataspace,
+    options: DocumentServiceOptions = {},
+  ) {
+    this.protectedPaths = new Set(options.protectedPaths ?? []);
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  protect(relativePath: string): void {
+    this.protectedPaths.add(relativePath);
+  }
+
+  url(relativePath: string): string {
+    return this.dataspace.base + relativePath;
+  }
+
+  /** The current document as canonical N-Triples, with its blob id. */
+  async read(relativePath: string): Promise<{ blobId: string; ntriples: string } | undefined> {
+    const document = await this.dataspace.read(relativePath);
+    return document && { blobId: document.blobId, ntriples: document.bytes.toString('utf8') };
+  }
+
+  /** The blob id of a document at HEAD, without reading it. */
+  blobId(relativePath: string): string | undefined {
+    return this.dataspace.store.blobId(this.dataspace.fileOf(relativePath));
+  }
+
+  async write(request: WriteRequest): Promise<WriteResult> {
+    const { method, relativePath } = request;
+    if (method === 'PATCH') validateUpdate(request.update ?? '', this.url(relativePath));
+    const segments = documentSegments(relativePath);
+    const path = this.dataspace.fileOf(relativePath);
+    const url = this.url(relativePath);
+    if (this.protectedPaths.has(relativePath)) {
+      throw new LodestoneError('MethodNotAllowed', 'the owner’s and the secretary’s agent documents cannot be modified or deleted', { allow: READ_ONLY_ALLOW });
+    }
+    if (method === 'DELETE' && segments.length === 0) {
+      throw new LodestoneError('MethodNotAllowed', 'the root document cannot be deleted', { allow: ROOT_ALLOW });
+    }
+    const parentPath = segments.length === 0 ? undefined : segments.length === 1 ? '' : relativePath.slice(0, relativePath.slice(0, -1).lastIndexOf('/') + 1);
+    const parentUrl = parentPath === undefined ? undefined : this.url(parentPath);
+    const { commit, result } = await this.dataspace.store.transact<Omit<WriteResult, 'commit'>>(async (view) => {
+      const current = view.blobId(path);
+      if (current === undefined && method !== 'PUT') throw new LodestoneError('NotFound', `there is no document at ${url}`);
+      request.precondition(current);
+      const now = timestamp(this.clock());
+      const author = agentIdentity(request.agent);
+      const message = `${method} ${url}`;
+      if (method === 'DELETE') {
+        if (view.hasFilesUnder(path.slice(0, -3))) {
+          throw new LodestoneError('Conflict', `${url} is a container that still has documents; delete them first`);
+        }
+        return { intent: { changes: [{ path, bytes: null }], author, message }, result: { status: 'deleted' as const, blobId: undefined } };
+      }
+      if (current === undefined && parentPath !== undefined) {
+        const parent = await view.read(this.dataspace.fileOf(parentPath));
+        if (!parent || !isContainerGraph(parent.toString('utf8'), parentUrl!)) {
+          throw new LodestoneError('ConstraintViolation', `the parent container ${parentUrl} does not exist; a document can only be created in an existing container`, { parent: parentUrl });
+        }
+      }
+      const existing = current === undefined ? undefined : (await view.read(path))!.toString('utf8');
+      const existingGraph = existing === undefined ? [] : (oxigraph.parse(existing, { format: 'application/n-triples' }) as unknown as Quad[]);
+      let graph: readonly Quad[];
+      if (method === 'PUT') graph = request.body ?? [];
+      else if (method === 'POST') graph = [...existingGraph, ...(request.body ?? [])];
+      else graph = applyUpdate(existing!, request.update!, url);
+      const metadata: Metadata = (existing !== undefined ? readMetadata(existingGraph, url) : undefined) ?? {
+        kind: segments.length === 0 ? 'root' : asksForContainer(existing === undefined ? graph : existingGraph, url) ? 'container' : 'item',
+        created: now,
+        creator: request.agent,
+        owner: request.agent,
+      };
+      const bytes = await canonicalBytes(withMetadata(graph, { documentUrl: url, parentUrl, metadata, modified: now }));
+      const status = current === undefined ? ('created' as const) : method === 'PUT' ? ('replaced' as const) : ('updated' as const);
+      return { intent: { changes: [{ path, bytes }], author, message }, result: { status, blobId: blobObject(bytes).id } };
+    });
+    return { ...result, commit };
+  }
+}

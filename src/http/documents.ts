@@ -1,0 +1,123 @@
+/**
+ * Document endpoints (SPEC §4.1): GET, HEAD, PUT, POST, PATCH, DELETE and OPTIONS on
+ * `/<path>/`. Parses and negotiates at the edge, hands a plain write request to the
+ * DocumentService, and answers with the statuses and headers of SPEC §3, §4.6 and DESIGN.md's
+ * LinkedDataHub habits (201 with Location, 204 with the new ETag for POST and PATCH).
+ */
+import type Koa from 'koa';
+import contentType from 'content-type';
+import type { Quad } from '@rdfjs/types';
+import { LodestoneError } from '../errors.js';
+import { parseBody, readableTypes, writableTypes, TURTLE } from '../rdf/formats.js';
+import { canonicalDocumentPath } from '../store/paths.js';
+import type { WriteMethod } from '../documents/document-service.js';
+import { decodeUtf8, readBody } from './body.js';
+import { HttpError } from './http-error.js';
+import { acceptOf, negotiate } from './negotiate.js';
+import { checkRead, checkWrite, conditionsOf } from './preconditions.js';
+import { etag, type RepresentationCache } from './representations.js';
+import type { State } from './state.js';
+
+export const SPARQL_UPDATE = 'application/sparql-update';
+export const DOCUMENT_ALLOW = 'GET, HEAD, PUT, POST, PATCH, DELETE, OPTIONS';
+
+export interface DocumentHandlerOptions {
+  bodyLimit: number;
+  representations: RepresentationCache;
+}
+
+function notAcceptable(): HttpError {
+  return new HttpError(406, `none of the requested media types is available; available: ${writableTypes.join(', ')}`);
+}
+
+/** The media type of a request body, or a 415 naming what is accepted. */
+function requestType(ctx: Koa.Context, accepted: readonly string[]): string {
+  const header = ctx.get('Content-Type');
+  let type: string;
+  try {
+    type = contentType.parse(header).type;
+  } catch {
+    throw new HttpError(415, `the request has ${header ? `an unreadable Content-Type "${header}"` : 'no Content-Type'}; accepted: ${accepted.join(', ')}`);
+  }
+  if (!accepted.includes(type)) throw new HttpError(415, `${type} is not accepted here; accepted: ${accepted.join(', ')}`);
+  return type;
+}
+
+export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware<State> {
+  return async (ctx) => {
+    const { runtime } = ctx.state;
+    const documents = runtime.documents;
+    const relativePath = canonicalDocumentPath(ctx.state.relative);
+    const documentUrl = runtime.dataspace.base + relativePath;
+    const accept = acceptOf(ctx.headers, new URLSearchParams(ctx.querystring));
+    const responseType = negotiate(accept, writableTypes);
+    ctx.vary('Accept');
+
+    switch (ctx.method) {
+      case 'GET':
+      case 'HEAD': {
+        const document = await documents.read(relativePath);
+        if (!document) throw new LodestoneError('NotFound', `there is no document at ${documentUrl}`);
+        if (!responseType) throw notAcceptable();
+        const tag = etag(documentUrl, document.blobId, responseType);
+        ctx.set('ETag', tag);
+        const outcome = checkRead(conditionsOf(ctx.headers), tag);
+        if (outcome === 'failed') throw new LodestoneError('PreconditionFailed', 'the document has changed since the ETag in If-Match was read', { etag: tag });
+        if (outcome === 'not-modified') {
+          ctx.status = 304;
+          return;
+        }
+        ctx.type = responseType; // before the body: N-Triples starts with '<' and Koa would call it HTML
+        ctx.body = options.representations.get(document.blobId, responseType, () => document.ntriples);
+        return;
+      }
+      case 'OPTIONS':
+        ctx.set('Allow', DOCUMENT_ALLOW);
+        ctx.set('Accept-Post', readableTypes.join(', '));
+        ctx.set('Accept-Patch', SPARQL_UPDATE);
+        ctx.status = 204;
+        return;
+      case 'PUT':
+      case 'POST':
+      case 'PATCH':
+      case 'DELETE':
+        break;
+      default:
+        throw new HttpError(405, `${ctx.method} is not supported on documents`, { Allow: DOCUMENT_ALLOW });
+    }
+
+    const method = ctx.method as WriteMethod;
+    let body: Quad[] | undefined;
+    let update: string | undefined;
+    if (method === 'PUT' || method === 'POST') {
+      const type = requestType(ctx, readableTypes);
+      const text = decodeUtf8(await readBody(ctx.req, options.bodyLimit));
+      body = text.trim() === '' && type === TURTLE ? [] : parseBody(text, type, documentUrl);
+    } else if (method === 'PATCH') {
+      requestType(ctx, [SPARQL_UPDATE]);
+      update = decodeUtf8(await readBody(ctx.req, options.bodyLimit));
+    }
+    // SPEC §4.6.6: the validator is the ETag of the representation this request's Accept selects
+    const validatorType = responseType ?? 'not acceptable';
+    const conditions = conditionsOf(ctx.headers);
+    const result = await documents.write({
+      method,
+      relativePath,
+      agent: ctx.state.agent,
+      body,
+      update,
+      precondition: (current) => checkWrite(conditions, current === undefined ? undefined : etag(documentUrl, current, validatorType)),
+    });
+    if (result.blobId) ctx.set('ETag', etag(documentUrl, result.blobId, validatorType));
+    if (result.status === 'created') {
+      ctx.status = 201;
+      ctx.set('Location', documentUrl);
+      ctx.body = '';
+    } else if (result.status === 'replaced') {
+      ctx.status = 200;
+      ctx.body = '';
+    } else {
+      ctx.status = 204;
+    }
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * The outermost middleware: every error leaves as the RDF resource of SPEC §2.4 in the negotiated
+ * format (Turtle by default), with the headers that belong to it (`Allow`, `ETag`, `Vary`, `Link`)
+ * kept, which Koa's own handler would drop. Server faults are logged with their stack; the client
+ * sees only a sentence.
+ */
+import type Koa from 'koa';
+import { serialiseQuads, writableTypes } from '../rdf/formats.js';
+import { errorResource } from '../rdf/error-resource.js';
+import { reasonPhrase, toHttpError } from './http-error.js';
+import { acceptOf, negotiate } from './negotiate.js';
+
+const KEPT = ['allow', 'etag', 'vary', 'link', 'location', 'retry-after', 'access-control-allow-origin', 'access-control-expose-headers', 'access-control-allow-credentials'];
+
+export async function sendError(ctx: Koa.Context, status: number, title: string, headers: Record<string, string> = {}): Promise<void> {
+  const kept: Record<string, string> = {};
+  for (const name of KEPT) {
+    const value = ctx.response.get(name);
+    if (value) kept[name] = value;
+  }
+  for (const name of Object.keys(ctx.response.headers)) ctx.remove(name);
+  ctx.set({ ...kept, ...headers });
+  const reason = reasonPhrase(status);
+  const accept = acceptOf(ctx.headers, new URLSearchParams(ctx.querystring));
+  const type = negotiate(accept, writableTypes) ?? writableTypes[0]!;
+  ctx.status = status;
+  ctx.type = type;
+  ctx.body = await serialiseQuads(errorResource(status, reason, title), type);
+  ctx.vary('Accept');
+}
+
+export function errorMiddleware(log: (line: string) => void): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const http = toHttpError(error);
+      if (http.status >= 500) log(`${ctx.method} ${ctx.url}: ${(error as Error)?.stack ?? String(error)}`);
+      await sendError(ctx, http.status, http.message, http.headers);
+    }
+  };
+}

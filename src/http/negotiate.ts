@@ -1,0 +1,17 @@
+/**
+ * Proactive content negotiation (RFC 9110 §12.5.1) over one list of media types, with
+ * LinkedDataHub's `?accept=` override for links in browsers. No Accept header means the first type
+ * offered (Turtle for RDF).
+ */
+import Negotiator from 'negotiator';
+import type { IncomingHttpHeaders } from 'node:http';
+
+export function acceptOf(headers: IncomingHttpHeaders, query: URLSearchParams): string | undefined {
+  return query.get('accept') ?? headers.accept;
+}
+
+/** The chosen media type, or undefined when nothing offered is acceptable (406). */
+export function negotiate(accept: string | undefined, offered: readonly string[]): string | undefined {
+  if (!accept || accept.trim() === '') return offered[0];
+  return new Negotiator({ headers: { accept } }).mediaType([...offered]);
+}

@@ -1,0 +1,19 @@
+/** What the middleware of one request learn and pass on (Koa's ctx.state). */
+import type { Dataspace } from '../dataspace.js';
+import type { DocumentService } from '../documents/document-service.js';
+
+export interface DataspaceRuntime {
+  dataspace: Dataspace;
+  documents: DocumentService;
+}
+
+export interface State {
+  /** The dataspace whose base the request URL falls under. */
+  runtime: DataspaceRuntime;
+  /** The request URL without its query. */
+  url: string;
+  /** The path relative to the dataspace base, as sent (not yet canonical). */
+  relative: string;
+  /** The authenticated agent's WebID, or undefined for anonymous. */
+  agent: string | undefined;
+}

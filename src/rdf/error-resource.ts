@@ -1,0 +1,28 @@
+/**
+ * The RDF resource of an error response (SPEC §2.4): one blank node of type http:Response with a
+ * title, the reason phrase, the status code resource and its numeric value. Pure.
+ */
+import type { Quad } from '@rdfjs/types';
+import { DataFactory } from 'n3';
+import { ns } from './namespaces.js';
+
+const { namedNode, blankNode, literal, quad } = DataFactory;
+
+// Names of the W3C HTTP-in-RDF status code vocabulary where it has one (it follows RFC 2616).
+const vocabularyNames: Record<number, string> = { 413: 'RequestEntityTooLarge', 414: 'RequestURITooLong', 416: 'RequestedRangeNotSatisfiable' };
+
+export function statusCodeResource(status: number, reason: string): string {
+  const name = vocabularyNames[status] ?? reason.replace(/[^A-Za-z0-9 ]/g, '').replace(/(^|\s)(\w)/g, (_, _s, c: string) => c.toUpperCase());
+  return ns.sc + name;
+}
+
+export function errorResource(status: number, reason: string, title: string): Quad[] {
+  const response = blankNode('response');
+  return [
+    quad(response, namedNode(ns.rdf + 'type'), namedNode(ns.http + 'Response')),
+    quad(response, namedNode(ns.dct + 'title'), literal(title)),
+    quad(response, namedNode(ns.http + 'reasonPhrase'), literal(reason)),
+    quad(response, namedNode(ns.http + 'sc'), namedNode(statusCodeResource(status, reason))),
+    quad(response, namedNode(ns.http + 'statusCodeValue'), literal(String(status), namedNode(ns.xsd + 'long'))),
+  ];
+}

@@ -1,0 +1,132 @@
+/**
+ * The one table of RDF formats (SPEC §4.1) and the functions that read and write them. Parsing is
+ * Oxigraph's (fast, no network: a remote JSON-LD @context is refused, not fetched), behind guards
+ * for what it would otherwise accept: RDF/XML entity declarations that expand without bound.
+ * Writing: N-Triples is the canonical form itself, Turtle goes through N3.js with the prefixes of
+ * ns.ts that the graph uses, RDF/XML and JSON-LD through Oxigraph. Pure: no I/O.
+ */
+import type { Quad } from '@rdfjs/types';
+import { Writer } from 'n3';
+import oxigraph from 'oxigraph';
+import { LodestoneError } from '../errors.js';
+import { canonicalNTriples } from './canonical.js';
+import { ns } from './namespaces.js';
+import { parseRdfPost } from './rdf-post.js';
+
+export interface Format {
+  mediaType: string;
+  /** Can be sent in a request body. */
+  readable: boolean;
+  /** Can be returned in a response. */
+  writable: boolean;
+}
+
+export const TURTLE = 'text/turtle';
+export const NTRIPLES = 'application/n-triples';
+export const RDFXML = 'application/rdf+xml';
+export const JSONLD = 'application/ld+json';
+export const RDFPOST = 'application/x-www-form-urlencoded';
+
+// SPEC §4.1: the supported RDF media types; the first writable one is the default.
+export const formats: readonly Format[] = [
+  { mediaType: TURTLE, readable: true, writable: true },
+  { mediaType: NTRIPLES, readable: true, writable: true },
+  { mediaType: RDFXML, readable: true, writable: true },
+  { mediaType: JSONLD, readable: true, writable: true },
+  { mediaType: RDFPOST, readable: true, writable: false },
+];
+
+export const readableTypes = formats.filter((f) => f.readable).map((f) => f.mediaType);
+export const writableTypes = formats.filter((f) => f.writable).map((f) => f.mediaType);
+
+const MAX_ENTITY_EXPANSION = 1024 * 1024;
+
+/**
+ * RDF/XML may declare internal entities (OWL files use them for namespaces); nested or external
+ * ones, and declarations whose references would expand past 1 MiB, are refused (billion laughs,
+ * XXE), before the XML parser sees them.
+ */
+function guardXmlEntities(text: string): void {
+  const doctype = /<!DOCTYPE[^[>]*(\[([\s\S]*?)\])?\s*>/i.exec(text);
+  if (!doctype) {
+    if (/<!ENTITY/i.test(text)) throw new LodestoneError('SyntaxError', 'RDF/XML: an entity declaration outside a DOCTYPE');
+    return;
+  }
+  const entities = new Map<string, number>();
+  const declaration = /<!ENTITY\s+(%\s+)?([^\s]+)\s+(?:(SYSTEM|PUBLIC)\b[^>]*|"([^"]*)"|'([^']*)')\s*>/g;
+  for (const match of (doctype[2] ?? '').matchAll(declaration)) {
+    const [, parameter, name, external, double, single] = match;
+    const value = double ?? single ?? '';
+    if (parameter || external) throw new LodestoneError('SyntaxError', `RDF/XML: the entity "${name}" is external or a parameter entity; only internal entities are accepted`);
+    if (value.includes('&') || value.includes('%')) throw new LodestoneError('SyntaxError', `RDF/XML: the entity "${name}" refers to other entities; nested entities are not accepted`);
+    entities.set(name!, value.length);
+  }
+  let expansion = 0;
+  for (const match of text.matchAll(/&([A-Za-z_][\w.-]*);/g)) {
+    expansion += entities.get(match[1]!) ?? 0;
+    if (expansion > MAX_ENTITY_EXPANSION) throw new LodestoneError('SyntaxError', 'RDF/XML: entity references expand past 1 MiB');
+  }
+}
+
+function syntaxError(error: unknown, mediaType: string): LodestoneError {
+  const message = error instanceof Error ? error.message : String(error);
+  const position = /line (\d+) column (\d+)/.exec(message);
+  let reason = message;
+  if (/LoadDocumentCallback|remote context/i.test(message)) reason = 'remote JSON-LD @context documents are not fetched; inline the context';
+  return new LodestoneError('SyntaxError', `invalid ${mediaType}: ${reason}`, position ? { line: Number(position[1]), column: Number(position[2]) } : {});
+}
+
+/** Parses a request body into the triples of one graph. `base` resolves relative IRIs. */
+export function parseBody(text: string, mediaType: string, base: string): Quad[] {
+  if (mediaType === RDFPOST) return parseRdfPost(text, base);
+  if (mediaType === RDFXML) guardXmlEntities(text);
+  try {
+    const quads = oxigraph.parse(text, { format: mediaType, base_iri: base });
+    if (quads.some((q) => q.graph.termType !== 'DefaultGraph')) {
+      throw new LodestoneError('SyntaxError', `invalid ${mediaType}: a document is one graph; named graphs are not accepted`);
+    }
+    return quads as unknown as Quad[];
+  } catch (error) {
+    if (error instanceof LodestoneError) throw error;
+    throw syntaxError(error, mediaType);
+  }
+}
+
+/** The prefixes of ns.ts that occur in the graph, for a readable Turtle serialisation. */
+function usedPrefixes(quads: readonly Quad[]): Record<string, string> {
+  const used: Record<string, string> = {};
+  const entries = Object.entries(ns);
+  const visit = (value: string) => {
+    for (const [prefix, iri] of entries) if (value.startsWith(iri)) used[prefix] = iri;
+  };
+  for (const q of quads) {
+    visit(q.predicate.value);
+    if (q.object.termType === 'NamedNode') visit(q.object.value);
+    if (q.object.termType === 'Literal') visit(q.object.datatype.value);
+  }
+  return used;
+}
+
+/** Writes the triples of one graph, given as canonical N-Triples text, in `mediaType`. */
+export function serialise(ntriples: string, mediaType: string): string {
+  if (mediaType === NTRIPLES) return ntriples;
+  const quads = oxigraph.parse(ntriples, { format: NTRIPLES }) as unknown as Quad[];
+  if (mediaType === TURTLE) {
+    const writer = new Writer({ format: TURTLE, prefixes: usedPrefixes(quads) });
+    let out = '';
+    writer.addQuads(quads as Parameters<Writer['addQuads']>[0]);
+    writer.end((error, result) => {
+      if (error) throw error;
+      out = result;
+    });
+    return out;
+  }
+  const store = new oxigraph.Store();
+  store.load(ntriples, { format: NTRIPLES });
+  return store.dump({ format: mediaType, from_graph_name: oxigraph.defaultGraph() });
+}
+
+/** Writes triples (any term model) in `mediaType`, through their canonical N-Triples. */
+export async function serialiseQuads(quads: readonly Quad[], mediaType: string): Promise<string> {
+  return serialise(await canonicalNTriples(quads), mediaType);
+}
