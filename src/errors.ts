@@ -19,7 +19,9 @@ export type ErrorCode =
   | 'Conflict'
   | 'ConstraintViolation'
   | 'InvalidUpdate'
-  | 'Unauthenticated';
+  | 'Unauthenticated'
+  | 'QueryTimeout'
+  | 'BadQuery';
 
 export class LodestoneError extends Error {
   readonly code: ErrorCode;

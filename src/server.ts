@@ -60,7 +60,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       return undefined;
     }
   });
-  const app = createApp({ runtimes, verifier, trustedProxies: config.trustedProxies, bodyLimit: config.bodyLimit, scheme: config.http ? 'http' : 'https', log });
+  const app = createApp({ runtimes, verifier, trustedProxies: config.trustedProxies, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, scheme: config.http ? 'http' : 'https', log });
   const server = config.http
     ? createHttpServer(app.callback())
     : createHttpsServer({ cert: agents.server.certPem, key: agents.server.keyPem, requestCert: true, rejectUnauthorized: false }, app.callback());

@@ -11,6 +11,7 @@ import { documentHandler } from './documents.js';
 import { errorMiddleware } from './error-middleware.js';
 import { HttpError } from './http-error.js';
 import { RepresentationCache } from './representations.js';
+import { sparqlHandler } from './sparql.js';
 import type { DataspaceRuntime, State } from './state.js';
 
 export interface AppOptions {
@@ -18,6 +19,7 @@ export interface AppOptions {
   verifier: WebIdVerifier;
   trustedProxies: readonly string[];
   bodyLimit: number;
+  sparqlTimeoutMs: number;
   /** The scheme the server is reached by (https, or http behind a proxy). */
   scheme: 'https' | 'http';
   log: (line: string) => void;
@@ -39,6 +41,7 @@ const EXPOSED = ['ETag', 'Link', 'Location', 'Allow', 'Accept-Post', 'Accept-Pat
 export function createApp(options: AppOptions): Koa<State> {
   const app = new Koa<State>();
   const documents = documentHandler({ bodyLimit: options.bodyLimit, representations: new RepresentationCache() });
+  const sparql = sparqlHandler({ timeoutMs: options.sparqlTimeoutMs, bodyLimit: options.bodyLimit });
 
   app.use(errorMiddleware(options.log));
   const corsHeaders = cors({ credentials: true, exposeHeaders: EXPOSED, keepHeadersOnError: true });
@@ -64,6 +67,7 @@ export function createApp(options: AppOptions): Koa<State> {
       throw new HttpError(400, 'indirect graph identification (?graph=) is not supported: use the graph’s own URL');
     }
     const relative = ctx.state.relative;
+    if (relative === 'sparql') return sparql(ctx, next);
     if (relative !== '' && !relative.endsWith('/')) return redirectToSlash(ctx); // SPEC §4.1: trailing slash, 308
     if (WRITES.has(ctx.method) && !ctx.state.agent) {
       // Until authorizations exist, any authenticated agent may write and anonymous agents only read.

@@ -5,6 +5,7 @@
  * sees only a sentence.
  */
 import type Koa from 'koa';
+import { LodestoneError } from '../errors.js';
 import { serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { errorResource } from '../rdf/error-resource.js';
 import { reasonPhrase, toHttpError } from './http-error.js';
@@ -35,7 +36,7 @@ export function errorMiddleware(log: (line: string) => void): Koa.Middleware {
       await next();
     } catch (error) {
       const http = toHttpError(error);
-      if (http.status >= 500) log(`${ctx.method} ${ctx.url}: ${(error as Error)?.stack ?? String(error)}`);
+      if (http.status >= 500 && !(error instanceof LodestoneError)) log(`${ctx.method} ${ctx.url}: ${(error as Error)?.stack ?? String(error)}`);
       await sendError(ctx, http.status, http.message, http.headers);
     }
   };

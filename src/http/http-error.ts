@@ -34,6 +34,8 @@ const statusOf: Record<ErrorCode, number> = {
   ConstraintViolation: 422,
   InvalidUpdate: 422,
   Unauthenticated: 401,
+  QueryTimeout: 503,
+  BadQuery: 400,
 };
 
 /** Any thrown value as an HttpError; unknown errors become a 500 that says nothing of internals. */

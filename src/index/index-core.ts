@@ -24,6 +24,17 @@ export interface SyncReport {
   invalid: Array<{ path: string; message: string }>;
 }
 
+export interface QueryRequest {
+  query: string;
+  /** SPARQL Protocol `default-graph-uri`; with `namedGraphs`, overrides the query's FROM. */
+  defaultGraphs?: string[];
+  namedGraphs?: string[];
+  /** Without a dataset: whether the default graph is the union of the documents (no FROM). */
+  unionDefaultGraph?: boolean;
+  /** Media type of the result. */
+  format: string;
+}
+
 const NTRIPLES = 'application/n-triples';
 const READ_AHEAD = 64;
 
@@ -96,6 +107,22 @@ export class IndexCore {
         oxigraph.quad(scoped(q.subject) as oxigraph.Quad['subject'], q.predicate, scoped(q.object) as oxigraph.Quad['object'], graph),
       );
     }
+  }
+
+  /**
+   * Runs a query. Without a dataset in the request, a query without FROM sees the union of the
+   * documents as its default graph; `default-graph-uri` / `named-graph-uri` replace the dataset
+   * (and with only `default-graph-uri`, GRAPH patterns match nothing: SPEC §4.4.3).
+   */
+  query(request: QueryRequest): string | boolean {
+    const options: Parameters<oxigraph.Store['query']>[1] = { results_format: request.format };
+    if (request.defaultGraphs || request.namedGraphs) {
+      options.default_graph = (request.defaultGraphs ?? []).map((g) => oxigraph.namedNode(g));
+      options.named_graphs = (request.namedGraphs ?? []).map((g) => oxigraph.namedNode(g));
+    } else if (request.unionDefaultGraph) {
+      options.use_default_graph_as_union = true;
+    }
+    return this.store.query(request.query, options) as string | boolean;
   }
 
   /** Every quad of the index as N-Quads (for tests and `lodestone reindex`). */

@@ -3,13 +3,14 @@
  * queries never block HTTP. Requests are handled one at a time, in the order they arrive.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { IndexCore, type IndexConfig } from './index-core.js';
+import { IndexCore, type IndexConfig, type QueryRequest } from './index-core.js';
 
 export type IndexRequest =
   | { id: number; op: 'sync'; commit: string | undefined }
   | { id: number; op: 'dump' }
   | { id: number; op: 'size' }
-  | { id: number; op: 'reset' };
+  | { id: number; op: 'reset' }
+  | { id: number; op: 'query'; request: QueryRequest };
 
 export type IndexResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
 
@@ -25,6 +26,8 @@ async function handle(request: IndexRequest): Promise<unknown> {
       return core.dump();
     case 'size':
       return core.store.size;
+    case 'query':
+      return core.query(request.request);
     case 'reset':
       core = new IndexCore(workerData as IndexConfig);
       return undefined;

@@ -1,17 +1,21 @@
 /**
- * The main thread's handle on a dataspace's index, which lives in a worker thread. `syncTo` is the
- * index's one input; calls are queued, and a sync to a commit the index already reflects (or
- * passed on the way to a later one) costs nothing.
+ * The main thread's handle on a dataspace's index, which lives in a worker thread so that index
+ * builds and SPARQL queries never block HTTP. Requests go to the worker one at a time; a query
+ * that runs past its timeout is stopped by terminating the worker, and a fresh worker rebuilds
+ * the index from the commit the old one reflected. `syncTo` is the index's one input; concurrent
+ * calls coalesce, going straight to the newest target.
  */
 import { Worker } from 'node:worker_threads';
-import type { IndexConfig, SyncReport } from './index-core.js';
+import { LodestoneError } from '../errors.js';
+import type { IndexConfig, QueryRequest, SyncReport } from './index-core.js';
 import type { IndexRequest, IndexResponse } from './index-worker.js';
 
-type Op = IndexRequest extends infer R ? (R extends { op: infer O } ? O : never) : never;
+type Op = IndexRequest['op'];
 
 export interface IndexOptions extends IndexConfig {
   /** Called with each file at a synced commit that failed to parse. */
   onInvalid?: (path: string, message: string) => void;
+  log?: (line: string) => void;
 }
 
 /**
@@ -25,37 +29,96 @@ export function startWorker(entry: URL, workerData: unknown): Worker {
   return new Worker(code, { eval: true, workerData });
 }
 
+interface Job {
+  op: Op;
+  fields: Record<string, unknown>;
+  timeoutMs?: number;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
 export class Index {
-  private readonly worker: Worker;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private worker: Worker;
+  private readonly config: IndexConfig;
+  private readonly queue: Job[] = [];
+  private running: Job | undefined;
   private nextId = 1;
   private target: string | undefined;
   private current: string | undefined;
   private syncing: Promise<void> | undefined;
+  private closed = false;
   private readonly onInvalid: IndexOptions['onInvalid'];
+  private readonly log: (line: string) => void;
 
   constructor(options: IndexOptions) {
-    const { onInvalid, ...config } = options;
+    const { onInvalid, log, ...config } = options;
+    this.config = config;
     this.onInvalid = onInvalid;
-    this.worker = startWorker(new URL('./index-worker.js', import.meta.url), config);
-    this.worker.on('message', (response: IndexResponse) => {
-      const waiter = this.pending.get(response.id);
-      if (!waiter) return;
-      this.pending.delete(response.id);
-      if (response.ok) waiter.resolve(response.value);
-      else waiter.reject(new Error(response.message));
-    });
-    this.worker.on('error', (error) => {
-      for (const waiter of this.pending.values()) waiter.reject(error);
-      this.pending.clear();
-    });
+    this.log = log ?? ((line) => console.error(line));
+    this.worker = this.spawn();
   }
 
-  private call<T>(op: Op, fields: Record<string, unknown> = {}): Promise<T> {
-    const id = this.nextId++;
+  private spawn(): Worker {
+    const worker = startWorker(new URL('./index-worker.js', import.meta.url), this.config);
+    worker.on('message', (response: IndexResponse) => {
+      const job = this.running;
+      if (!job || worker !== this.worker) return;
+      this.running = undefined;
+      if (response.ok) job.resolve(response.value);
+      else job.reject(new Error(response.message));
+      this.pump();
+    });
+    worker.on('error', (error) => {
+      if (worker !== this.worker) return;
+      this.log(`index worker failed: ${error.message}; starting a new one`);
+      this.restart(error);
+    });
+    return worker;
+  }
+
+  /** Replaces the worker; the running job fails with `reason`, queued jobs run on the new one. */
+  private restart(reason: Error): void {
+    const job = this.running;
+    this.running = undefined;
+    const old = this.worker;
+    this.worker = this.spawn();
+    void old.terminate();
+    job?.reject(reason);
+    const reflected = this.current;
+    this.current = undefined;
+    this.target = undefined;
+    if (reflected !== undefined) {
+      // the new worker starts empty: bring it back to where the old one was, ahead of the queue
+      this.queue.unshift({ op: 'sync', fields: { commit: reflected }, resolve: () => (this.current = reflected), reject: () => undefined });
+    }
+    this.pump();
+  }
+
+  private pump(): void {
+    if (this.running || this.closed) return;
+    const job = this.queue.shift();
+    if (!job) return;
+    this.running = job;
+    const worker = this.worker;
+    worker.postMessage({ id: this.nextId++, op: job.op, ...job.fields });
+    if (job.timeoutMs !== undefined) {
+      const timer = setTimeout(() => {
+        if (this.running === job && this.worker === worker) {
+          this.restart(new LodestoneError('QueryTimeout', `the query ran past its ${job.timeoutMs} ms limit and was stopped`));
+        }
+      }, job.timeoutMs);
+      const settle = () => clearTimeout(timer);
+      const { resolve, reject } = job;
+      job.resolve = (v) => (settle(), resolve(v));
+      job.reject = (e) => (settle(), reject(e));
+    }
+  }
+
+  private call<T>(op: Op, fields: Record<string, unknown> = {}, timeoutMs?: number): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the index is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.worker.postMessage({ id, op, ...fields });
+      this.queue.push({ op, fields, timeoutMs, resolve: resolve as (v: unknown) => void, reject });
+      this.pump();
     });
   }
 
@@ -64,10 +127,7 @@ export class Index {
     return this.current;
   }
 
-  /**
-   * Brings the index to `commit`. Concurrent calls coalesce: the index goes straight to the
-   * newest target, and every caller resolves once it is there.
-   */
+  /** Brings the index to `commit`; resolves once it reflects `commit` or a later target. */
   async syncTo(commit: string | undefined): Promise<void> {
     this.target = commit;
     while (this.current !== this.target) {
@@ -84,6 +144,11 @@ export class Index {
       }
       await this.syncing;
     }
+  }
+
+  /** Runs a SPARQL query off the main thread; throws QueryTimeout past `timeoutMs`. */
+  query(request: QueryRequest, timeoutMs: number): Promise<string | boolean> {
+    return this.call<string | boolean>('query', { request }, timeoutMs);
   }
 
   /** Throws the index away and builds it again from `commit` (`lodestone reindex`). */
@@ -104,6 +169,8 @@ export class Index {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new Error('the index is closed'));
     await this.worker.terminate();
   }
 }

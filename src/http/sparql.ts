@@ -1,0 +1,139 @@
+/**
+ * The SPARQL endpoint of a dataspace (SPEC §4.4, SPARQL 1.1 Protocol §2.1): GET with `query`, POST
+ * as a form or as `application/sparql-query`; `default-graph-uri` and `named-graph-uri` define the
+ * dataset and override FROM. Results: SELECT/ASK as SPARQL JSON, XML, CSV, TSV; CONSTRUCT/DESCRIBE
+ * in the RDF formats. Updates are refused: writes go through documents, so git stays the truth.
+ * Queries run in the index worker with a timeout; results are cached per (query, dataset, format,
+ * indexed commit) and carry `Age` (SPEC §8.5). The index first catches up with HEAD, so a client
+ * reads its own writes.
+ */
+import type Koa from 'koa';
+import contentType from 'content-type';
+import sparqljs from 'sparqljs';
+import { LodestoneError } from '../errors.js';
+import { writableTypes } from '../rdf/formats.js';
+import { decodeUtf8, readBody } from './body.js';
+import { HttpError } from './http-error.js';
+import { acceptOf, negotiate } from './negotiate.js';
+import type { State } from './state.js';
+
+const RESULT_TYPES = ['application/sparql-results+json', 'application/sparql-results+xml', 'text/csv', 'text/tab-separated-values'];
+const SPARQL_QUERY = 'application/sparql-query';
+const FORM = 'application/x-www-form-urlencoded';
+
+export interface SparqlOptions {
+  timeoutMs: number;
+  bodyLimit: number;
+  /** Bytes of results kept in the cache. */
+  cacheBytes?: number;
+}
+
+interface Cached {
+  body: string;
+  type: string;
+  at: number;
+}
+
+class ResultCache {
+  private readonly entries = new Map<string, Cached>();
+  private bytes = 0;
+  constructor(private readonly capacity: number) {}
+  get(key: string): Cached | undefined {
+    return this.entries.get(key);
+  }
+  put(key: string, value: Cached): void {
+    if (value.body.length > this.capacity / 8) return;
+    this.entries.set(key, value);
+    this.bytes += value.body.length;
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.capacity) break;
+      this.entries.delete(oldest);
+      this.bytes -= entry.body.length;
+    }
+  }
+}
+
+interface Protocol {
+  query: string;
+  defaultGraphs: string[];
+  namedGraphs: string[];
+}
+
+async function protocolRequest(ctx: Koa.ParameterizedContext<State>, bodyLimit: number): Promise<Protocol> {
+  const url = new URLSearchParams(ctx.querystring);
+  let params = url;
+  let query: string | undefined;
+  if (ctx.method === 'POST') {
+    let type = '';
+    try {
+      type = contentType.parse(ctx.get('Content-Type')).type;
+    } catch {
+      // handled below
+    }
+    const text = decodeUtf8(await readBody(ctx.req, bodyLimit));
+    if (type === SPARQL_QUERY) query = text;
+    else if (type === FORM) params = new URLSearchParams(text);
+    else if (type === 'application/sparql-update') throw new HttpError(415, 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
+    else throw new HttpError(415, `send the query as ${SPARQL_QUERY} or ${FORM}`);
+    if (params.has('update')) throw new HttpError(400, 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
+  } else if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+    throw new HttpError(405, `${ctx.method} is not supported by the SPARQL endpoint`, { Allow: 'GET, HEAD, POST, OPTIONS' });
+  }
+  if (query === undefined) {
+    const queries = params.getAll('query');
+    if (queries.length !== 1) throw new HttpError(400, queries.length ? 'send exactly one query parameter' : 'the query parameter is missing');
+    query = queries[0]!;
+  }
+  const graphs = (name: string) => [...url.getAll(name), ...(params === url ? [] : params.getAll(name))];
+  return { query, defaultGraphs: graphs('default-graph-uri'), namedGraphs: graphs('named-graph-uri') };
+}
+
+export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
+  const cache = new ResultCache(options.cacheBytes ?? 32 * 1024 * 1024);
+  return async (ctx) => {
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('Allow', 'GET, HEAD, POST, OPTIONS');
+      ctx.status = 204;
+      return;
+    }
+    const request = await protocolRequest(ctx, options.bodyLimit);
+    let parsed: sparqljs.SparqlQuery;
+    try {
+      parsed = new sparqljs.Parser({ baseIRI: ctx.state.runtime.dataspace.base }).parse(request.query);
+    } catch (error) {
+      throw new LodestoneError('BadQuery', `the query is not valid SPARQL: ${(error as Error).message.split('\n')[0]}`);
+    }
+    if (parsed.type === 'update') throw new HttpError(400, 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
+    const graphResult = parsed.queryType === 'CONSTRUCT' || parsed.queryType === 'DESCRIBE';
+    const offered = graphResult ? writableTypes : RESULT_TYPES;
+    const type = negotiate(acceptOf(ctx.headers, new URLSearchParams(ctx.querystring)), offered);
+    ctx.vary('Accept');
+    if (!type) throw new HttpError(406, `none of the requested media types is available; available: ${offered.join(', ')}`);
+    const { dataspace } = ctx.state.runtime;
+    await dataspace.index.syncTo(dataspace.store.head);
+    const commit = dataspace.index.indexedCommit ?? 'empty';
+    const hasDataset = request.defaultGraphs.length > 0 || request.namedGraphs.length > 0;
+    const key = JSON.stringify([request.query, request.defaultGraphs, request.namedGraphs, type, commit]);
+    let entry = cache.get(key);
+    if (!entry) {
+      const result = await dataspace.index.query(
+        {
+          query: request.query,
+          defaultGraphs: hasDataset ? request.defaultGraphs : undefined,
+          namedGraphs: hasDataset ? request.namedGraphs : undefined,
+          unionDefaultGraph: !hasDataset && !(parsed as { from?: { default: unknown[]; named: unknown[] } }).from,
+          format: type,
+        },
+        options.timeoutMs,
+      ).catch((error: Error) => {
+        if (error instanceof LodestoneError) throw error;
+        throw new LodestoneError('BadQuery', `the query failed: ${error.message}`);
+      });
+      entry = { body: String(result), type, at: Date.now() };
+      cache.put(key, entry);
+    }
+    ctx.set('Age', String(Math.floor((Date.now() - entry.at) / 1000))); // SPEC §8.5
+    ctx.type = entry.type;
+    ctx.body = entry.body;
+  };
+}
