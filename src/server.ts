@@ -51,14 +51,23 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
   admin.documents.protect(agents.owner.documentPath);
   admin.documents.protect(agents.secretary.documentPath);
 
-  const verifier = new WebIdVerifier(async (documentUrl) => {
+  const local = (documentUrl: string) => {
     const runtime = runtimeFor(runtimes, documentUrl);
-    if (!runtime) return undefined;
-    try {
-      return await runtime.documents.read(documentUrl.slice(runtime.dataspace.base.length));
-    } catch {
-      return undefined;
-    }
+    return runtime && { documents: runtime.documents, relative: documentUrl.slice(runtime.dataspace.base.length) };
+  };
+  const verifier = new WebIdVerifier({
+    blobId: (url) => {
+      const found = local(url);
+      try {
+        return found?.documents.blobId(found.relative);
+      } catch {
+        return undefined;
+      }
+    },
+    read: async (url) => {
+      const found = local(url);
+      return found?.documents.read(found.relative).catch(() => undefined);
+    },
   });
   const app = createApp({ runtimes, verifier, trustedProxies: config.trustedProxies, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, scheme: config.http ? 'http' : 'https', log });
   const server = config.http

@@ -12,8 +12,11 @@ import { LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
 import { rsaPublicKey, webIdsOf } from './certificates.js';
 
-/** Reads a document graph by URL: undefined when no local dataspace holds it. */
-export type DocumentLookup = (documentUrl: string) => Promise<{ blobId: string; ntriples: string } | undefined>;
+/** Local documents by URL: undefined when no local dataspace holds them. */
+export interface DocumentLookup {
+  blobId(documentUrl: string): string | undefined;
+  read(documentUrl: string): Promise<{ blobId: string; ntriples: string } | undefined>;
+}
 
 export function parseCertificate(der: Buffer): X509Certificate | undefined {
   try {
@@ -47,7 +50,7 @@ export class WebIdVerifier {
     const webIds = webIdsOf(cert).filter((id) => /^https?:\/\//.test(id));
     if (webIds.length === 0) return undefined;
     const cached = this.cache.get(cert.fingerprint256);
-    if (cached && (await this.unchanged(cached.blobs))) return cached.webId;
+    if (cached && this.unchanged(cached.blobs)) return cached.webId;
     const key = rsaPublicKey(cert);
     if (!key) throw new LodestoneError('Unauthenticated', 'the client certificate does not hold an RSA key');
     for (const webId of webIds) {
@@ -60,13 +63,13 @@ export class WebIdVerifier {
     throw new LodestoneError('Unauthenticated', `the key of the client certificate is not a cert:key of ${webIds.join(', ')}`);
   }
 
-  private async unchanged(blobs: Map<string, string>): Promise<boolean> {
-    for (const [url, blobId] of blobs) if ((await this.lookup(url))?.blobId !== blobId) return false;
+  private unchanged(blobs: Map<string, string>): boolean {
+    for (const [url, blobId] of blobs) if (this.lookup.blobId(url) !== blobId) return false;
     return true;
   }
 
   private async graph(url: string, blobs: Map<string, string>): Promise<Quad[]> {
-    const document = await this.lookup(url);
+    const document = await this.lookup.read(url);
     if (!document) return [];
     blobs.set(url, document.blobId);
     return oxigraph.parse(document.ntriples, { format: 'application/n-triples' }) as unknown as Quad[];
