@@ -7,6 +7,7 @@ import type { Quad } from '@rdfjs/types';
 import oxigraph from 'oxigraph';
 import sparqljs from 'sparqljs';
 import { LodestoneError } from '../errors.js';
+import { termToNTriples, tripleLine } from '../rdf/ntriples.js';
 
 function invalid(rule: string): LodestoneError {
   return new LodestoneError('InvalidUpdate', rule);
@@ -45,14 +46,44 @@ export function validateUpdate(text: string, base: string): void {
   if (findKey(operation, (n) => n.type === 'service')) throw invalid('SERVICE is not allowed in a PATCH');
 }
 
-/** Runs a validated update against one graph and returns the resulting triples. */
-export function applyUpdate(graph: string, update: string, base: string): Quad[] {
+/**
+ * The store's form of each literal: an Oxigraph store keeps typed literals by value
+ * (`"01"^^xsd:integer` comes back as `"1"`), so triples are compared in that form.
+ */
+function storeForms(literals: readonly Quad['object'][]): Map<string, string> {
   const store = new oxigraph.Store();
-  store.load(graph, { format: 'application/n-triples' });
+  const predicate = oxigraph.namedNode('urn:lodestone:literal');
+  literals.forEach((literal, i) => store.add(oxigraph.quad(oxigraph.namedNode(`urn:lodestone:${i}`), predicate, literal as oxigraph.Literal)));
+  const forms = new Map<string, string>();
+  literals.forEach((literal, i) => {
+    const [stored] = store.match(oxigraph.namedNode(`urn:lodestone:${i}`), predicate, null, null);
+    forms.set(termToNTriples(literal), termToNTriples((stored?.object ?? literal) as Quad['object']));
+  });
+  return forms;
+}
+
+/**
+ * Runs a validated update against one graph and returns the resulting triples. The update runs in
+ * a scratch store; triples it did not touch are kept exactly as they were written (lexical forms
+ * and all), removed ones go, and inserted ones come in the store's form.
+ */
+export function applyUpdate(graph: string, update: string, base: string): Quad[] {
+  const original = oxigraph.parse(graph, { format: 'application/n-triples' }) as unknown as Quad[];
+  const store = new oxigraph.Store(original as unknown as oxigraph.Quad[]); // the same blank nodes as `original`
+  const before = new Set(store.match(null, null, null, null).map((q) => tripleLine(q as unknown as Quad)));
   try {
     store.update(update, { base_iri: base });
   } catch (error) {
     throw invalid(`the update failed: ${(error as Error).message}`);
   }
-  return store.match(null, null, null, oxigraph.defaultGraph()) as unknown as Quad[];
+  const after = store.match(null, null, null, oxigraph.defaultGraph()) as unknown as Quad[];
+  const afterKeys = new Set(after.map(tripleLine));
+  const forms = storeForms(original.map((q) => q.object).filter((o) => o.termType === 'Literal'));
+  const storeKey = (q: Quad) => {
+    const line = tripleLine(q);
+    if (q.object.termType !== 'Literal') return line;
+    const literal = termToNTriples(q.object);
+    return line.slice(0, line.length - literal.length - 2) + (forms.get(literal) ?? literal) + ' .';
+  };
+  return [...original.filter((q) => afterKeys.has(storeKey(q))), ...after.filter((q) => !before.has(tripleLine(q)))];
 }

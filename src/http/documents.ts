@@ -68,7 +68,7 @@ export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware
           return;
         }
         ctx.type = responseType; // before the body: N-Triples starts with '<' and Koa would call it HTML
-        ctx.body = options.representations.get(document.blobId, responseType, () => document.ntriples);
+        ctx.body = await options.representations.get(document.blobId, responseType, () => document.ntriples);
         return;
       }
       case 'OPTIONS':

@@ -18,7 +18,7 @@ export class RepresentationCache {
   constructor(private readonly capacity = 64 * 1024 * 1024) {}
 
   /** The document (canonical N-Triples, blob `blobId`) in `mediaType`. */
-  get(blobId: string, mediaType: string, ntriples: () => string): Buffer {
+  async get(blobId: string, mediaType: string, ntriples: () => string): Promise<Buffer> {
     const key = `${blobId} ${mediaType}`;
     const hit = this.entries.get(key);
     if (hit) {
@@ -26,7 +26,7 @@ export class RepresentationCache {
       this.entries.set(key, hit);
       return hit;
     }
-    const body = Buffer.from(serialise(ntriples(), mediaType), 'utf8');
+    const body = Buffer.from(await serialise(ntriples(), mediaType), 'utf8');
     this.entries.set(key, body);
     this.bytes += body.length;
     for (const [oldest, value] of this.entries) {

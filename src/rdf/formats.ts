@@ -6,12 +6,14 @@
  * ns.ts that the graph uses, RDF/XML and JSON-LD through Oxigraph. Pure: no I/O.
  */
 import type { Quad } from '@rdfjs/types';
+import jsonld from 'jsonld';
 import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
 import { LodestoneError } from '../errors.js';
 import { canonicalNTriples } from './canonical.js';
 import { ns } from './namespaces.js';
 import { parseRdfPost } from './rdf-post.js';
+import { writeRdfXml } from './rdfxml-writer.js';
 
 export interface Format {
   mediaType: string;
@@ -107,10 +109,16 @@ function usedPrefixes(quads: readonly Quad[]): Record<string, string> {
   return used;
 }
 
-/** Writes the triples of one graph, given as canonical N-Triples text, in `mediaType`. */
-export function serialise(ntriples: string, mediaType: string): string {
+/**
+ * Writes the triples of one graph, given as canonical N-Triples text, in `mediaType`. Nothing goes
+ * through an Oxigraph store here: a store normalises literals (`"01"^^xsd:integer` becomes `"1"`),
+ * and a document is served exactly as stored.
+ */
+export async function serialise(ntriples: string, mediaType: string): Promise<string> {
   if (mediaType === NTRIPLES) return ntriples;
   const quads = oxigraph.parse(ntriples, { format: NTRIPLES }) as unknown as Quad[];
+  if (mediaType === RDFXML) return writeRdfXml(quads);
+  if (mediaType === JSONLD) return JSON.stringify(await jsonld.fromRDF(ntriples, { format: 'application/n-quads' }));
   if (mediaType === TURTLE) {
     const writer = new Writer({ format: TURTLE, prefixes: usedPrefixes(quads) });
     let out = '';
@@ -121,9 +129,7 @@ export function serialise(ntriples: string, mediaType: string): string {
     });
     return out;
   }
-  const store = new oxigraph.Store();
-  store.load(ntriples, { format: NTRIPLES });
-  return store.dump({ format: mediaType, from_graph_name: oxigraph.defaultGraph() });
+  throw new LodestoneError('SyntaxError', `${mediaType} is not a format Lodestone writes`);
 }
 
 /** Writes triples (any term model) in `mediaType`, through their canonical N-Triples. */
