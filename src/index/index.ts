@@ -85,8 +85,7 @@ export class Index {
     void old.terminate();
     job?.reject(reason);
     const reflected = this.current;
-    this.current = undefined;
-    this.target = undefined;
+    this.current = undefined; // the target stays: callers waiting in syncTo still want it
     if (reflected !== undefined) {
       // the new worker starts empty: bring it back to where the old one was, ahead of the queue
       this.queue.unshift({ op: 'sync', fields: { commit: reflected }, resolve: () => (this.current = reflected), reject: () => undefined });
@@ -156,8 +155,7 @@ export class Index {
     await this.syncing;
     await this.call('reset');
     this.current = undefined;
-    this.target = undefined;
-    if (commit !== undefined) await this.syncTo(commit);
+    await this.syncTo(commit);
   }
 
   dump(): Promise<string> {
