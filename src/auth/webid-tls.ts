@@ -7,9 +7,9 @@
  */
 import { X509Certificate } from 'node:crypto';
 import type { Quad } from '@rdfjs/types';
-import oxigraph from 'oxigraph';
 import { LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
+import { parseRdf } from '../rdf/ntriples.js';
 import { rsaPublicKey, webIdsOf } from './certificates.js';
 
 /** Local documents by URL: undefined when no local dataspace holds them. */
@@ -72,7 +72,7 @@ export class WebIdVerifier {
     const document = await this.lookup.read(url);
     if (!document) return [];
     blobs.set(url, document.blobId);
-    return oxigraph.parse(document.ntriples, { format: 'application/n-triples' }) as unknown as Quad[];
+    return parseRdf(document.ntriples);
   }
 
   private async listsKey(webId: string, key: { modulus: string; exponent: number }, blobs: Map<string, string>): Promise<boolean> {

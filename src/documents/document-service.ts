@@ -6,11 +6,11 @@
  * existing container, and a container with children cannot be deleted.
  */
 import type { Quad } from '@rdfjs/types';
-import oxigraph from 'oxigraph';
 import type { Dataspace } from '../dataspace.js';
 import { agentIdentity } from '../dataspace.js';
 import { LodestoneError } from '../errors.js';
 import { canonicalBytes } from '../rdf/canonical.js';
+import { parseRdf } from '../rdf/ntriples.js';
 import { blobObject } from '../store/objects.js';
 import { documentSegments } from '../store/paths.js';
 import { asksForContainer, isContainerGraph, readMetadata, timestamp, withMetadata, type Metadata } from './metadata.js';
@@ -113,7 +113,7 @@ export class DocumentService {
         }
       }
       const existing = current === undefined ? undefined : (await view.read(path))!.toString('utf8');
-      const existingGraph = existing === undefined ? [] : (oxigraph.parse(existing, { format: 'application/n-triples' }) as unknown as Quad[]);
+      const existingGraph = existing === undefined ? [] : parseRdf(existing);
       let graph: readonly Quad[];
       if (method === 'PUT') graph = request.body ?? [];
       else if (method === 'POST') graph = [...existingGraph, ...(request.body ?? [])];

@@ -7,7 +7,7 @@ import type { Quad } from '@rdfjs/types';
 import oxigraph from 'oxigraph';
 import sparqljs from 'sparqljs';
 import { LodestoneError } from '../errors.js';
-import { termToNTriples, tripleLine } from '../rdf/ntriples.js';
+import { parseRdf, termToNTriples, toJsQuads, tripleLine } from '../rdf/ntriples.js';
 
 function invalid(rule: string): LodestoneError {
   return new LodestoneError('InvalidUpdate', rule);
@@ -31,7 +31,8 @@ export function validateUpdate(text: string, base: string): void {
   } catch (error) {
     throw invalid(`the body is not a SPARQL update: ${(error as Error).message.split('\n')[0]}`);
   }
-  if (parsed.type !== 'update') throw invalid('the body is a query; PATCH takes a SPARQL update');
+  if ((parsed as { type?: string }).type === 'query') throw invalid('the body is a query; PATCH takes a SPARQL update');
+  if (parsed.type !== 'update') throw invalid('the update has 0 operations; exactly one is allowed (SPEC §4.2.1)');
   if (parsed.updates.length !== 1) throw invalid(`the update has ${parsed.updates.length} operations; exactly one is allowed (SPEC §4.2.1)`);
   const operation = parsed.updates[0]! as unknown as Record<string, unknown>;
   const form = operation.updateType;
@@ -53,11 +54,11 @@ export function validateUpdate(text: string, base: string): void {
 function storeForms(literals: readonly Quad['object'][]): Map<string, string> {
   const store = new oxigraph.Store();
   const predicate = oxigraph.namedNode('urn:lodestone:literal');
-  literals.forEach((literal, i) => store.add(oxigraph.quad(oxigraph.namedNode(`urn:lodestone:${i}`), predicate, literal as oxigraph.Literal)));
+  literals.forEach((literal, i) => store.add(oxigraph.quad(oxigraph.namedNode(`urn:lodestone:${i}`), predicate, oxigraph.fromTerm(literal) as oxigraph.Literal)));
   const forms = new Map<string, string>();
   literals.forEach((literal, i) => {
     const [stored] = store.match(oxigraph.namedNode(`urn:lodestone:${i}`), predicate, null, null);
-    forms.set(termToNTriples(literal), termToNTriples((stored?.object ?? literal) as Quad['object']));
+    forms.set(termToNTriples(literal), termToNTriples((stored ? toJsQuads([stored as unknown as Quad])[0]!.object : literal) as Quad['object']));
   });
   return forms;
 }
@@ -68,15 +69,16 @@ function storeForms(literals: readonly Quad['object'][]): Map<string, string> {
  * and all), removed ones go, and inserted ones come in the store's form.
  */
 export function applyUpdate(graph: string, update: string, base: string): Quad[] {
-  const original = oxigraph.parse(graph, { format: 'application/n-triples' }) as unknown as Quad[];
-  const store = new oxigraph.Store(original as unknown as oxigraph.Quad[]); // the same blank nodes as `original`
-  const before = new Set(store.match(null, null, null, null).map((q) => tripleLine(q as unknown as Quad)));
+  const original = parseRdf(graph, { keepBlankNodeLabels: true });
+  const store = new oxigraph.Store(original.map((q) => oxigraph.fromQuad(q) as oxigraph.Quad)); // the same blank nodes as `original`
+  const dump = () => parseRdf(store.dump({ format: 'application/n-triples', from_graph_name: oxigraph.defaultGraph() }), { keepBlankNodeLabels: true });
+  const before = new Set(dump().map(tripleLine));
   try {
     store.update(update, { base_iri: base });
   } catch (error) {
     throw invalid(`the update failed: ${(error as Error).message}`);
   }
-  const after = store.match(null, null, null, oxigraph.defaultGraph()) as unknown as Quad[];
+  const after = dump();
   const afterKeys = new Set(after.map(tripleLine));
   const forms = storeForms(original.map((q) => q.object).filter((o) => o.termType === 'Literal'));
   const storeKey = (q: Quad) => {

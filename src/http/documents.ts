@@ -33,11 +33,12 @@ function notAcceptable(): HttpError {
 /** The media type of a request body, or a 415 naming what is accepted. */
 function requestType(ctx: Koa.Context, accepted: readonly string[]): string {
   const header = ctx.get('Content-Type');
+  if (!header) throw new HttpError(415, `the request has no Content-Type; accepted: ${accepted.join(', ')}`);
   let type: string;
   try {
     type = contentType.parse(header).type;
   } catch {
-    throw new HttpError(415, `the request has ${header ? `an unreadable Content-Type "${header}"` : 'no Content-Type'}; accepted: ${accepted.join(', ')}`);
+    throw new HttpError(415, `the request has an unreadable Content-Type "${header}"; accepted: ${accepted.join(', ')}`);
   }
   if (!accepted.includes(type)) throw new HttpError(415, `${type} is not accepted here; accepted: ${accepted.join(', ')}`);
   return type;

@@ -12,6 +12,7 @@ import oxigraph from 'oxigraph';
 import { LodestoneError } from '../errors.js';
 import { canonicalNTriples } from './canonical.js';
 import { ns } from './namespaces.js';
+import { parseRdf, toJsQuads } from './ntriples.js';
 import { parseRdfPost } from './rdf-post.js';
 import { writeRdfXml } from './rdfxml-writer.js';
 
@@ -78,20 +79,32 @@ function syntaxError(error: unknown, mediaType: string): LodestoneError {
   return new LodestoneError('SyntaxError', `invalid ${mediaType}: ${reason}`, position ? { line: Number(position[1]), column: Number(position[2]) } : {});
 }
 
-/** Parses a request body into the triples of one graph. `base` resolves relative IRIs. */
+/**
+ * Parses a request body into the triples of one graph. `base` resolves relative IRIs. Turtle and
+ * N-Triples go through N3.js (JS terms, errors with line and column); RDF/XML and JSON-LD through
+ * Oxigraph, converted to JS terms once.
+ */
 export function parseBody(text: string, mediaType: string, base: string): Quad[] {
   if (mediaType === RDFPOST) return parseRdfPost(text, base);
-  if (mediaType === RDFXML) guardXmlEntities(text);
-  try {
-    const quads = oxigraph.parse(text, { format: mediaType, base_iri: base });
-    if (quads.some((q) => q.graph.termType !== 'DefaultGraph')) {
-      throw new LodestoneError('SyntaxError', `invalid ${mediaType}: a document is one graph; named graphs are not accepted`);
+  if (mediaType === TURTLE || mediaType === NTRIPLES) {
+    try {
+      return parseRdf(text, { format: mediaType === TURTLE ? TURTLE : 'N-Triples', baseIRI: base });
+    } catch (error) {
+      if (error instanceof LodestoneError) throw new LodestoneError('SyntaxError', `invalid ${mediaType}: ${error.message}`, error.data);
+      throw error;
     }
-    return quads as unknown as Quad[];
+  }
+  if (mediaType === RDFXML) guardXmlEntities(text);
+  let quads: Quad[];
+  try {
+    quads = oxigraph.parse(text, { format: mediaType, base_iri: base }) as unknown as Quad[];
   } catch (error) {
-    if (error instanceof LodestoneError) throw error;
     throw syntaxError(error, mediaType);
   }
+  if (quads.some((q) => q.graph.termType !== 'DefaultGraph')) {
+    throw new LodestoneError('SyntaxError', `invalid ${mediaType}: a document is one graph; named graphs are not accepted`);
+  }
+  return toJsQuads(quads);
 }
 
 /** The prefixes of ns.ts that occur in the graph, for a readable Turtle serialisation. */
@@ -116,7 +129,7 @@ function usedPrefixes(quads: readonly Quad[]): Record<string, string> {
  */
 export async function serialise(ntriples: string, mediaType: string): Promise<string> {
   if (mediaType === NTRIPLES) return ntriples;
-  const quads = oxigraph.parse(ntriples, { format: NTRIPLES }) as unknown as Quad[];
+  const quads = parseRdf(ntriples);
   if (mediaType === RDFXML) return writeRdfXml(quads);
   if (mediaType === JSONLD) return JSON.stringify(await jsonld.fromRDF(ntriples, { format: 'application/n-quads' }));
   if (mediaType === TURTLE) {

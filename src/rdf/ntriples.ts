@@ -4,7 +4,7 @@
  * N3.js and turns its errors into LodestoneErrors that carry a line and a column.
  */
 import type { Quad, Term } from '@rdfjs/types';
-import { Parser } from 'n3';
+import { DataFactory, Parser } from 'n3';
 import { LodestoneError } from '../errors.js';
 
 const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
@@ -57,6 +57,8 @@ export interface ParseOptions {
   format?: string;
   /** Base IRI for relative references (Turtle only: N-Triples has none). */
   baseIRI?: string;
+  /** Keep blank node labels as written (N3.js prefixes them per parse by default). */
+  keepBlankNodeLabels?: boolean;
 }
 
 /**
@@ -65,7 +67,7 @@ export interface ParseOptions {
  */
 export function parseRdf(text: string, options: ParseOptions = {}): Quad[] {
   const format = options.format ?? 'N-Triples';
-  const parser = new Parser({ format, baseIRI: options.baseIRI });
+  const parser = new Parser({ format, baseIRI: options.baseIRI, ...(options.keepBlankNodeLabels ? { blankNodePrefix: '' } : {}) });
   try {
     return parser.parse(text);
   } catch (error) {
@@ -95,4 +97,30 @@ function syntaxError(error: unknown, text: string): LodestoneError {
   }
   const reason = message.replace(/ on line \d+\.?$/, '');
   return new LodestoneError('SyntaxError', `${reason} at line ${line}, column ${column}`, { line, column });
+}
+
+/**
+ * Oxigraph's terms live in WebAssembly: every property read crosses into it. Quads that JS code
+ * will read are converted to N3.js terms once, here.
+ */
+export function toJsQuads(quads: Iterable<Quad>): Quad[] {
+  const { namedNode, blankNode, literal, quad } = DataFactory;
+  const term = (t: Term): Term => {
+    const value = t.value;
+    switch (t.termType) {
+      case 'NamedNode':
+        return namedNode(value);
+      case 'BlankNode':
+        return blankNode(value);
+      case 'Literal': {
+        const language = t.language;
+        return language ? literal(value, language) : literal(value, namedNode(t.datatype.value));
+      }
+      default:
+        return DataFactory.defaultGraph();
+    }
+  };
+  const out: Quad[] = [];
+  for (const q of quads) out.push(quad(term(q.subject) as Quad['subject'], term(q.predicate) as Quad['predicate'], term(q.object) as Quad['object']));
+  return out;
 }
