@@ -10,13 +10,13 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     req.resume();
-    throw new HttpError(413, `the request body is ${declared} bytes; at most ${limit} are accepted`);
+    throw new HttpError(413, `the request body is ${declared} bytes; at most ${limit} are accepted`, { Connection: 'close' });
   }
   try {
     return await getRawBody(req, { limit, length: declared });
   } catch (error) {
     const type = (error as { type?: string }).type;
-    if (type === 'entity.too.large') throw new HttpError(413, `the request body is larger than ${limit} bytes`);
+    if (type === 'entity.too.large') throw new HttpError(413, `the request body is larger than ${limit} bytes`, { Connection: 'close' });
     if (type === 'request.aborted') throw new HttpError(400, 'the request body was cut off');
     if (type === 'request.size.invalid') throw new HttpError(400, 'the request body does not have the length it declares');
     throw error;
