@@ -5,13 +5,19 @@
  */
 import Negotiator from 'negotiator';
 import type { IncomingHttpHeaders } from 'node:http';
+import { memo } from '../util/memo.js';
 
 export function acceptOf(headers: IncomingHttpHeaders, query: URLSearchParams): string | undefined {
   return query.get('accept') ?? headers.accept;
 }
 
+const chooser = memo((key: string) => {
+  const [accept, ...offered] = key.split('\n');
+  return new Negotiator({ headers: { accept } }).mediaType(offered) ?? null;
+});
+
 /** The chosen media type, or undefined when nothing offered is acceptable (406). */
 export function negotiate(accept: string | undefined, offered: readonly string[]): string | undefined {
   if (!accept || accept.trim() === '') return offered[0];
-  return new Negotiator({ headers: { accept } }).mediaType([...offered]);
+  return chooser(`${accept}\n${offered.join('\n')}`) ?? undefined;
 }

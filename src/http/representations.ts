@@ -5,10 +5,13 @@
  */
 import { createHash } from 'node:crypto';
 import { serialise } from '../rdf/formats.js';
+import { memo } from '../util/memo.js';
+
+const digest = memo((key: string) => `"${createHash('sha1').update(key).digest('base64url')}"`);
 
 /** A digest over the document URL, the blob id and the media type: strong and opaque. */
 export function etag(url: string, blobId: string, mediaType: string): string {
-  return `"${createHash('sha1').update(url).update('\0').update(blobId).update('\0').update(mediaType).digest('base64url')}"`;
+  return digest(`${url}\0${blobId}\0${mediaType}`);
 }
 
 export class RepresentationCache {

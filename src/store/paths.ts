@@ -10,6 +10,7 @@
  *   form map back, so every mapped file has exactly one document and vice versa.
  */
 import { LodestoneError } from '../errors.js';
+import { memo } from '../util/memo.js';
 
 export const ROOT_FILE = 'root';
 const MAX_NAME_BYTES = 255;
@@ -64,20 +65,24 @@ export function documentSegments(relativePath: string): string[] {
   return relativePath.slice(0, -1).split('/').map((s) => decodeSegment(s, relativePath));
 }
 
-/** The canonical relative URL path of a document given by its segments (`a/b/`, or ``). */
-export function canonicalDocumentPath(relativePath: string): string {
+/** The canonical relative URL path of a document (`a/b/`, or ``): percent-encoding normalised. */
+export const canonicalDocumentPath = memo((relativePath: string): string => {
   const segments = documentSegments(relativePath);
   return segments.length === 0 ? '' : segments.map(encodeUrlSegment).join('/') + '/';
-}
+});
 
-/** `a/b/` → `graphs/a/b.nt`; `` → `graphs/root.nt`. Throws InvalidPath for unsafe paths. */
-export function documentFile(relativePath: string, prefix = 'graphs'): string {
+const fileNames = memo((relativePath: string): string => {
   const segments = documentSegments(relativePath);
   const names = segments.length === 0 ? [ROOT_FILE] : segments.map((s, i) => fileName(s, i === 0));
   for (const name of names) {
     if (Buffer.byteLength(name) + 3 > MAX_NAME_BYTES) throw invalid(relativePath, 'a segment is too long');
   }
-  return `${prefix}/${names.join('/')}.nt`;
+  return names.join('/');
+});
+
+/** `a/b/` → `graphs/a/b.nt`; `` → `graphs/root.nt`. Throws InvalidPath for unsafe paths. */
+export function documentFile(relativePath: string, prefix = 'graphs'): string {
+  return `${prefix}/${fileNames(relativePath)}.nt`;
 }
 
 /**

@@ -1,0 +1,184 @@
+/**
+ * The HTTP section: GET throughput and p50/p99 of a ~100-triple document in Turtle, N-Triples and
+ * JSON-LD at 16 connections (wrk) against a bare Koa handler returning the same bytes over the
+ * same TLS; conditional PUT and PATCH throughput; a selective SPARQL SELECT against the same
+ * query run on an in-process Oxigraph store behind bare Koa; GET p99 while writes run. The server
+ * runs as `lodestone serve` in a child process, as a user would start it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { join } from 'node:path';
+import { freePort } from '../test/http-helpers.js';
+import { percent, rate, ratio, target, type BenchContext, type Row, type Section } from './table.js';
+import { hasWrk, wrk, type WrkResult } from './wrk.js';
+
+const FORMATS = ['text/turtle', 'application/n-triples', 'application/ld+json'];
+
+interface Reply {
+  status: number;
+  etag: string | undefined;
+  body: string;
+}
+
+function client(pem: string) {
+  const agent = new Agent({ keepAlive: true, rejectUnauthorized: false, cert: pem, key: pem, maxSockets: 64 });
+  return (method: string, url: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> =>
+    new Promise((resolve, reject) => {
+      const req = request(url, { method, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, body: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+      if (body !== undefined) req.write(body);
+      req.end();
+    });
+}
+
+function startChild(args: string[], ready: RegExp): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (ready.test(out)) resolve(child);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', (code) => {
+      process.stderr.write(`${args[0]} exited (${code}):\n${out}\n`);
+      reject(new Error(`${args[0]} exited (${code})`));
+    });
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+function documentTurtle(n: number): string {
+  let text = `@prefix dct: <http://purl.org/dc/terms/> .\n@prefix ex: <https://example.org/vocabulary#> .\n`;
+  for (let i = 0; i < 96; i++) text += `<#this> ex:p${i % 12} "value ${i} of document ${n}" .\n`;
+  return text + `<#this> dct:title "Document ${n}" .\n`;
+}
+
+async function writeLoop(send: ReturnType<typeof client>, urls: string[], seconds: number, method: 'PUT' | 'PATCH'): Promise<number> {
+  const deadline = performance.now() + seconds * 1000;
+  let writes = 0;
+  await Promise.all(
+    urls.map(async (url, n) => {
+      let etag = (await send('HEAD', url)).etag!;
+      let i = 0;
+      while (performance.now() < deadline) {
+        i++;
+        const reply =
+          method === 'PUT'
+            ? await send('PUT', url, { 'Content-Type': 'text/turtle', 'If-Match': etag }, documentTurtle(n * 100_000 + i))
+            : await send('PATCH', url, { 'Content-Type': 'application/sparql-update', 'If-Match': etag }, `DELETE { <#this> <http://purl.org/dc/terms/title> ?t } INSERT { <#this> <http://purl.org/dc/terms/title> "patched ${i}" } WHERE { <#this> <http://purl.org/dc/terms/title> ?t }`);
+        if (reply.status >= 300) throw new Error(`${method} ${url}: ${reply.status} ${reply.body}`);
+        etag = reply.etag!;
+        writes++;
+      }
+    }),
+  );
+  return writes / seconds;
+}
+
+async function run(context: BenchContext): Promise<Row[]> {
+  if (!(await hasWrk())) {
+    return [{ section: 'http', measure: 'skipped: wrk is not installed (apt-get install wrk)', value: '' }];
+  }
+  const seconds = context.quick ? 3 : 8;
+  const data = join(context.tmp, 'http-data');
+  const port = await freePort();
+  const base = `https://localhost:${port}/`;
+  context.log('http: starting lodestone serve');
+  const server = await startChild(['bin/lodestone.js', 'serve', '--data', data, '--port', String(port), '--no-watch'], /listening on/);
+  const rows: Row[] = [];
+  const children: ChildProcess[] = [server];
+  try {
+    const ownerPem = readFileSync(join(data, 'secrets/owner.pem'), 'utf8');
+    const send = client(ownerPem);
+    const documents = context.quick ? 50 : 500;
+    await send('PUT', `${base}bench/`, { 'Content-Type': 'text/turtle' }, '<> a <https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container> .');
+    for (let n = 0; n < documents; n++) await send('PUT', `${base}bench/d${n}/`, { 'Content-Type': 'text/turtle' }, documentTurtle(n));
+    const url = `${base}bench/d1/`;
+    context.log(`http: ${documents} documents written`);
+
+    // GET against a bare Koa handler serving the same bytes over the same TLS.
+    for (const type of FORMATS) {
+      const body = (await send('GET', url, { Accept: type })).body;
+      const bodyFile = join(context.tmp, 'body');
+      writeFileSync(bodyFile, body);
+      const barePort = await freePort();
+      const bare = await startChild(['bench/bare-koa-child.ts', String(barePort), join(data, 'secrets/server.pem'), bodyFile, type], /ready/);
+      children.push(bare);
+      context.log(`http: GET ${type}`);
+      const baseline = await wrk(`https://127.0.0.1:${barePort}/`, { connections: 16, seconds, headers: { Accept: type } });
+      await stop(bare);
+      const mine = await wrk(url, { connections: 16, seconds, headers: { Accept: type } });
+      rows.push(getRow(`GET ${type} (${body.length} B), 16 connections`, mine, baseline));
+    }
+
+    // Conditional writes: 16 clients, each on its own document, each write quoting the ETag it got.
+    const writers = Array.from({ length: 16 }, (_, n) => `${base}bench/d${n + 2}/`);
+    const puts = await writeLoop(send, writers, seconds, 'PUT');
+    rows.push({ section: 'http', measure: 'conditional PUT (If-Match), 16 clients, ~100 triples', value: rate(puts) });
+    const patches = await writeLoop(send, writers, seconds, 'PATCH');
+    rows.push({ section: 'http', measure: 'conditional PATCH (If-Match), 16 clients', value: rate(patches) });
+
+    // GET p99 while writes run.
+    const quiet = await wrk(url, { connections: 16, seconds, headers: { Accept: 'text/turtle' } });
+    const [busy] = await Promise.all([wrk(url, { connections: 16, seconds, headers: { Accept: 'text/turtle' } }), writeLoop(send, writers.slice(0, 4), seconds, 'PUT')]);
+    rows.push({
+      section: 'http',
+      measure: 'GET p99 during 4 concurrent writers',
+      value: `${busy.p99.toFixed(2)} ms`,
+      baseline: `${quiet.p99.toFixed(2)} ms idle`,
+      ratio: ratio(busy.p99 / quiet.p99),
+      target: target('≤ 2×', busy.p99 <= 2 * quiet.p99),
+    });
+
+    // A selective SELECT: the endpoint against bare Koa + in-process Oxigraph over the same data.
+    const query = `SELECT ?o WHERE { <${base}bench/d7/#this> <https://example.org/vocabulary#p3> ?o }`;
+    const dump = join(context.tmp, 'dump.nq');
+    const nquads = (await send('GET', `${base}sparql?query=${encodeURIComponent('CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }')}`, { Accept: 'application/n-triples' })).body;
+    writeFileSync(dump, nquads);
+    const barePort = await freePort();
+    const bare = await startChild(['bench/bare-koa-child.ts', String(barePort), join(data, 'secrets/server.pem'), dump, 'text/plain', dump], /ready/);
+    children.push(bare);
+    const direct = await wrk(`https://127.0.0.1:${barePort}/sparql?query=${encodeURIComponent(query)}`, { connections: 16, seconds });
+    await stop(bare);
+    const endpoint = await wrk(`${base}sparql?query=${encodeURIComponent(query)}`, { connections: 16, seconds });
+    rows.push({
+      section: 'http',
+      measure: 'SPARQL selective SELECT, 16 connections (results cached per commit)',
+      value: rate(endpoint.rps),
+      baseline: `${rate(direct.rps)} Koa+Oxigraph`,
+      ratio: ratio(direct.rps / endpoint.rps),
+      target: target('overhead ≤ 1.2×', direct.rps / endpoint.rps <= 1.2),
+    });
+  } finally {
+    for (const child of children) if (child.exitCode === null) await stop(child);
+  }
+  return rows;
+}
+
+function getRow(measure: string, mine: WrkResult, baseline: WrkResult): Row {
+  const share = mine.rps / baseline.rps;
+  return {
+    section: 'http',
+    measure,
+    value: `${rate(mine.rps)} p50 ${mine.p50.toFixed(2)} ms p99 ${mine.p99.toFixed(2)} ms`,
+    baseline: `${rate(baseline.rps)} p50 ${baseline.p50.toFixed(2)} p99 ${baseline.p99.toFixed(2)} (bare Koa)`,
+    ratio: percent(share),
+    target: target('≥ 70% of bare Koa', share >= 0.7),
+  };
+}
+
+export const httpSection: Section = { name: 'http', run };

@@ -1,0 +1,43 @@
+/**
+ * Runs wrk (Debian's `wrk`) against a URL and reads its figures: requests per second and the
+ * latency percentiles of `--latency`. wrk drives load from its own native process, so the 2-core
+ * machine is not shared with a Node load generator.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface WrkResult {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+function toMs(value: string): number {
+  const match = /([\d.]+)(us|ms|s)/.exec(value);
+  if (!match) return NaN;
+  const n = Number(match[1]);
+  return match[2] === 'us' ? n / 1000 : match[2] === 's' ? n * 1000 : n;
+}
+
+export async function hasWrk(): Promise<boolean> {
+  try {
+    await run('wrk', ['--version']);
+    return true;
+  } catch (error) {
+    return (error as { code?: unknown }).code !== 'ENOENT' && /wrk/.test(String((error as { stdout?: unknown }).stdout ?? ''));
+  }
+}
+
+export async function wrk(url: string, options: { connections: number; seconds: number; headers?: Record<string, string> }): Promise<WrkResult> {
+  const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency'];
+  for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
+  const { stdout } = await run('wrk', [...args, url], { maxBuffer: 1 << 20 });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
+  const p50 = toMs(/\s50%\s+(\S+)/.exec(stdout)?.[1] ?? '');
+  const p99 = toMs(/\s99%\s+(\S+)/.exec(stdout)?.[1] ?? '');
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
+  if (non2xx > 0) throw new Error(`wrk saw ${non2xx} error responses from ${url}`);
+  return { rps, p50, p99 };
+}
