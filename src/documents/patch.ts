@@ -70,7 +70,9 @@ function storeForms(literals: readonly Quad['object'][]): Map<string, string> {
  */
 export function applyUpdate(graph: string, update: string, base: string): Quad[] {
   const original = parseRdf(graph, { keepBlankNodeLabels: true });
-  const store = new oxigraph.Store(original.map((q) => oxigraph.fromQuad(q) as oxigraph.Quad)); // the same blank nodes as `original`
+  // Loading text is fast but relabels blank nodes; a graph with blank nodes is added term by term.
+  const store = graph.includes('_:') ? new oxigraph.Store(original.map((q) => oxigraph.fromQuad(q) as oxigraph.Quad)) : new oxigraph.Store();
+  if (!graph.includes('_:')) store.load(graph, { format: 'application/n-triples' });
   const dump = () => parseRdf(store.dump({ format: 'application/n-triples', from_graph_name: oxigraph.defaultGraph() }), { keepBlankNodeLabels: true });
   const before = new Set(dump().map(tripleLine));
   try {
@@ -80,10 +82,12 @@ export function applyUpdate(graph: string, update: string, base: string): Quad[]
   }
   const after = dump();
   const afterKeys = new Set(after.map(tripleLine));
-  const forms = storeForms(original.map((q) => q.object).filter((o) => o.termType === 'Literal'));
+  // Only triples whose literal the store rewrote need its form looked up (usually none).
+  const rewritten = original.filter((q) => !before.has(tripleLine(q)));
+  const forms = storeForms(rewritten.map((q) => q.object).filter((o) => o.termType === 'Literal'));
   const storeKey = (q: Quad) => {
     const line = tripleLine(q);
-    if (q.object.termType !== 'Literal') return line;
+    if (q.object.termType !== 'Literal' || before.has(line)) return line;
     const literal = termToNTriples(q.object);
     return line.slice(0, line.length - literal.length - 2) + (forms.get(literal) ?? literal) + ' .';
   };
