@@ -16,6 +16,7 @@ import { decodeUtf8, readBody } from './body.js';
 import { HttpError } from './http-error.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import type { State } from './state.js';
+import { memo } from '../util/memo.js';
 
 const RESULT_TYPES = ['application/sparql-results+json', 'application/sparql-results+xml', 'text/csv', 'text/tab-separated-values'];
 const SPARQL_QUERY = 'application/sparql-query';
@@ -88,6 +89,22 @@ async function protocolRequest(ctx: Koa.ParameterizedContext<State>, bodyLimit: 
   return { query, defaultGraphs: graphs('default-graph-uri'), namedGraphs: graphs('named-graph-uri') };
 }
 
+/** What the endpoint needs to know of a query, parsed once per distinct query text. */
+const queryShape = memo((key: string) => {
+  const newline = key.indexOf('\n');
+  let parsed: sparqljs.SparqlQuery;
+  try {
+    parsed = new sparqljs.Parser({ baseIRI: key.slice(0, newline) }).parse(key.slice(newline + 1));
+  } catch (error) {
+    throw new LodestoneError('BadQuery', `the query is not valid SPARQL: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (parsed.type === 'update') throw new HttpError(400, 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
+  return {
+    graphResult: parsed.queryType === 'CONSTRUCT' || parsed.queryType === 'DESCRIBE',
+    hasFrom: Boolean((parsed as { from?: unknown }).from),
+  };
+}, 1000);
+
 export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
   const cache = new ResultCache(options.cacheBytes ?? 32 * 1024 * 1024);
   return async (ctx) => {
@@ -97,14 +114,8 @@ export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
       return;
     }
     const request = await protocolRequest(ctx, options.bodyLimit);
-    let parsed: sparqljs.SparqlQuery;
-    try {
-      parsed = new sparqljs.Parser({ baseIRI: ctx.state.runtime.dataspace.base }).parse(request.query);
-    } catch (error) {
-      throw new LodestoneError('BadQuery', `the query is not valid SPARQL: ${(error as Error).message.split('\n')[0]}`);
-    }
-    if (parsed.type === 'update') throw new HttpError(400, 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
-    const graphResult = parsed.queryType === 'CONSTRUCT' || parsed.queryType === 'DESCRIBE';
+    const shape = queryShape(`${ctx.state.runtime.dataspace.base}\n${request.query}`);
+    const graphResult = shape.graphResult;
     const offered = graphResult ? writableTypes : RESULT_TYPES;
     const type = negotiate(acceptOf(ctx.headers, new URLSearchParams(ctx.querystring)), offered);
     ctx.vary('Accept');
@@ -121,7 +132,7 @@ export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
           query: request.query,
           defaultGraphs: hasDataset ? request.defaultGraphs : undefined,
           namedGraphs: hasDataset ? request.namedGraphs : undefined,
-          unionDefaultGraph: !hasDataset && !(parsed as { from?: { default: unknown[]; named: unknown[] } }).from,
+          unionDefaultGraph: !hasDataset && !shape.hasFrom,
           format: type,
         },
         options.timeoutMs,
