@@ -15,6 +15,8 @@ import { LodestoneError } from '../errors.js';
 
 const deflate = promisify(deflateCallback);
 
+const WRITE_CONCURRENCY = 32;
+
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
 export interface GitObject {
@@ -181,14 +183,19 @@ export class ObjectStore {
    */
   async write(objects: Iterable<GitObject>): Promise<void> {
     const dirs = new Set<string>();
-    const pending: Promise<void>[] = [];
+    const todo: GitObject[] = [];
     const seen = new Set<string>();
     for (const object of objects) {
       if (this.known.has(object.id) || seen.has(object.id)) continue;
       seen.add(object.id);
-      pending.push(this.writeOne(object, dirs));
+      todo.push(object);
     }
-    await Promise.all(pending);
+    // A bounded number at a time: a 20k-document import must not run out of file descriptors.
+    let next = 0;
+    const worker = async () => {
+      while (next < todo.length) await this.writeOne(todo[next++]!, dirs);
+    };
+    await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, todo.length) }, worker));
     await Promise.all([...dirs].map(fsyncDirectory));
     for (const id of seen) this.known.add(id);
   }

@@ -6,28 +6,39 @@
 import { LodestoneError } from '../errors.js';
 import { FILE_MODE, TREE_MODE, compareTreeEntries, treeObject, type GitObject, type ObjectStore, type TreeEntry } from './objects.js';
 
-/** A bounded cache of parsed trees: tree ids are content hashes, so entries never go stale. */
+/**
+ * A cache of parsed trees, bounded by the entries it holds (a 20k-entry folder counts 20k), least
+ * recently used first out. Tree ids are content hashes, so entries never go stale.
+ */
 export class TreeCache {
   private readonly entries = new Map<string, TreeEntry[]>();
+  private size = 0;
   constructor(
     private readonly objects: ObjectStore,
-    private readonly capacity = 20_000,
+    private readonly capacity = 200_000,
   ) {}
 
   async get(id: string): Promise<TreeEntry[]> {
     const cached = this.entries.get(id);
-    if (cached) return cached;
+    if (cached) {
+      this.entries.delete(id);
+      this.entries.set(id, cached);
+      return cached;
+    }
     const entries = await this.objects.readTree(id);
     this.put(id, entries);
     return entries;
   }
 
   put(id: string, entries: TreeEntry[]): void {
-    if (this.entries.size >= this.capacity) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
+    if (this.entries.has(id)) return;
     this.entries.set(id, entries);
+    this.size += entries.length + 1;
+    for (const [oldest, value] of this.entries) {
+      if (this.size <= this.capacity) break;
+      this.entries.delete(oldest);
+      this.size -= value.length + 1;
+    }
   }
 }
 
@@ -128,7 +139,11 @@ async function buildFolder(trees: TreeCache, base: string | undefined, changes: 
     const [name, ...rest] = change.parts;
     if (name === undefined || name === '') throw new LodestoneError('InvalidPath', 'empty path segment in a tree change');
     if (rest.length === 0) set(change.id === null ? undefined : { name, mode: FILE_MODE, id: change.id }, name);
-    else folders.set(name, [...(folders.get(name) ?? []), { parts: rest, id: change.id }]);
+    else {
+      const list = folders.get(name);
+      if (list) list.push({ parts: rest, id: change.id });
+      else folders.set(name, [{ parts: rest, id: change.id }]);
+    }
   }
   for (const [name, sub] of folders) {
     const at = index.get(name);
