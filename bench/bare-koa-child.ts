@@ -24,4 +24,5 @@ app.use(async (ctx) => {
   ctx.type = type;
   ctx.body = body;
 });
-createServer({ cert: pem, key: pem }, app.callback()).listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));
+// the same TLS settings as lodestone serve: ask for a client certificate, do not require one
+createServer({ cert: pem, key: pem, requestCert: true, rejectUnauthorized: false }, app.callback()).listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));

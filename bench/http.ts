@@ -93,7 +93,8 @@ async function run(context: BenchContext): Promise<Row[]> {
   if (!(await hasWrk())) {
     return [{ section: 'http', measure: 'skipped: wrk is not installed (apt-get install wrk)', value: '' }];
   }
-  const seconds = context.quick ? 3 : 8;
+  const seconds = context.quick ? 2 : 4;
+  const rounds = context.quick ? 2 : 3;
   const data = join(context.tmp, 'http-data');
   const port = await freePort();
   const base = `https://localhost:${port}/`;
@@ -119,9 +120,9 @@ async function run(context: BenchContext): Promise<Row[]> {
       const bare = await startChild(['bench/bare-koa-child.ts', String(barePort), join(data, 'secrets/server.pem'), bodyFile, type], /ready/);
       children.push(bare);
       context.log(`http: GET ${type}`);
-      const baseline = await wrk(`https://127.0.0.1:${barePort}/`, { connections: 16, seconds, headers: { Accept: type } });
+      // Alternating rounds, medians: this machine is shared, and one long run of each drifts apart.
+      const [mine, baseline] = await alternate(rounds, () => wrk(url, { connections: 16, seconds, headers: { Accept: type } }), () => wrk(`https://127.0.0.1:${barePort}/`, { connections: 16, seconds, headers: { Accept: type } }));
       await stop(bare);
-      const mine = await wrk(url, { connections: 16, seconds, headers: { Accept: type } });
       rows.push(getRow(`GET ${type} (${body.length} B), 16 connections`, mine, baseline));
     }
 
@@ -133,8 +134,11 @@ async function run(context: BenchContext): Promise<Row[]> {
     rows.push({ section: 'http', measure: 'conditional PATCH (If-Match), 16 clients', value: rate(patches) });
 
     // GET p99 while writes run.
-    const quiet = await wrk(url, { connections: 16, seconds, headers: { Accept: 'text/turtle' } });
-    const [busy] = await Promise.all([wrk(url, { connections: 16, seconds, headers: { Accept: 'text/turtle' } }), writeLoop(send, writers.slice(0, 4), seconds, 'PUT')]);
+    const [busy, quiet] = await alternate(
+      rounds,
+      async () => (await Promise.all([wrk(url, { connections: 16, seconds, headers: { Accept: 'text/turtle' } }), writeLoop(send, writers.slice(0, 4), seconds, 'PUT')]))[0],
+      () => wrk(url, { connections: 16, seconds, headers: { Accept: 'text/turtle' } }),
+    );
     rows.push({
       section: 'http',
       measure: 'GET p99 during 4 concurrent writers',
@@ -152,9 +156,8 @@ async function run(context: BenchContext): Promise<Row[]> {
     const barePort = await freePort();
     const bare = await startChild(['bench/bare-koa-child.ts', String(barePort), join(data, 'secrets/server.pem'), dump, 'text/plain', dump], /ready/);
     children.push(bare);
-    const direct = await wrk(`https://127.0.0.1:${barePort}/sparql?query=${encodeURIComponent(query)}`, { connections: 16, seconds });
+    const [endpoint, direct] = await alternate(rounds, () => wrk(`${base}sparql?query=${encodeURIComponent(query)}`, { connections: 16, seconds }), () => wrk(`https://127.0.0.1:${barePort}/sparql?query=${encodeURIComponent(query)}`, { connections: 16, seconds }));
     await stop(bare);
-    const endpoint = await wrk(`${base}sparql?query=${encodeURIComponent(query)}`, { connections: 16, seconds });
     rows.push({
       section: 'http',
       measure: 'SPARQL selective SELECT, 16 connections (results cached per commit)',
@@ -167,6 +170,23 @@ async function run(context: BenchContext): Promise<Row[]> {
     for (const child of children) if (child.exitCode === null) await stop(child);
   }
   return rows;
+}
+
+/** Runs `a` and `b` in alternating rounds (after one warm-up of each) and returns their medians. */
+async function alternate(rounds: number, a: () => Promise<WrkResult>, b: () => Promise<WrkResult>): Promise<[WrkResult, WrkResult]> {
+  await a();
+  await b();
+  const as: WrkResult[] = [];
+  const bs: WrkResult[] = [];
+  for (let i = 0; i < rounds; i++) {
+    as.push(await a());
+    bs.push(await b());
+  }
+  const median = (results: WrkResult[]): WrkResult => {
+    const pick = (key: keyof WrkResult) => [...results.map((r) => r[key])].sort((x, y) => x - y)[Math.floor(results.length / 2)]!;
+    return { rps: pick('rps'), p50: pick('p50'), p99: pick('p99') };
+  };
+  return [median(as), median(bs)];
 }
 
 function getRow(measure: string, mine: WrkResult, baseline: WrkResult): Row {

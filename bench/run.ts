@@ -1,15 +1,15 @@
 /**
- * `npm run bench`: runs each benchmark section (only storage so far; HTTP and SPARQL sections can
- * be added to `sections`) and prints one table of figures, baselines measured in the same run,
- * ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
+ * `npm run bench`: runs each benchmark section (storage, then HTTP with SPARQL) and prints one
+ * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { httpSection } from './http.js';
 import { storageSection } from './storage.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection];
+const sections: Section[] = [storageSection, httpSection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');
@@ -21,6 +21,7 @@ function selected(argv: readonly string[]): Section[] {
 }
 
 const LEGEND = [
+  'HTTP: `lodestone serve` and the bare Koa baselines run as child processes over the same TLS; load from wrk (1 thread, keep-alive).',
   'Ratios are value / baseline (for rates: higher is better for Lodestone; for times and latencies: lower is).',
   'Lodestone commits are fsynced (objects fdatasync + directory fsync, ref lock fdatasync + rename + fsync) before a write resolves.',
   'isomorphic-git low-level: writeBlob, writeTree per changed tree, writeCommit, writeRef; trees cached in memory; no fsync.',

@@ -15,7 +15,7 @@ import { rsaPublicKey, webIdsOf } from './certificates.js';
 /** Local documents by URL: undefined when no local dataspace holds them. */
 export interface DocumentLookup {
   blobId(documentUrl: string): string | undefined;
-  read(documentUrl: string): Promise<{ blobId: string; ntriples: string } | undefined>;
+  read(documentUrl: string): Promise<{ blobId: string; bytes: Buffer } | undefined>;
 }
 
 export function parseCertificate(der: Buffer): X509Certificate | undefined {
@@ -72,7 +72,7 @@ export class WebIdVerifier {
     const document = await this.lookup.read(url);
     if (!document) return [];
     blobs.set(url, document.blobId);
-    return parseRdf(document.ntriples);
+    return parseRdf(document.bytes.toString('utf8'));
   }
 
   private async listsKey(webId: string, key: { modulus: string; exponent: number }, blobs: Map<string, string>): Promise<boolean> {

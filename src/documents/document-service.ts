@@ -68,10 +68,9 @@ export class DocumentService {
     return this.dataspace.base + relativePath;
   }
 
-  /** The current document as canonical N-Triples, with its blob id. */
-  async read(relativePath: string): Promise<{ blobId: string; ntriples: string } | undefined> {
-    const document = await this.dataspace.read(relativePath);
-    return document && { blobId: document.blobId, ntriples: document.bytes.toString('utf8') };
+  /** The current document's canonical N-Triples bytes, with its blob id. */
+  read(relativePath: string): Promise<{ blobId: string; bytes: Buffer } | undefined> {
+    return this.dataspace.read(relativePath);
   }
 
   /** The blob id of a document at HEAD, without reading it. */

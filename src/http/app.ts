@@ -62,7 +62,7 @@ export function createApp(options: AppOptions): Koa<State> {
   app.use(authenticate({ verifier: options.verifier, trustedProxies: options.trustedProxies }));
   // The route table: every path of a dataspace, with its handler.
   app.use(async (ctx, next) => {
-    if (ctx.query.graph !== undefined) {
+    if (ctx.querystring !== '' && ctx.query.graph !== undefined) {
       // DESIGN.md: indirect graph identification is not supported
       throw new HttpError(400, 'indirect graph identification (?graph=) is not supported: use the graph’s own URL');
     }

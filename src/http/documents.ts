@@ -50,7 +50,7 @@ export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware
     const documents = runtime.documents;
     const relativePath = canonicalDocumentPath(ctx.state.relative);
     const documentUrl = runtime.dataspace.base + relativePath;
-    const accept = acceptOf(ctx.headers, new URLSearchParams(ctx.querystring));
+    const accept = acceptOf(ctx.headers, ctx.querystring);
     const responseType = negotiate(accept, writableTypes);
     ctx.vary('Accept');
 
@@ -69,7 +69,7 @@ export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware
           return;
         }
         ctx.type = responseType; // before the body: N-Triples starts with '<' and Koa would call it HTML
-        ctx.body = await options.representations.get(document.blobId, responseType, () => document.ntriples);
+        ctx.body = await options.representations.get(document.blobId, responseType, () => document.bytes.toString('utf8'));
         return;
       }
       case 'OPTIONS':

@@ -22,7 +22,7 @@ export async function sendError(ctx: Koa.Context, status: number, title: string,
   for (const name of Object.keys(ctx.response.headers)) ctx.remove(name);
   ctx.set({ ...kept, ...headers });
   const reason = reasonPhrase(status);
-  const accept = acceptOf(ctx.headers, new URLSearchParams(ctx.querystring));
+  const accept = acceptOf(ctx.headers, ctx.querystring);
   const type = negotiate(accept, writableTypes) ?? writableTypes[0]!;
   ctx.status = status;
   ctx.type = type;

@@ -7,8 +7,9 @@ import Negotiator from 'negotiator';
 import type { IncomingHttpHeaders } from 'node:http';
 import { memo } from '../util/memo.js';
 
-export function acceptOf(headers: IncomingHttpHeaders, query: URLSearchParams): string | undefined {
-  return query.get('accept') ?? headers.accept;
+export function acceptOf(headers: IncomingHttpHeaders, querystring: string): string | undefined {
+  if (querystring === '') return headers.accept;
+  return new URLSearchParams(querystring).get('accept') ?? headers.accept;
 }
 
 const chooser = memo((key: string) => {

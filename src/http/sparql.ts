@@ -117,7 +117,7 @@ export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
     const shape = queryShape(`${ctx.state.runtime.dataspace.base}\n${request.query}`);
     const graphResult = shape.graphResult;
     const offered = graphResult ? writableTypes : RESULT_TYPES;
-    const type = negotiate(acceptOf(ctx.headers, new URLSearchParams(ctx.querystring)), offered);
+    const type = negotiate(acceptOf(ctx.headers, ctx.querystring), offered);
     ctx.vary('Accept');
     if (!type) throw new HttpError(406, `none of the requested media types is available; available: ${offered.join(', ')}`);
     const { dataspace } = ctx.state.runtime;
