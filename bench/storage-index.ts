@@ -3,7 +3,8 @@
  * and loads every document into its named graph) against a fresh Oxigraph in a worker bulk-loading
  * the same triples, as one N-Quads string and as one N-Triples load per graph.
  */
-import { Index, startWorker } from '../src/index/index.js';
+import { Index } from '../src/index/index.js';
+import { startWorker } from '../src/util/worker.js';
 import { BASE, type DocumentFile } from './documents.js';
 import type { BaselineJob, BaselineReport } from './oxigraph-worker.js';
 import { settleDisk } from './repos.js';

@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import type { DocumentService } from './documents/document-service.js';
+import { NTRIPLES } from './rdf/formats.js';
 import { ns } from './rdf/namespaces.js';
+import { tripleLine } from './rdf/ntriples.js';
 import { issueCredentials, readCredentials, rsaPublicKey, webIdsOf, writeCredentials, type Credentials } from './auth/certificates.js';
 
 const { namedNode, literal, quad } = DataFactory;
@@ -42,7 +44,8 @@ function agentFrom(credentialsFile: string, certPem: string, adminBase: string):
 }
 
 async function putDocument(service: DocumentService, relativePath: string, agent: string, triples: Quad[]): Promise<void> {
-  await service.write({ method: 'PUT', relativePath, agent, body: triples, precondition: () => undefined });
+  const text = triples.map(tripleLine).join('\n') + '\n';
+  await service.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: NTRIPLES }, precondition: () => undefined });
 }
 
 function titled(url: string, title: string, container = false): Quad[] {

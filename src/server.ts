@@ -10,6 +10,7 @@ import { WebIdVerifier } from './auth/webid-tls.js';
 import { bootstrap, type Bootstrapped } from './bootstrap.js';
 import type { ServeConfig } from './config.js';
 import { Dataspace } from './dataspace.js';
+import { Composer } from './documents/composer.js';
 import { DocumentService } from './documents/document-service.js';
 import { createApp, runtimeFor } from './http/app.js';
 import type { DataspaceRuntime } from './http/state.js';
@@ -40,10 +41,12 @@ export interface Running {
 
 export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l)): Promise<Running> {
   const runtimes: DataspaceRuntime[] = [];
+  const composer = new Composer();
+  const compose = composer.compose.bind(composer);
   for (const spec of defaultDataspaces(config.base)) {
     const started = Date.now();
     const dataspace = await Dataspace.open({ ...spec, dir: dataspaceDir(config.data, spec.id), watch: config.watch, log });
-    runtimes.push({ dataspace, documents: new DocumentService(dataspace) });
+    runtimes.push({ dataspace, documents: new DocumentService(dataspace, { compose }) });
     log(`${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
   }
   const [endUser, admin] = runtimes as [DataspaceRuntime, DataspaceRuntime];
@@ -90,6 +93,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       for (const runtime of runtimes) await runtime.dataspace.close();
+      await composer.close();
     },
   };
 }

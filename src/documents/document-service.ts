@@ -5,16 +5,14 @@
  * secretary's agent documents cannot be modified or deleted, a document is created only under an
  * existing container, and a container with children cannot be deleted.
  */
-import type { Quad } from '@rdfjs/types';
 import type { Dataspace } from '../dataspace.js';
 import { agentIdentity } from '../dataspace.js';
 import { LodestoneError } from '../errors.js';
-import { canonicalBytes } from '../rdf/canonical.js';
-import { parseRdf } from '../rdf/ntriples.js';
 import { blobObject } from '../store/objects.js';
 import { documentSegments } from '../store/paths.js';
-import { asksForContainer, isContainerGraph, readMetadata, timestamp, withMetadata, type Metadata } from './metadata.js';
-import { applyUpdate, validateUpdate } from './patch.js';
+import { composeDocument, type ComposeInput } from './compose.js';
+import { isContainerGraph, timestamp } from './metadata.js';
+import { validateUpdate } from './patch.js';
 
 export type WriteMethod = 'PUT' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -24,8 +22,8 @@ export interface WriteRequest {
   relativePath: string;
   /** The writing agent's WebID, or undefined for anonymous. */
   agent: string | undefined;
-  /** PUT and POST: the triples sent. */
-  body?: readonly Quad[];
+  /** PUT and POST: the request body and its media type. */
+  body?: { text: string; mediaType: string };
   /** PATCH: the SPARQL update. */
   update?: string;
   /** Called under the lock with the current blob id (undefined: absent); throws to refuse. */
@@ -46,11 +44,14 @@ export interface DocumentServiceOptions {
   /** Relative paths of documents that cannot be modified or deleted (owner, secretary). */
   protectedPaths?: Iterable<string>;
   clock?: () => Date;
+  /** Where composeDocument runs: the composer worker in a server, in-process by default. */
+  compose?: (input: ComposeInput) => Promise<Buffer>;
 }
 
 export class DocumentService {
   private readonly protectedPaths: Set<string>;
   private readonly clock: () => Date;
+  private readonly compose: (input: ComposeInput) => Promise<Buffer>;
 
   constructor(
     readonly dataspace: Dataspace,
@@ -58,6 +59,7 @@ export class DocumentService {
   ) {
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
+    this.compose = options.compose ?? composeDocument;
   }
 
   protect(relativePath: string): void {
@@ -112,18 +114,7 @@ export class DocumentService {
         }
       }
       const existing = current === undefined ? undefined : (await view.read(path))!.toString('utf8');
-      const existingGraph = existing === undefined ? [] : parseRdf(existing);
-      let graph: readonly Quad[];
-      if (method === 'PUT') graph = request.body ?? [];
-      else if (method === 'POST') graph = [...existingGraph, ...(request.body ?? [])];
-      else graph = applyUpdate(existing!, request.update!, url);
-      const metadata: Metadata = (existing !== undefined ? readMetadata(existingGraph, url) : undefined) ?? {
-        kind: segments.length === 0 ? 'root' : asksForContainer(existing === undefined ? graph : existingGraph, url) ? 'container' : 'item',
-        created: now,
-        creator: request.agent,
-        owner: request.agent,
-      };
-      const bytes = await canonicalBytes(withMetadata(graph, { documentUrl: url, parentUrl, metadata, modified: now }));
+      const bytes = await this.compose({ method, url, parentUrl, existing, body: request.body, update: request.update, agent: request.agent, now });
       const status = current === undefined ? ('created' as const) : method === 'PUT' ? ('replaced' as const) : ('updated' as const);
       return { intent: { changes: [{ path, bytes }], author, message }, result: { status, blobId: blobObject(bytes).id } };
     });

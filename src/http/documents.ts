@@ -6,9 +6,8 @@
  */
 import type Koa from 'koa';
 import contentType from 'content-type';
-import type { Quad } from '@rdfjs/types';
 import { LodestoneError } from '../errors.js';
-import { parseBody, readableTypes, writableTypes, TURTLE } from '../rdf/formats.js';
+import { readableTypes, writableTypes } from '../rdf/formats.js';
 import { canonicalDocumentPath } from '../store/paths.js';
 import type { WriteMethod } from '../documents/document-service.js';
 import { decodeUtf8, readBody } from './body.js';
@@ -88,12 +87,11 @@ export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware
     }
 
     const method = ctx.method as WriteMethod;
-    let body: Quad[] | undefined;
+    let body: { text: string; mediaType: string } | undefined;
     let update: string | undefined;
     if (method === 'PUT' || method === 'POST') {
-      const type = requestType(ctx, readableTypes);
-      const text = decodeUtf8(await readBody(ctx.req, options.bodyLimit));
-      body = text.trim() === '' && type === TURTLE ? [] : parseBody(text, type, documentUrl);
+      const mediaType = requestType(ctx, readableTypes);
+      body = { text: decodeUtf8(await readBody(ctx.req, options.bodyLimit)), mediaType };
     } else if (method === 'PATCH') {
       requestType(ctx, [SPARQL_UPDATE]);
       update = decodeUtf8(await readBody(ctx.req, options.bodyLimit));

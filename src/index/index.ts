@@ -5,7 +5,8 @@
  * the index from the commit the old one reflected. `syncTo` is the index's one input; concurrent
  * calls coalesce, going straight to the newest target.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../util/worker.js';
 import { LodestoneError } from '../errors.js';
 import type { IndexConfig, QueryRequest, SyncReport } from './index-core.js';
 import type { IndexRequest, IndexResponse } from './index-worker.js';
@@ -16,17 +17,6 @@ export interface IndexOptions extends IndexConfig {
   /** Called with each file at a synced commit that failed to parse. */
   onInvalid?: (path: string, message: string) => void;
   log?: (line: string) => void;
-}
-
-/**
- * Starts a worker. Run from source (under tsx) a worker does not inherit the TypeScript loader,
- * so it starts from a two-line bootstrap that registers tsx and then imports the `.ts` entry.
- */
-export function startWorker(entry: URL, workerData: unknown): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(entry, { workerData });
-  const source = entry.href.replace(/\.js$/, '.ts');
-  const code = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`;
-  return new Worker(code, { eval: true, workerData });
 }
 
 interface Job {

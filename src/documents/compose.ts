@@ -1,0 +1,52 @@
+/**
+ * The CPU-heavy half of a document write, as one pure function: parse the body, apply the
+ * operation to the current graph (replace, append, or a PATCH update), add the server's metadata
+ * (SPEC §2.2) and produce the canonical bytes. It runs in the composer worker, so a write's parsing
+ * and canonicalisation never hold up reads on the main thread.
+ */
+import type { Quad } from '@rdfjs/types';
+import { canonicalBytes, type CanonicalLimits } from '../rdf/canonical.js';
+import { parseBody, TURTLE } from '../rdf/formats.js';
+import { parseRdf } from '../rdf/ntriples.js';
+import { asksForContainer, readMetadata, withMetadata, type Metadata } from './metadata.js';
+import { applyUpdate } from './patch.js';
+
+export interface ComposeInput {
+  method: 'PUT' | 'POST' | 'PATCH';
+  url: string;
+  /** The parent container's URL; undefined for the root. */
+  parentUrl: string | undefined;
+  /** The current canonical N-Triples; undefined when the document is being created. */
+  existing: string | undefined;
+  /** PUT and POST: the request body and its media type. */
+  body?: { text: string; mediaType: string };
+  /** PATCH: the (validated) SPARQL update. */
+  update?: string;
+  agent: string | undefined;
+  /** dct:modified (and dct:created for a new document). */
+  now: string;
+  limits?: CanonicalLimits;
+}
+
+function bodyQuads(body: ComposeInput['body'], url: string): Quad[] {
+  if (!body) return [];
+  if (body.mediaType === TURTLE && body.text.trim() === '') return []; // SPEC §2.2.1: an empty body creates an item
+  return parseBody(body.text, body.mediaType, url);
+}
+
+export async function composeDocument(input: ComposeInput): Promise<Buffer> {
+  const { method, url, existing } = input;
+  const sent = bodyQuads(input.body, url); // parsed first: a syntax error is reported as such
+  const existingGraph = existing === undefined ? [] : parseRdf(existing);
+  let graph: readonly Quad[];
+  if (method === 'PUT') graph = sent;
+  else if (method === 'POST') graph = [...existingGraph, ...sent];
+  else graph = applyUpdate(existing!, input.update!, url);
+  const metadata: Metadata = (existing !== undefined ? readMetadata(existingGraph, url) : undefined) ?? {
+    kind: input.parentUrl === undefined ? 'root' : asksForContainer(existing === undefined ? graph : existingGraph, url) ? 'container' : 'item',
+    created: input.now,
+    creator: input.agent,
+    owner: input.agent,
+  };
+  return canonicalBytes(withMetadata(graph, { documentUrl: url, parentUrl: input.parentUrl, metadata, modified: input.now }), input.limits);
+}
