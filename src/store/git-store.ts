@@ -228,6 +228,8 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
         let end = 0;
         while (end < this.queue.length && end < this.maxBatch && this.queue[end]!.kind === 'tx') end++;
         await this.runBatch(this.queue.splice(0, end) as Pending[]);
+        // Between batches nothing is being written: the moment to merge small packs.
+        await this.objects.consolidate().catch(() => undefined);
       }
     } finally {
       this.draining = false;

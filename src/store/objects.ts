@@ -4,7 +4,7 @@
  * its final name; the directories they land in are fsynced once per batch. Reads take loose
  * objects directly and fall back to isomorphic-git for packed ones (after `git gc` or a clone).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
@@ -12,10 +12,9 @@ import { promisify } from 'node:util';
 import { deflate as deflateCallback, inflateSync } from 'node:zlib';
 import git from 'isomorphic-git';
 import { LodestoneError } from '../errors.js';
+import { PackSet, packEntry } from './packs.js';
 
 const deflate = promisify(deflateCallback);
-
-const WRITE_CONCURRENCY = 32;
 
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
@@ -161,9 +160,11 @@ export class ObjectStore {
   private readonly tmpdir: string;
   private readonly packCache: object = {};
   private readonly known = new Set<string>();
+  private readonly packs: PackSet;
 
   constructor(gitdir: string) {
     this.gitdir = gitdir;
+    this.packs = new PackSet(gitdir);
     this.tmpdir = join(gitdir, 'lodestone', 'tmp');
   }
 
@@ -177,65 +178,49 @@ export class ObjectStore {
     await fsp.mkdir(this.tmpdir, { recursive: true });
   }
 
+  private scanned: Promise<void> | undefined;
+
+  private ready(): Promise<void> {
+    this.scanned ??= this.packs.rescan();
+    return this.scanned;
+  }
+
   /**
-   * Writes objects that are not there yet: temp file, fdatasync, rename, then one fsync of each
-   * directory that gained an entry. Returns when all of it is on disk.
+   * Writes the objects that are not there yet as one pack (pack, index, directory: three fsyncs
+   * for the whole batch). Returns when all of it is on disk.
    */
   async write(objects: Iterable<GitObject>): Promise<void> {
-    const dirs = new Set<string>();
+    await this.ready();
     const todo: GitObject[] = [];
     const seen = new Set<string>();
     for (const object of objects) {
-      if (this.known.has(object.id) || seen.has(object.id)) continue;
+      if (this.known.has(object.id) || this.packs.has(object.id) || seen.has(object.id)) continue;
       seen.add(object.id);
       todo.push(object);
     }
-    // A bounded number at a time: a 20k-document import must not run out of file descriptors.
-    let next = 0;
-    const worker = async () => {
-      while (next < todo.length) await this.writeOne(todo[next++]!, dirs);
-    };
-    await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, todo.length) }, worker));
-    await Promise.all([...dirs].map(fsyncDirectory));
+    if (todo.length === 0) return;
+    // zlib runs on the thread pool: a batch's objects compress in parallel, off the event loop
+    const deflated = await Promise.all(todo.map((object) => deflate(object.content, { level: 1 })));
+    await this.packs.write(todo.map((object, i) => packEntry(object, deflated[i]!)), this.tmpdir);
     for (const id of seen) this.known.add(id);
   }
 
-  private async writeOne(object: GitObject, dirs: Set<string>): Promise<void> {
-    const final = this.loosePath(object.id);
-    if (fs.existsSync(final)) return;
-    const dir = join(this.gitdir, 'objects', object.id.slice(0, 2));
-    if (!fs.existsSync(dir)) {
-      await fsp.mkdir(dir, { recursive: true });
-      dirs.add(join(this.gitdir, 'objects'));
-    }
-    const header = Buffer.from(`${object.type} ${object.content.length}\0`);
-    // zlib runs on the thread pool: a batch's objects compress in parallel, off the event loop
-    const data = await deflate(Buffer.concat([header, object.content]), { level: 1 });
-    const tmp = join(this.tmpdir, `obj-${object.id}-${randomBytes(4).toString('hex')}`);
-    const handle = await fsp.open(tmp, 'wx', 0o444);
-    try {
-      await handle.writeFile(data);
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await fsp.rename(tmp, final);
-    dirs.add(dir);
+  /** Merges small packs once enough of them have been written (see PackSet.consolidate). */
+  async consolidate(): Promise<void> {
+    if (this.packs.written >= 32) await this.packs.consolidate(this.tmpdir, 32);
   }
 
   /** Reads an object, loose or packed; undefined when the repository does not have it. */
   async read(id: string): Promise<{ type: ObjectType; content: Buffer } | undefined> {
-    let raw: Buffer | undefined;
-    try {
-      raw = inflateSync(await fsp.readFile(this.loosePath(id)));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await this.ready();
+    let packed = await this.packs.read(id);
+    if (packed === undefined && !this.packs.has(id)) {
+      const loose = await this.readLoose(id);
+      if (loose) return loose;
+      await this.packs.rescan(); // a pack written since (by another process or thread)
+      packed = await this.packs.read(id);
     }
-    if (raw) {
-      const nul = raw.indexOf(0);
-      const [type] = raw.toString('latin1', 0, nul).split(' ');
-      return { type: type as ObjectType, content: raw.subarray(nul + 1) };
-    }
+    if (packed && packed !== 'delta') return packed;
     try {
       const result = await git.readObject({ fs, gitdir: this.gitdir, oid: id, format: 'content', cache: this.packCache });
       return { type: result.type as ObjectType, content: Buffer.from(result.object as Uint8Array) };
@@ -243,6 +228,19 @@ export class ObjectStore {
       if ((error as { code?: string }).code === 'NotFoundError') return undefined;
       throw error;
     }
+  }
+
+  private async readLoose(id: string): Promise<{ type: ObjectType; content: Buffer } | undefined> {
+    let raw: Buffer | undefined;
+    try {
+      raw = inflateSync(await fsp.readFile(this.loosePath(id)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (!raw) return undefined;
+    const nul = raw.indexOf(0);
+    const [type] = raw.toString('latin1', 0, nul).split(' ');
+    return { type: type as ObjectType, content: raw.subarray(nul + 1) };
   }
 
   async readTyped(id: string, type: ObjectType): Promise<Buffer> {

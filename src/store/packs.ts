@@ -1,0 +1,241 @@
+/**
+ * Pack files (git's pack-format: version 2 packs with version 2 indexes). A write batch becomes one
+ * pack of whole (non-delta) objects, so group commit costs one fsync per file for the batch rather
+ * than one per object. PackSet knows where every object of every pack lies (from the .idx files,
+ * rescanned when an object is not found) and reads whole objects itself; delta entries, which only
+ * git's own repacking writes, are left to the caller's fallback. Small packs this process wrote are
+ * merged by copying their entries, so their number stays bounded.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { basename, join } from 'node:path';
+import { crc32, inflateSync } from 'node:zlib';
+import type { GitObject, ObjectType } from './objects.js';
+import { fsyncDirectory } from './objects.js';
+
+const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3 };
+const TYPE_NAMES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob' };
+
+interface Location {
+  pack: string;
+  offset: number;
+  end: number;
+}
+
+interface Entry {
+  id: string;
+  /** The packed bytes: entry header and deflated data. */
+  raw: Buffer;
+}
+
+function entryHeader(type: number, size: number): Buffer {
+  const bytes: number[] = [];
+  let byte = (type << 4) | (size & 0x0f);
+  size = Math.floor(size / 16);
+  while (size > 0) {
+    bytes.push(byte | 0x80);
+    byte = size & 0x7f;
+    size = Math.floor(size / 128);
+  }
+  bytes.push(byte);
+  return Buffer.from(bytes);
+}
+
+/** A pack and its index from entries, in the order given (ids need not be sorted). */
+export function encodePack(entries: readonly Entry[]): { pack: Buffer; idx: Buffer; name: string; offsets: number[] } {
+  const header = Buffer.alloc(12);
+  header.write('PACK', 0, 'latin1');
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(entries.length, 8);
+  const offsets: number[] = [];
+  let offset = 12;
+  for (const entry of entries) {
+    offsets.push(offset);
+    offset += entry.raw.length;
+  }
+  const body = Buffer.concat([header, ...entries.map((e) => e.raw)]);
+  const checksum = createHash('sha1').update(body).digest();
+  const pack = Buffer.concat([body, checksum]);
+  const order = entries.map((_, i) => i).sort((a, b) => (entries[a]!.id < entries[b]!.id ? -1 : 1));
+  const n = entries.length;
+  const idx = Buffer.alloc(8 + 1024 + n * 28 + 40);
+  idx.writeUInt32BE(0xff744f63, 0);
+  idx.writeUInt32BE(2, 4);
+  const fanout = new Array<number>(256).fill(0);
+  for (const entry of entries) fanout[parseInt(entry.id.slice(0, 2), 16)]!++;
+  let total = 0;
+  for (let i = 0; i < 256; i++) idx.writeUInt32BE((total += fanout[i]!), 8 + i * 4);
+  order.forEach((at, k) => {
+    idx.write(entries[at]!.id, 1032 + k * 20, 'hex');
+    idx.writeUInt32BE(crc32(entries[at]!.raw) >>> 0, 1032 + n * 20 + k * 4);
+    idx.writeUInt32BE(offsets[at]!, 1032 + n * 24 + k * 4);
+  });
+  checksum.copy(idx, 1032 + n * 28);
+  createHash('sha1').update(idx.subarray(0, 1032 + n * 28 + 20)).digest().copy(idx, 1032 + n * 28 + 20);
+  return { pack, idx, name: `pack-${checksum.toString('hex')}`, offsets };
+}
+
+export function packEntry(object: GitObject, deflated: Buffer): Entry {
+  return { id: object.id, raw: Buffer.concat([entryHeader(TYPE_CODES[object.type], object.content.length), deflated]) };
+}
+
+/** The object ids of an index and their offsets, sorted by offset, with the end of each entry. */
+function readIndex(idx: Buffer, packSize: number): Array<{ id: string; offset: number; end: number }> {
+  if (idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) return [];
+  const n = idx.readUInt32BE(8 + 255 * 4);
+  const large = 1032 + n * 28;
+  const items: Array<{ id: string; offset: number; end: number }> = [];
+  for (let k = 0; k < n; k++) {
+    let offset = idx.readUInt32BE(1032 + n * 24 + k * 4);
+    if (offset & 0x80000000) offset = Number(idx.readBigUInt64BE(large + (offset & 0x7fffffff) * 8));
+    items.push({ id: idx.toString('hex', 1032 + k * 20, 1052 + k * 20), offset, end: 0 });
+  }
+  items.sort((a, b) => a.offset - b.offset);
+  items.forEach((item, i) => (item.end = items[i + 1]?.offset ?? packSize - 20));
+  return items;
+}
+
+export class PackSet {
+  private readonly dir: string;
+  private readonly locations = new Map<string, Location>();
+  private readonly loaded = new Map<string, number>(); // pack path → entry count
+  private readonly handles = new Map<string, fsp.FileHandle>();
+  private readonly mine: string;
+
+  constructor(gitdir: string) {
+    this.dir = join(gitdir, 'objects', 'pack');
+    this.mine = join(gitdir, 'lodestone', 'packs');
+  }
+
+  /** Packs written since the last consolidation. */
+  written = 0;
+
+  has(id: string): boolean {
+    return this.locations.has(id);
+  }
+
+  /** Loads the indexes of packs not seen yet (and forgets packs that are gone). */
+  async rescan(): Promise<void> {
+    const names = new Set((await fsp.readdir(this.dir).catch(() => [] as string[])).filter((n) => n.endsWith('.idx')).map((n) => join(this.dir, n.slice(0, -4) + '.pack')));
+    for (const pack of [...this.loaded.keys()]) if (!names.has(pack)) this.forget(pack);
+    for (const pack of names) {
+      if (this.loaded.has(pack)) continue;
+      try {
+        const [idx, stat] = await Promise.all([fsp.readFile(pack.slice(0, -5) + '.idx'), fsp.stat(pack)]);
+        const items = readIndex(idx, stat.size);
+        for (const item of items) if (!this.locations.has(item.id)) this.locations.set(item.id, { pack, offset: item.offset, end: item.end });
+        this.loaded.set(pack, items.length);
+      } catch {
+        // a pack being replaced under us: the next rescan sees the new state
+      }
+    }
+  }
+
+  private forget(pack: string): void {
+    for (const [id, location] of this.locations) if (location.pack === pack) this.locations.delete(id);
+    this.loaded.delete(pack);
+    const handle = this.handles.get(pack);
+    this.handles.delete(pack);
+    void handle?.close().catch(() => undefined);
+  }
+
+  private async handle(pack: string): Promise<fsp.FileHandle> {
+    let handle = this.handles.get(pack);
+    if (!handle) {
+      handle = await fsp.open(pack, 'r');
+      if (this.handles.size >= 64) {
+        const [oldest, old] = this.handles.entries().next().value as [string, fsp.FileHandle];
+        this.handles.delete(oldest);
+        void old.close().catch(() => undefined);
+      }
+      this.handles.set(pack, handle);
+    }
+    return handle;
+  }
+
+  private async rawEntry(location: Location): Promise<Buffer> {
+    const buffer = Buffer.alloc(location.end - location.offset);
+    const handle = await this.handle(location.pack);
+    await handle.read(buffer, 0, buffer.length, location.offset);
+    return buffer;
+  }
+
+  /** A whole object; 'delta' for an entry only git's delta resolution can read; undefined if absent. */
+  async read(id: string): Promise<{ type: ObjectType; content: Buffer } | 'delta' | undefined> {
+    let location = this.locations.get(id);
+    if (!location) return undefined;
+    let raw: Buffer;
+    try {
+      raw = await this.rawEntry(location);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'EBADF') throw error;
+      await this.rescan(); // merged away while we looked: look again
+      location = this.locations.get(id);
+      if (!location) return undefined;
+      raw = await this.rawEntry(location);
+    }
+    const type = (raw[0]! >> 4) & 7;
+    if (!TYPE_NAMES[type]) return 'delta';
+    let at = 0;
+    while (raw[at]! & 0x80) at++;
+    return { type: TYPE_NAMES[type]!, content: inflateSync(raw.subarray(at + 1)) };
+  }
+
+  /** Writes entries as one pack, durably: pack, then index (git sees a pack once its .idx exists). */
+  async write(entries: readonly Entry[], tmpdir: string): Promise<string> {
+    const { pack, idx, name, offsets } = encodePack(entries);
+    await fsp.mkdir(this.dir, { recursive: true });
+    const packPath = join(this.dir, `${name}.pack`);
+    for (const [data, final] of [[pack, packPath], [idx, join(this.dir, `${name}.idx`)]] as const) {
+      const tmp = join(tmpdir, `${name}-${randomBytes(4).toString('hex')}`);
+      const handle = await fsp.open(tmp, 'wx', 0o444);
+      try {
+        await handle.writeFile(data);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+      await fsp.rename(tmp, final);
+    }
+    await fsyncDirectory(this.dir);
+    entries.forEach((entry, i) => this.locations.set(entry.id, { pack: packPath, offset: offsets[i]!, end: offsets[i]! + entry.raw.length }));
+    this.loaded.set(packPath, entries.length);
+    await fsp.appendFile(this.mine, `${name}\n`);
+    this.written++;
+    return packPath;
+  }
+
+  /**
+   * Merges this process's small packs into one when there are more than `limit` of them: their
+   * entries are copied as they are, the merged pack is made durable, then the small ones go.
+   */
+  async consolidate(tmpdir: string, limit = 64, smallBytes = 16 * 1024 * 1024): Promise<boolean> {
+    const listed = (await fsp.readFile(this.mine, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    const small: string[] = [];
+    for (const name of new Set(listed)) {
+      const pack = join(this.dir, `${name}.pack`);
+      const stat = await fsp.stat(pack).catch(() => undefined);
+      if (stat && stat.size < smallBytes && this.loaded.has(pack)) small.push(pack);
+    }
+    this.written = 0;
+    if (small.length <= limit) return false;
+    const entries: Entry[] = [];
+    const chosen = new Set(small);
+    for (const [id, location] of [...this.locations]) {
+      if (chosen.has(location.pack)) entries.push({ id, raw: await this.rawEntry(location) });
+    }
+    const merged = await this.write(entries, tmpdir);
+    const keep = listed.filter((name) => !small.includes(join(this.dir, `${name}.pack`)));
+    const tmp = join(tmpdir, `packs-${randomBytes(4).toString('hex')}`);
+    await fsp.writeFile(tmp, [...keep, basename(merged, '.pack')].join('\n') + '\n');
+    await fsp.rename(tmp, this.mine);
+    for (const pack of small) {
+      if (pack === merged) continue;
+      this.forget(pack);
+      await fsp.rm(pack.slice(0, -5) + '.idx', { force: true });
+      await fsp.rm(pack, { force: true });
+    }
+    return true;
+  }
+}
