@@ -118,5 +118,6 @@ export class Dataspace {
     this.workingTree.close();
     await this.workingTree.idle();
     await this.index.close();
+    await this.store.close();
   }
 }

@@ -193,6 +193,12 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     return bytes;
   }
 
+  /** Closes open pack files once the queue is empty. */
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.refresh().then(resolve, resolve));
+    await this.objects.close();
+  }
+
   /** Runs `run` under the write lock; its intent (if any) becomes one commit. */
   transact<T>(run: Transaction<T>): Promise<TransactionResult<T>> {
     return new Promise((resolve, reject) => {

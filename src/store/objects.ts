@@ -205,6 +205,10 @@ export class ObjectStore {
     for (const id of seen) this.known.add(id);
   }
 
+  async close(): Promise<void> {
+    await this.packs.close();
+  }
+
   /** Merges small packs once enough of them have been written (see PackSet.consolidate). */
   async consolidate(): Promise<void> {
     if (this.packs.written >= 32) await this.packs.consolidate(this.tmpdir, 32);

@@ -139,6 +139,12 @@ export class PackSet {
     void handle?.close().catch(() => undefined);
   }
 
+  async close(): Promise<void> {
+    const handles = [...this.handles.values()];
+    this.handles.clear();
+    await Promise.all(handles.map((h) => h.close().catch(() => undefined)));
+  }
+
   private async handle(pack: string): Promise<fsp.FileHandle> {
     let handle = this.handles.get(pack);
     if (!handle) {
@@ -187,7 +193,7 @@ export class PackSet {
     const { pack, idx, name, offsets } = encodePack(entries);
     await fsp.mkdir(this.dir, { recursive: true });
     const packPath = join(this.dir, `${name}.pack`);
-    for (const [data, final] of [[pack, packPath], [idx, join(this.dir, `${name}.idx`)]] as const) {
+    const durable = async (data: Buffer) => {
       const tmp = join(tmpdir, `${name}-${randomBytes(4).toString('hex')}`);
       const handle = await fsp.open(tmp, 'wx', 0o444);
       try {
@@ -196,8 +202,11 @@ export class PackSet {
       } finally {
         await handle.close();
       }
-      await fsp.rename(tmp, final);
-    }
+      return tmp;
+    };
+    const [packTmp, idxTmp] = await Promise.all([durable(pack), durable(idx)]);
+    await fsp.rename(packTmp, packPath); // the pack first: git uses a pack once its .idx is there
+    await fsp.rename(idxTmp, join(this.dir, `${name}.idx`));
     await fsyncDirectory(this.dir);
     entries.forEach((entry, i) => this.locations.set(entry.id, { pack: packPath, offset: offsets[i]!, end: offsets[i]! + entry.raw.length }));
     this.loaded.set(packPath, entries.length);
