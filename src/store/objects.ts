@@ -211,7 +211,7 @@ export class ObjectStore {
 
   /** Merges small packs once enough of them have been written (see PackSet.consolidate). */
   async consolidate(): Promise<void> {
-    if (this.packs.written >= 32) await this.packs.consolidate(this.tmpdir, 32);
+    if (this.packs.written >= 32) await this.packs.consolidate(this.tmpdir);
   }
 
   /** Reads an object, loose or packed; undefined when the repository does not have it. */

@@ -8,7 +8,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { crc32, inflateSync } from 'node:zlib';
 import type { GitObject, ObjectType } from './objects.js';
 import { fsyncDirectory } from './objects.js';
@@ -98,13 +98,11 @@ function readIndex(idx: Buffer, packSize: number): Array<{ id: string; offset: n
 export class PackSet {
   private readonly dir: string;
   private readonly locations = new Map<string, Location>();
-  private readonly loaded = new Map<string, number>(); // pack path → entry count
+  private readonly loaded = new Map<string, string[]>(); // pack path → its object ids
   private readonly handles = new Map<string, fsp.FileHandle>();
-  private readonly mine: string;
 
   constructor(gitdir: string) {
     this.dir = join(gitdir, 'objects', 'pack');
-    this.mine = join(gitdir, 'lodestone', 'packs');
   }
 
   /** Packs written since the last consolidation. */
@@ -124,7 +122,7 @@ export class PackSet {
         const [idx, stat] = await Promise.all([fsp.readFile(pack.slice(0, -5) + '.idx'), fsp.stat(pack)]);
         const items = readIndex(idx, stat.size);
         for (const item of items) if (!this.locations.has(item.id)) this.locations.set(item.id, { pack, offset: item.offset, end: item.end });
-        this.loaded.set(pack, items.length);
+        this.loaded.set(pack, items.map((item) => item.id));
       } catch {
         // a pack being replaced under us: the next rescan sees the new state
       }
@@ -132,7 +130,7 @@ export class PackSet {
   }
 
   private forget(pack: string): void {
-    for (const [id, location] of this.locations) if (location.pack === pack) this.locations.delete(id);
+    for (const id of this.loaded.get(pack) ?? []) if (this.locations.get(id)?.pack === pack) this.locations.delete(id);
     this.loaded.delete(pack);
     const handle = this.handles.get(pack);
     this.handles.delete(pack);
@@ -209,38 +207,43 @@ export class PackSet {
     await fsp.rename(idxTmp, join(this.dir, `${name}.idx`));
     await fsyncDirectory(this.dir);
     entries.forEach((entry, i) => this.locations.set(entry.id, { pack: packPath, offset: offsets[i]!, end: offsets[i]! + entry.raw.length }));
-    this.loaded.set(packPath, entries.length);
-    await fsp.appendFile(this.mine, `${name}\n`);
+    this.loaded.set(packPath, entries.map((entry) => entry.id));
     this.written++;
     return packPath;
   }
 
   /**
-   * Merges this process's small packs into one when there are more than `limit` of them: their
-   * entries are copied as they are, the merged pack is made durable, then the small ones go.
+   * Merges small packs of whole objects (the kind a write batch makes) once there are more than
+   * `limit` of them: their entries are copied as they are, the merged pack is made durable, then
+   * the small ones go. A pack holding delta entries (git's own repacking) is left alone.
    */
-  async consolidate(tmpdir: string, limit = 64, smallBytes = 16 * 1024 * 1024): Promise<boolean> {
-    const listed = (await fsp.readFile(this.mine, 'utf8').catch(() => '')).split('\n').filter(Boolean);
-    const small: string[] = [];
-    for (const name of new Set(listed)) {
-      const pack = join(this.dir, `${name}.pack`);
-      const stat = await fsp.stat(pack).catch(() => undefined);
-      if (stat && stat.size < smallBytes && this.loaded.has(pack)) small.push(pack);
-    }
+  async consolidate(tmpdir: string, limit = 32, smallBytes = 4 * 1024 * 1024): Promise<boolean> {
     this.written = 0;
+    const small: string[] = [];
+    for (const pack of this.loaded.keys()) {
+      const stat = await fsp.stat(pack).catch(() => undefined);
+      if (stat && stat.size < smallBytes) small.push(pack);
+    }
     if (small.length <= limit) return false;
     const entries: Entry[] = [];
-    const chosen = new Set(small);
-    for (const [id, location] of [...this.locations]) {
-      if (chosen.has(location.pack)) entries.push({ id, raw: await this.rawEntry(location) });
-    }
-    const merged = await this.write(entries, tmpdir);
-    const keep = listed.filter((name) => !small.includes(join(this.dir, `${name}.pack`)));
-    const tmp = join(tmpdir, `packs-${randomBytes(4).toString('hex')}`);
-    await fsp.writeFile(tmp, [...keep, basename(merged, '.pack')].join('\n') + '\n');
-    await fsp.rename(tmp, this.mine);
+    const merged: string[] = [];
+    const seen = new Set<string>();
     for (const pack of small) {
-      if (pack === merged) continue;
+      const mine: Entry[] = [];
+      for (const id of this.loaded.get(pack) ?? []) {
+        const location = this.locations.get(id);
+        if (!location || location.pack !== pack || seen.has(id)) continue;
+        mine.push({ id, raw: await this.rawEntry(location) });
+      }
+      if (mine.some((entry) => !TYPE_NAMES[(entry.raw[0]! >> 4) & 7])) continue; // deltas: git's pack
+      for (const entry of mine) seen.add(entry.id);
+      entries.push(...mine);
+      merged.push(pack);
+    }
+    if (merged.length <= 1) return false;
+    const target = await this.write(entries, tmpdir);
+    for (const pack of merged) {
+      if (pack === target) continue;
       this.forget(pack);
       await fsp.rm(pack.slice(0, -5) + '.idx', { force: true });
       await fsp.rm(pack, { force: true });
