@@ -6,7 +6,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { GitStore, type Identity } from '../src/store/git-store.js';
-import { blobObject } from '../src/store/objects.js';
 import type { DocumentFile } from './documents.js';
 
 export const BENCH_AUTHOR: Identity = { name: 'Bench', email: 'bench@lodestone.invalid' };
@@ -54,20 +53,13 @@ export async function commitCount(dir: string): Promise<number> {
   return Number(await git(dir, ['rev-list', '--count', 'HEAD']));
 }
 
-/** Blobs go down in chunks before the one big write (see buildRepo). */
-const BLOB_CHUNK = 500;
 
 /**
  * A new repository at `dir` whose one commit holds `documents`: a single `store.write()` with every
- * document as a change. Its blobs are stored first, in chunks, through the same ObjectStore (the
- * write then skips them): one write of 20,000 new blobs opens them all at once and fails with
- * EMFILE (see the report). Returns the commit and the time the single write took.
+ * document as a change (one pack). Returns the commit and the time the single write took.
  */
 export async function buildRepo(dir: string, documents: readonly DocumentFile[]): Promise<{ head: string; writeMs: number }> {
   const store = await GitStore.open({ dir });
-  for (let i = 0; i < documents.length; i += BLOB_CHUNK) {
-    await store.objects.write(documents.slice(i, i + BLOB_CHUNK).map((d) => blobObject(d.bytes)));
-  }
   const start = performance.now();
   const head = await store.write({
     changes: documents.map((d) => ({ path: d.path, bytes: d.bytes })),
@@ -76,6 +68,7 @@ export async function buildRepo(dir: string, documents: readonly DocumentFile[])
   });
   const writeMs = performance.now() - start;
   if (!head) throw new Error('the initial import made no commit');
+  await store.close(); // background pack merging done before the repository is copied
   return { head, writeMs };
 }
 
@@ -97,6 +90,7 @@ export async function extendHistory(dir: string, updates: readonly DocumentFile[
     );
     if (commits.some((c) => c === undefined)) throw new Error('a history write made no commit');
   }
+  await store.close();
 }
 
 export function gitdirOf(dir: string): string {
