@@ -48,6 +48,20 @@ export function commitCount(dir: string): number {
   }
 }
 
+/** The commit id HEAD of the repository at `dir` points to. */
+export function headOf(dir: string): string {
+  return git(dir, 'rev-parse', 'HEAD').trim();
+}
+
+/** The stored file of document `documentPath` (`a/b/` → `graphs/a/b.nt`) at HEAD in `dir`, or undefined. */
+export function fileAtHead(dir: string, documentPath: string): string | undefined {
+  try {
+    return git(dir, 'show', `HEAD:graphs/${documentPath.slice(0, -1)}.nt`);
+  } catch {
+    return undefined;
+  }
+}
+
 export function nt(text: string): Quad[] {
   return parseRdf(text);
 }

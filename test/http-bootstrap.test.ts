@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Quad } from '@rdfjs/types';
@@ -16,7 +15,7 @@ import { serveOptions } from '../src/config.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 import { commitCount, git, removeTempDirs, tempDir } from './helpers.js';
-import { freePort, type Response } from './http-helpers.js';
+import { freePort, sendRequest, type Response } from './http-helpers.js';
 
 const RDF_TYPE = ns.rdf + 'type';
 
@@ -59,21 +58,7 @@ async function stopCli(cli: Cli): Promise<number | null> {
 }
 
 function send(url: string, options: { method?: string; pem?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      url,
-      { method: options.method ?? 'GET', headers: options.headers, rejectUnauthorized: false, agent: false, ...(options.pem ? { cert: options.pem, key: options.pem } : {}) },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    if (options.body !== undefined) req.write(options.body);
-    req.end();
-  });
+  return sendRequest(url, { method: options.method ?? 'GET', headers: options.headers, rejectUnauthorized: false, agent: false, ...(options.pem ? { cert: options.pem, key: options.pem } : {}) }, options.body);
 }
 
 const ntriples = { Accept: 'application/n-triples' };

@@ -6,14 +6,10 @@
  * unknown methods. Every refusal is the RDF error of SPEC §2.4 and leaves git as it was.
  */
 import assert from 'node:assert/strict';
-import { STATUS_CODES } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
-import type { Quad } from '@rdfjs/types';
-import oxigraph from 'oxigraph';
 import { ns } from '../src/rdf/namespaces.js';
-import { commitCount, git, removeTempDirs } from './helpers.js';
-import { startServer, turtle, type RequestOptions, type Response, type TestServer } from './http-helpers.js';
+import { commitCount, git, headOf, removeTempDirs } from './helpers.js';
+import { assertRdfError, header, sendRequest, startServer, turtle, type RequestOptions, type Response, type TestServer } from './http-helpers.js';
 
 after(removeTempDirs);
 
@@ -32,59 +28,13 @@ before(async () => {
 });
 after(() => s.close());
 
-function head(repo = dir): string {
-  return git(repo, 'rev-parse', 'HEAD').trim();
-}
-
-function header(res: Response, name: string): string | undefined {
-  const value = res.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
 function methodsOf(allow: string | undefined): string[] {
   return (allow ?? '').split(',').map((m) => m.trim()).filter(Boolean);
 }
 
-/**
- * The response is the RDF error resource of SPEC §2.4 with `status`, in the negotiated format
- * (`format`, Turtle by default); returns its title.
- */
-function assertRdfError(res: Response, status: number, format = 'text/turtle'): string {
-  assert.equal(res.status, status, res.body);
-  assert.equal((header(res, 'content-type') ?? '').split(';')[0], format);
-  const quads = oxigraph.parse(res.body, { format, base_iri: s.base }) as unknown as Quad[];
-  const typed = quads.filter((q) => q.predicate.value === ns.rdf + 'type' && q.object.value === ns.http + 'Response');
-  assert.equal(typed.length, 1, res.body);
-  const subject = typed[0]!.subject;
-  assert.equal(subject.termType, 'BlankNode');
-  const values = (p: string) => quads.filter((q) => q.subject.termType === 'BlankNode' && q.subject.value === subject.value && q.predicate.value === p).map((q) => q.object);
-  const [code] = values(ns.http + 'statusCodeValue');
-  assert.equal(code?.value, String(status));
-  assert.equal(code?.termType === 'Literal' && code.datatype.value, ns.xsd + 'long', `${format}: http:statusCodeValue is an xsd:long`);
-  assert.equal(values(ns.http + 'reasonPhrase')[0]?.value, STATUS_CODES[status]);
-  const sc = values(ns.http + 'sc')[0];
-  assert.ok(sc?.termType === 'NamedNode' && sc.value.startsWith(ns.sc), `http:sc is ${sc?.value}`);
-  const title = values(ns.dct + 'title')[0]?.value ?? '';
-  assert.ok(title.length > 0, 'the error has a dct:title');
-  return title;
-}
-
 /** A request whose path is sent byte for byte (the WHATWG URL parser would resolve `%2E%2E` and `//x`). */
 function rawRequest(method: string, path: string, options: Omit<RequestOptions, 'as' | 'localAddress'> = {}): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      { host: 'localhost', port: s.port, path, method, headers: options.headers, cert: s.ownerPem, key: s.ownerPem, rejectUnauthorized: false, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    if (options.body !== undefined) req.write(options.body);
-    req.end();
-  });
+  return sendRequest({ host: 'localhost', port: s.port, path, method, headers: options.headers, cert: s.ownerPem, key: s.ownerPem, rejectUnauthorized: false, agent: false }, {}, options.body);
 }
 
 async function etagOf(path: string): Promise<string> {
@@ -112,7 +62,7 @@ function lsTree(repo: string, ...paths: string[]): string[] {
 
 describe('SPEC §7.1: the root document cannot be deleted', () => {
   it('answers 405 with an Allow header without DELETE, with or without a precondition, and HEAD did not move', async () => {
-    const before = head();
+    const before = headOf(dir);
     for (const options of [write('DELETE'), write('DELETE', await etagOf('/'))]) {
       const res = await s.request('DELETE', '/', options);
       assertRdfError(res, 405);
@@ -120,7 +70,7 @@ describe('SPEC §7.1: the root document cannot be deleted', () => {
       assert.ok(allow.includes('GET'), `Allow: ${header(res, 'allow')}`);
       assert.ok(!allow.includes('DELETE'), `Allow: ${header(res, 'allow')}`);
     }
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
     assert.deepEqual(lsTree(dir, 'graphs/root.nt'), ['graphs/root.nt']);
   });
 });
@@ -131,7 +81,7 @@ describe('SPEC §7.2: the owner’s and secretary’s agent documents cannot be 
       const path = `/admin/${s.running.agents[agent].documentPath}`;
       const file = `graphs/${s.running.agents[agent].documentPath.slice(0, -1)}.nt`;
       const stored = git(adminDir, 'cat-file', 'blob', `HEAD:${file}`);
-      const before = head(adminDir);
+      const before = headOf(adminDir);
       const count = commitCount(adminDir);
       const tag = await etagOf(path);
       for (const method of WRITE_METHODS) {
@@ -145,7 +95,7 @@ describe('SPEC §7.2: the owner’s and secretary’s agent documents cannot be 
           }
         }
       }
-      assert.equal(head(adminDir), before, 'HEAD of the admin repository did not move');
+      assert.equal(headOf(adminDir), before, 'HEAD of the admin repository did not move');
       assert.equal(commitCount(adminDir), count);
       assert.equal(git(adminDir, 'cat-file', 'blob', `HEAD:${file}`), stored);
       assert.equal(await etagOf(path), tag);
@@ -155,22 +105,22 @@ describe('SPEC §7.2: the owner’s and secretary’s agent documents cannot be 
 
 describe('SPEC §2.1, §7.3: a document is created only in an existing container', () => {
   it('answers 422 naming the missing parent, and creates nothing', async () => {
-    const before = head();
+    const before = headOf(dir);
     const res = await s.request('PUT', '/missing/child/', { headers: turtle, body: '' });
     const title = assertRdfError(res, 422);
     assert.ok(title.includes(`${s.base}missing/`), `the error names the missing parent: ${title}`);
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
     assert.deepEqual(lsTree(dir, 'graphs/missing', 'graphs/missing.nt'), []);
     assert.equal((await s.request('GET', '/missing/child/')).status, 404);
   });
 
   it('answers 422 to a child of an item (not a container), and creates nothing', async () => {
     await create('/an-item/');
-    const before = head();
+    const before = headOf(dir);
     const res = await s.request('PUT', '/an-item/child/', { headers: turtle, body: '' });
     const title = assertRdfError(res, 422);
     assert.ok(title.includes(`${s.base}an-item/`), `the error names the parent: ${title}`);
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
     assert.deepEqual(lsTree(dir, 'graphs/an-item'), []);
   });
 
@@ -186,10 +136,10 @@ describe('deleting a container that still has children', () => {
   it('answers 409 and changes nothing; deleting the child and then the container works', async () => {
     await create('/parent/', true);
     await create('/parent/kid/');
-    const before = head();
+    const before = headOf(dir);
     const conflict = await s.request('DELETE', '/parent/', { headers: { 'If-Match': await etagOf('/parent/') } });
     assertRdfError(conflict, 409);
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
     assert.deepEqual(lsTree(dir, 'graphs/parent.nt', 'graphs/parent'), ['graphs/parent.nt', 'graphs/parent/kid.nt']);
 
     const count = commitCount(dir);
@@ -207,7 +157,7 @@ describe('deleting a container that still has children', () => {
 
 describe('SPEC §7: missing documents', () => {
   it('answers 404 to GET, DELETE, POST and PATCH of a missing document, and commits nothing', async () => {
-    const before = head();
+    const before = headOf(dir);
     for (const method of ['GET', 'DELETE', 'POST', 'PATCH']) {
       const res = await s.request(method, '/nowhere/', write(method));
       assertRdfError(res, 404);
@@ -216,7 +166,7 @@ describe('SPEC §7: missing documents', () => {
       const res = await s.request(method, '/nowhere/', write(method, '"some-etag"'));
       assertRdfError(res, 404);
     }
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
     assert.deepEqual(lsTree(dir, 'graphs/nowhere.nt'), []);
   });
 });
@@ -224,7 +174,7 @@ describe('SPEC §7: missing documents', () => {
 describe('SPEC §4.1: trailing slashes are enforced with 308', () => {
   it('redirects GET, HEAD, PUT, POST, PATCH and DELETE to the slashed URL, keeping the query string, and commits nothing', async () => {
     await create('/slashed/', true);
-    const before = head();
+    const before = headOf(dir);
     for (const method of ['GET', 'HEAD', ...WRITE_METHODS]) {
       for (const [path, target] of [
         ['/slashed?x=1&y=a%20b', `${s.base}slashed/?x=1&y=a%20b`],
@@ -236,7 +186,7 @@ describe('SPEC §4.1: trailing slashes are enforced with 308', () => {
         assert.equal(header(res, 'location'), target, `${method} ${path}`);
       }
     }
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
     assert.deepEqual(lsTree(dir, 'graphs/absent.nt', 'graphs/slashed'), []);
   });
 
@@ -270,21 +220,21 @@ describe('malformed document URIs (DESIGN.md, "Document ↔ file")', () => {
   ];
 
   it('answers 400 to GET and PUT of each, and commits nothing', async () => {
-    const before = head();
+    const before = headOf(dir);
     for (const path of malformed) {
       for (const method of ['GET', 'PUT']) {
         const res = await rawRequest(method, path, method === 'PUT' ? { headers: turtle, body: '' } : {});
         assertRdfError(res, 400);
       }
     }
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
   });
 
   it('answers 400 to a // path in the admin dataspace too', async () => {
-    const before = head(adminDir);
+    const before = headOf(adminDir);
     const res = await s.request('PUT', '/admin/acl//x/', { headers: turtle, body: '' });
     assertRdfError(res, 400);
-    assert.equal(head(adminDir), before);
+    assert.equal(headOf(adminDir), before);
   });
 
   it('still accepts percent-encoded characters that make a safe name, and maps them to one file', async () => {
@@ -297,7 +247,7 @@ describe('malformed document URIs (DESIGN.md, "Document ↔ file")', () => {
 describe('indirect graph identification (DESIGN.md) is not supported', () => {
   it('answers 400 to ?graph=<uri> on GET, PUT, POST and DELETE, telling the client to use the graph’s URL, and commits nothing', async () => {
     await create('/direct/');
-    const before = head();
+    const before = headOf(dir);
     const graph = encodeURIComponent(`${s.base}direct/`);
     for (const method of ['GET', 'PUT', 'POST', 'DELETE']) {
       for (const path of [`/?graph=${graph}`, `/direct/?graph=${graph}`]) {
@@ -306,14 +256,14 @@ describe('indirect graph identification (DESIGN.md) is not supported', () => {
         assert.match(title, /graph/i, title);
       }
     }
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
   });
 });
 
 describe('anonymous agents may read but not write (until access control lands)', () => {
   it('answers 403 with the RDF body to anonymous PUT, POST, PATCH and DELETE, and commits nothing', async () => {
     await create('/guarded/');
-    const before = head();
+    const before = headOf(dir);
     const tag = await etagOf('/guarded/');
     for (const method of WRITE_METHODS) {
       for (const path of ['/guarded/', '/anonymous-new/']) {
@@ -321,7 +271,7 @@ describe('anonymous agents may read but not write (until access control lands)',
         assertRdfError(res, 403);
       }
     }
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
     assert.deepEqual(lsTree(dir, 'graphs/anonymous-new.nt'), []);
   });
 });
@@ -374,7 +324,7 @@ describe('OPTIONS, CORS and unknown methods', () => {
   });
 
   it('answers 405 with Allow to an unsupported method, and commits nothing', async () => {
-    const before = head();
+    const before = headOf(dir);
     for (const method of ['PROPFIND', 'MKCOL', 'COPY']) {
       const res = await s.request(method, '/options/');
       assertRdfError(res, 405);
@@ -382,14 +332,14 @@ describe('OPTIONS, CORS and unknown methods', () => {
       for (const m of ['GET', 'PUT', 'POST', 'PATCH', 'DELETE']) assert.ok(allow.includes(m), `${method}: Allow: ${header(res, 'allow')}`);
       assert.ok(!allow.includes(method));
     }
-    assert.equal(head(), before);
+    assert.equal(headOf(dir), before);
   });
 });
 
 describe('SPEC §7: errors are RDF in the requested format (SPEC §2.4)', () => {
   it('serialises an error as N-Triples when asked', async () => {
     const res = await s.request('GET', '/nowhere/', { headers: { Accept: 'application/n-triples' } });
-    assertRdfError(res, 404, 'application/n-triples');
+    assertRdfError(res, 404, { format: 'application/n-triples' });
   });
 
   it('falls back to Turtle when the Accept is not an RDF type (406 for a document)', async () => {
@@ -401,7 +351,7 @@ describe('SPEC §7: errors are RDF in the requested format (SPEC §2.4)', () => 
   for (const format of ['application/rdf+xml', 'application/ld+json']) {
     it(`keeps http:statusCodeValue an xsd:long in ${format}`, async () => {
       const res = await s.request('GET', '/nowhere/', { headers: { Accept: format } });
-      assertRdfError(res, 404, format);
+      assertRdfError(res, 404, { format });
     });
   }
 });

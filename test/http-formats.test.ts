@@ -8,9 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Quad } from '@rdfjs/types';
 import oxigraph from 'oxigraph';
 import { canonicalNTriples } from '../src/rdf/canonical.js';
-import { parseRdf } from '../src/rdf/ntriples.js';
-import { commitCount, git, removeTempDirs } from './helpers.js';
-import { startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { commitCount, fileAtHead, git, headOf, removeTempDirs } from './helpers.js';
+import { assertRdfError, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
 
 const TURTLE = 'text/turtle';
 const NTRIPLES = 'application/n-triples';
@@ -19,7 +18,6 @@ const JSONLD = 'application/ld+json';
 const RDFPOST = 'application/x-www-form-urlencoded';
 const formats = [TURTLE, NTRIPLES, RDFXML, JSONLD] as const;
 
-const HTTP = 'http://www.w3.org/2011/http#';
 const DCT = 'http://purl.org/dc/terms/';
 const EX = 'http://example.org/ns#';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
@@ -35,28 +33,6 @@ after(async () => {
   await s?.close();
   removeTempDirs();
 });
-
-const head = () => git(dir, 'rev-parse', 'HEAD').trim();
-/** The stored file of document `path` (`a/b/` → `graphs/a/b.nt`) at HEAD, or undefined. */
-function fileAtHead(path: string): string | undefined {
-  try {
-    return git(dir, 'show', `HEAD:graphs/${path.slice(0, -1)}.nt`);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Asserts an error response in the shape of SPEC §2.4 (Turtle by default) and returns its title. */
-function assertRdfError(res: Response, status: number, title?: RegExp): string {
-  assert.equal(res.status, status, `expected ${status}, got ${res.status}: ${res.body}`);
-  assert.match(String(res.headers['content-type']), /^text\/turtle/);
-  const quads = parseRdf(res.body, { format: 'text/turtle' });
-  assert.ok(quads.some((q) => q.predicate.value === HTTP + 'statusCodeValue' && q.object.value === String(status) && q.object.termType === 'Literal' && q.object.datatype.value === XSD + 'long'), res.body);
-  assert.ok(quads.some((q) => q.predicate.value === 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type' && q.object.value === HTTP + 'Response'), res.body);
-  const text = quads.find((q) => q.predicate.value === DCT + 'title')?.object.value ?? '';
-  if (title) assert.match(text, title);
-  return text;
-}
 
 /** The client triples of a representation (server metadata about the document URL left out), canonical. */
 async function clientGraph(text: string, mediaType: string, doc: string): Promise<string> {
@@ -160,7 +136,7 @@ describe('document endpoints (SPEC §4.1 table)', () => {
 
   it('GET of a missing document is 404 with an RDF error body, and Vary: Accept', async () => {
     const res = await s.request('GET', 'no-such-document/');
-    assertRdfError(res, 404, /no-such-document/);
+    assertRdfError(res, 404, { title: /no-such-document/ });
     assert.match(String(res.headers.vary), /\bAccept\b/i);
   });
 
@@ -180,14 +156,14 @@ describe('document endpoints (SPEC §4.1 table)', () => {
     assert.equal(created.headers.etag, await etagOf('put-doc/'), 'the ETag of the 201 is the one GET gives');
     assert.equal(commitCount(dir), before + 1);
     assert.equal(git(dir, 'log', '-1', '--format=%s').trim(), `PUT ${s.base}put-doc/`);
-    assert.match(fileAtHead('put-doc/')!, new RegExp(`<${s.base}put-doc/#this> <${DCT}title> "First" \\.`));
+    assert.match(fileAtHead(dir, 'put-doc/')!, new RegExp(`<${s.base}put-doc/#this> <${DCT}title> "First" \\.`));
 
     const replaced = await s.request('PUT', 'put-doc/', { headers: { ...turtle, 'If-Match': String(created.headers.etag) }, body: '<#this> <http://purl.org/dc/terms/title> "Second" .' });
     assert.equal(replaced.status, 200, replaced.body);
     assert.notEqual(replaced.headers.etag, created.headers.etag);
     assert.equal(replaced.headers.etag, await etagOf('put-doc/'));
     assert.equal(commitCount(dir), before + 2);
-    const file = fileAtHead('put-doc/')!;
+    const file = fileAtHead(dir, 'put-doc/')!;
     assert.match(file, /"Second"/);
     assert.doesNotMatch(file, /"First"/, 'PUT replaces the client triples');
   });
@@ -195,104 +171,104 @@ describe('document endpoints (SPEC §4.1 table)', () => {
   it('an empty Turtle body creates an item with only the server metadata', async () => {
     const res = await s.request('PUT', 'empty-item/', { headers: turtle, body: '' });
     assert.equal(res.status, 201, res.body);
-    const file = fileAtHead('empty-item/')!;
+    const file = fileAtHead(dir, 'empty-item/')!;
     assert.match(file, new RegExp(`<${s.base}empty-item/> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Item> \\.`));
     assert.match(file, new RegExp(`<${s.base}empty-item/> <http://rdfs.org/sioc/ns#has_container> <${s.base}> \\.`));
   });
 
   it('POST appends with If-Match and answers 204 with the new ETag, in one commit', async () => {
     const created = await put('post-doc/', '<#this> <http://purl.org/dc/terms/title> "Kept" .');
-    const before = head();
+    const before = headOf(dir);
     const res = await s.request('POST', 'post-doc/', { headers: { ...turtle, 'If-Match': String(created.headers.etag) }, body: '<#this> <http://purl.org/dc/terms/description> "Added" .' });
     assert.equal(res.status, 204, res.body);
     assert.equal(res.body, '');
     assert.ok(res.headers.etag && res.headers.etag !== created.headers.etag);
     assert.equal(res.headers.etag, await etagOf('post-doc/'));
     assert.equal(git(dir, 'rev-parse', 'HEAD~1').trim(), before, 'exactly one new commit');
-    const file = fileAtHead('post-doc/')!;
+    const file = fileAtHead(dir, 'post-doc/')!;
     assert.match(file, /"Kept"/);
     assert.match(file, /"Added"/);
   });
 
   it('POST to a missing document is 404 and commits nothing', async () => {
-    const before = head();
+    const before = headOf(dir);
     assertRdfError(await s.request('POST', 'post-missing/', { headers: turtle, body: '<#this> <http://purl.org/dc/terms/title> "x" .' }), 404);
-    assert.equal(head(), before);
-    assert.equal(fileAtHead('post-missing/'), undefined);
+    assert.equal(headOf(dir), before);
+    assert.equal(fileAtHead(dir, 'post-missing/'), undefined);
   });
 
   it('PUT and POST with an unsupported or missing Content-Type are 415, and nothing changes', async () => {
     const created = await put('unsupported/', '<#this> <http://purl.org/dc/terms/title> "Same" .');
-    const before = head();
-    const file = fileAtHead('unsupported/');
+    const before = headOf(dir);
+    const file = fileAtHead(dir, 'unsupported/');
     const body = '<#this> <http://purl.org/dc/terms/title> "Other" .';
     const ifMatch = { 'If-Match': String(created.headers.etag) };
-    assertRdfError(await s.request('PUT', 'unsupported/', { headers: { 'Content-Type': 'text/plain', ...ifMatch }, body }), 415, /text\/plain/);
+    assertRdfError(await s.request('PUT', 'unsupported/', { headers: { 'Content-Type': 'text/plain', ...ifMatch }, body }), 415, { title: /text\/plain/ });
     assertRdfError(await s.request('PUT', 'unsupported/', { headers: ifMatch, body }), 415);
     assertRdfError(await s.request('POST', 'unsupported/', { headers: { 'Content-Type': 'text/plain', ...ifMatch }, body }), 415);
     assertRdfError(await s.request('PUT', 'unsupported-new/', { headers: { 'Content-Type': 'application/json' }, body: '{}' }), 415);
     assertRdfError(await s.request('PUT', 'unsupported-new/', { headers: { 'Content-Type': 'application/sparql-update' }, body: 'INSERT DATA {}' }), 415);
-    assert.equal(head(), before);
-    assert.equal(fileAtHead('unsupported/'), file);
-    assert.equal(fileAtHead('unsupported-new/'), undefined);
+    assert.equal(headOf(dir), before);
+    assert.equal(fileAtHead(dir, 'unsupported/'), file);
+    assert.equal(fileAtHead(dir, 'unsupported-new/'), undefined);
   });
 
   it('a 415 for a missing Content-Type says that the request has none', async () => {
-    const before = head();
+    const before = headOf(dir);
     const title = assertRdfError(await s.request('PUT', 'no-content-type/', { body: '<#this> <http://purl.org/dc/terms/title> "x" .' }), 415);
     assert.match(title, /no Content-Type/, `a clear message, not "${title}"`);
-    assert.equal(head(), before);
+    assert.equal(headOf(dir), before);
   });
 
   it('an RDF syntax error is 400 with the line in the message, and nothing changes', async () => {
-    const before = head();
+    const before = headOf(dir);
     const broken = '@prefix dct: <http://purl.org/dc/terms/> .\n<#this> dct:title "ok" .\n<#this> dct:title "unterminated ;\n<#that> dct:title "x" .\n';
-    assertRdfError(await s.request('PUT', 'syntax-ttl/', { headers: turtle, body: broken }), 400, /line 3/);
+    assertRdfError(await s.request('PUT', 'syntax-ttl/', { headers: turtle, body: broken }), 400, { title: /line 3/ });
     const brokenNt = `<${s.base}syntax-nt/#a> <${DCT}title> "ok" .\n<${s.base}syntax-nt/#a> <${DCT}title> bad .\n`;
-    assertRdfError(await s.request('PUT', 'syntax-nt/', { headers: { 'Content-Type': NTRIPLES }, body: brokenNt }), 400, /line 2/);
-    assertRdfError(await s.request('PUT', 'syntax-xml/', { headers: { 'Content-Type': RDFXML }, body: '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description' }), 400, /rdf\+xml/);
-    assertRdfError(await s.request('PUT', 'syntax-json/', { headers: { 'Content-Type': JSONLD }, body: '{"@id": "#this", ' }), 400, /ld\+json/);
-    assertRdfError(await s.request('PUT', 'syntax-post/', { headers: { 'Content-Type': RDFPOST }, body: 'su=%23this&pu=x' }), 400, /RDF\/POST/);
+    assertRdfError(await s.request('PUT', 'syntax-nt/', { headers: { 'Content-Type': NTRIPLES }, body: brokenNt }), 400, { title: /line 2/ });
+    assertRdfError(await s.request('PUT', 'syntax-xml/', { headers: { 'Content-Type': RDFXML }, body: '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description' }), 400, { title: /rdf\+xml/ });
+    assertRdfError(await s.request('PUT', 'syntax-json/', { headers: { 'Content-Type': JSONLD }, body: '{"@id": "#this", ' }), 400, { title: /ld\+json/ });
+    assertRdfError(await s.request('PUT', 'syntax-post/', { headers: { 'Content-Type': RDFPOST }, body: 'su=%23this&pu=x' }), 400, { title: /RDF\/POST/ });
     // A POST with broken Turtle to an existing document changes nothing either.
     const created = await put('syntax-existing/', '<#this> <http://purl.org/dc/terms/title> "Intact" .');
-    const file = fileAtHead('syntax-existing/');
-    const mid = head();
-    assertRdfError(await s.request('POST', 'syntax-existing/', { headers: { ...turtle, 'If-Match': String(created.headers.etag) }, body: '<#this> <x:p> "a" .\n<#this> <x:p' }), 400, /line 2/);
-    assert.equal(head(), mid);
-    assert.equal(fileAtHead('syntax-existing/'), file);
-    for (const path of ['syntax-ttl/', 'syntax-nt/', 'syntax-xml/', 'syntax-json/', 'syntax-post/']) assert.equal(fileAtHead(path), undefined);
+    const file = fileAtHead(dir, 'syntax-existing/');
+    const mid = headOf(dir);
+    assertRdfError(await s.request('POST', 'syntax-existing/', { headers: { ...turtle, 'If-Match': String(created.headers.etag) }, body: '<#this> <x:p> "a" .\n<#this> <x:p' }), 400, { title: /line 2/ });
+    assert.equal(headOf(dir), mid);
+    assert.equal(fileAtHead(dir, 'syntax-existing/'), file);
+    for (const path of ['syntax-ttl/', 'syntax-nt/', 'syntax-xml/', 'syntax-json/', 'syntax-post/']) assert.equal(fileAtHead(dir, path), undefined);
     assert.equal(git(dir, 'rev-list', '--count', `${before}..HEAD`).trim(), '1', 'only the PUT of syntax-existing/ committed');
   });
 
   it('PUT outside an existing container is 422 (SPEC §2.1), and nothing changes', async () => {
-    const before = head();
-    assertRdfError(await s.request('PUT', 'no-parent/child/', { headers: turtle, body: '' }), 422, /container/);
-    assert.equal(head(), before);
+    const before = headOf(dir);
+    assertRdfError(await s.request('PUT', 'no-parent/child/', { headers: turtle, body: '' }), 422, { title: /container/ });
+    assert.equal(headOf(dir), before);
   });
 
   it('a document URL without its trailing slash is redirected with 308, keeping the query', async () => {
-    const before = head();
+    const before = headOf(dir);
     const res = await s.request('PUT', 'no-slash', { headers: turtle, body: '' });
     assert.equal(res.status, 308);
     assert.equal(res.headers.location, `${s.base}no-slash/`);
     const get = await s.request('GET', 'no-slash?accept=application%2Fn-triples');
     assert.equal(get.status, 308);
     assert.equal(get.headers.location, `${s.base}no-slash/?accept=application%2Fn-triples`);
-    assert.equal(head(), before);
+    assert.equal(headOf(dir), before);
   });
 
   it('DELETE with If-Match answers 204 and removes the file in git; the root cannot be deleted (405)', async () => {
     const created = await put('to-delete/', '');
     const res = await s.request('DELETE', 'to-delete/', { headers: { 'If-Match': String(created.headers.etag) } });
     assert.equal(res.status, 204, res.body);
-    assert.equal(fileAtHead('to-delete/'), undefined);
+    assert.equal(fileAtHead(dir, 'to-delete/'), undefined);
     assert.equal(git(dir, 'log', '-1', '--format=%s').trim(), `DELETE ${s.base}to-delete/`);
     assertRdfError(await s.request('GET', 'to-delete/'), 404);
-    const before = head();
+    const before = headOf(dir);
     const root = await s.request('DELETE', '', { headers: { 'If-Match': await etagOf('') } });
     assertRdfError(root, 405);
     assert.ok(root.headers.allow, 'a 405 carries Allow');
-    assert.equal(head(), before);
+    assert.equal(headOf(dir), before);
   });
 });
 
@@ -307,7 +283,7 @@ describe('round trips through every format', () => {
       await put(path, bodies[source](doc), source);
       assert.equal(commitCount(dir), before + 1);
       // the source of truth: the canonical file in git holds exactly these client triples
-      assert.equal(await clientGraph(fileAtHead(path)!, NTRIPLES, doc), expected);
+      assert.equal(await clientGraph(fileAtHead(dir, path)!, NTRIPLES, doc), expected);
       for (const target of formats) {
         const res = await s.request('GET', path, { headers: { Accept: target } });
         assert.equal(res.status, 200);
@@ -381,16 +357,16 @@ describe('relative IRIs', () => {
       const path = `relative-${name}/`;
       const doc = s.base + path;
       await put(path, body, type);
-      const file = fileAtHead(path)!;
+      const file = fileAtHead(dir, path)!;
       assert.ok(file.includes(`<${doc}#this> <${DCT}title> "Relative" .\n`), file);
       assert.ok(file.includes(`<${doc}#this> <${EX}link> <${doc}other/> .\n`), file);
     });
   }
 
   it('N-Triples with a relative IRI is a 400 and creates nothing', async () => {
-    const before = head();
-    assertRdfError(await s.request('PUT', 'relative-nt/', { headers: { 'Content-Type': NTRIPLES }, body: '<#this> <http://purl.org/dc/terms/title> "Relative" .\n' }), 400, /line 1/);
-    assert.equal(head(), before);
+    const before = headOf(dir);
+    assertRdfError(await s.request('PUT', 'relative-nt/', { headers: { 'Content-Type': NTRIPLES }, body: '<#this> <http://purl.org/dc/terms/title> "Relative" .\n' }), 400, { title: /line 1/ });
+    assert.equal(headOf(dir), before);
     assertRdfError(await s.request('GET', 'relative-nt/'), 404);
   });
 });
@@ -432,7 +408,7 @@ describe('RDF/POST (application/x-www-form-urlencoded)', () => {
       TURTLE,
       doc,
     );
-    assert.equal(await clientGraph(fileAtHead(path)!, NTRIPLES, doc), expected);
+    assert.equal(await clientGraph(fileAtHead(dir, path)!, NTRIPLES, doc), expected);
     const got = await s.request('GET', path, { headers: { Accept: NTRIPLES } });
     assert.equal(await clientGraph(got.body, NTRIPLES, doc), expected);
   });
@@ -446,15 +422,15 @@ describe('RDF/POST (application/x-www-form-urlencoded)', () => {
       body: new URLSearchParams([['rdf', ''], ['su', '#this'], ['pu', `${DCT}description`], ['ol', 'More']]).toString(),
     });
     assert.equal(appended.status, 204, appended.body);
-    const file = fileAtHead(path)!;
+    const file = fileAtHead(dir, path)!;
     assert.ok(file.includes(`<${doc}#this> <${DCT}title> "Start" .\n`));
     assert.ok(file.includes(`<${doc}#this> <${DCT}description> "More" .\n`));
-    const before = head();
+    const before = headOf(dir);
     assertRdfError(
       await s.request('POST', path, { headers: { 'Content-Type': RDFPOST, 'If-Match': String(appended.headers.etag) }, body: 'rdf=&su=%23this&zz=1' }),
       400,
-      /unknown field "zz"/,
+      { title: /unknown field "zz"/ },
     );
-    assert.equal(head(), before);
+    assert.equal(headOf(dir), before);
   });
 });

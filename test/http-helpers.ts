@@ -3,11 +3,15 @@
  * bootstrapped certificates, and a small client that speaks as the owner, the secretary or
  * anonymously (or with any PEM) over real TLS. One server per test file.
  */
-import { request as httpsRequest, Agent } from 'node:https';
-import { request as httpRequest } from 'node:http';
+import assert from 'node:assert/strict';
+import { request as httpsRequest, Agent, type RequestOptions as HttpsRequestOptions } from 'node:https';
+import { request as httpRequest, STATUS_CODES, type IncomingMessage } from 'node:http';
 import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
+import type { Quad } from '@rdfjs/types';
+import oxigraph from 'oxigraph';
 import { serveConfig } from '../src/config.js';
+import { ns } from '../src/rdf/namespaces.js';
 import { serve, type Running } from '../src/server.js';
 import { tempDir } from './helpers.js';
 
@@ -49,6 +53,29 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Sends one request and collects the whole response (body as UTF-8). `target` and `options` are
+ * those of `https.request` (a target given as options is sent as is, path byte for byte); plain
+ * HTTP is used when the protocol (of `options`, else of the URL) is `http:`.
+ */
+export function sendRequest(target: string | URL | HttpsRequestOptions, options: HttpsRequestOptions = {}, body?: string | Buffer): Promise<Response> {
+  const url = typeof target === 'string' ? new URL(target) : target instanceof URL ? target : undefined;
+  const protocol = options.protocol ?? (url ? url.protocol : (target as HttpsRequestOptions).protocol);
+  const send = protocol === 'http:' ? httpRequest : httpsRequest;
+  return new Promise((resolve, reject) => {
+    const collect = (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    };
+    const req = url ? send(url, options, collect) : send({ ...(target as HttpsRequestOptions), ...options }, collect);
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
 export async function startServer(extraArgs: string[] = [], data = tempDir('server')): Promise<TestServer> {
   const port = await freePort();
   const config = serveConfig(['--data', data, '--port', String(port), '--host', 'localhost', '--no-watch', ...extraArgs]);
@@ -71,27 +98,16 @@ export async function startServer(extraArgs: string[] = [], data = tempDir('serv
     const as = options.as ?? 'owner';
     const pem = as === 'owner' ? ownerPem : as === 'secretary' ? secretaryPem : as === 'anonymous' ? undefined : as.pem;
     const url = new URL(path, config.base);
-    return new Promise((resolve, reject) => {
-      const send = plain ? httpRequest : httpsRequest;
-      const req = send(
-        url,
-        {
-          method,
-          headers: options.headers,
-          ...(plain ? {} : { agent: options.localAddress ? undefined : agentFor(pem), rejectUnauthorized: false, ...(pem ? { cert: pem, key: pem } : {}) }),
-          ...(options.localAddress ? { localAddress: options.localAddress } : {}),
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      if (options.body !== undefined) req.write(options.body);
-      req.end();
-    });
+    return sendRequest(
+      url,
+      {
+        method,
+        headers: options.headers,
+        ...(plain ? {} : { agent: options.localAddress ? undefined : agentFor(pem), rejectUnauthorized: false, ...(pem ? { cert: pem, key: pem } : {}) }),
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      },
+      options.body,
+    );
   };
   return {
     base: config.base,
@@ -110,3 +126,43 @@ export async function startServer(extraArgs: string[] = [], data = tempDir('serv
 }
 
 export const turtle = { 'Content-Type': 'text/turtle' };
+
+/** A response header as one string (repeated values joined with `, `), or undefined. */
+export function header(res: Response, name: string): string | undefined {
+  const value = res.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * Asserts that the response is the RDF error resource of SPEC §2.4 and returns its title: the
+ * status is `status` (or any 4xx / 5xx), the Content-Type is `options.format` (Turtle by default),
+ * and the body holds exactly one blank node of type http:Response with an http:statusCodeValue
+ * (an xsd:long equal to the response's status), the http:reasonPhrase of that status, an http:sc
+ * in the status-codes namespace and a non-empty dct:title (matching `options.title` if given).
+ */
+export function assertRdfError(res: Response, status: number | '4xx' | '5xx', options: { title?: RegExp; format?: string } = {}): string {
+  const body = res.body.slice(0, 2000);
+  if (status === '5xx') assert.ok(res.status >= 500 && res.status < 600, `expected a 5xx, got ${res.status}: ${body}`);
+  else if (status === '4xx') assert.ok(res.status >= 400 && res.status < 500, `expected a 4xx, got ${res.status}: ${body}`);
+  else assert.equal(res.status, status, `expected ${status}, got ${res.status}: ${body}`);
+  const format = options.format ?? 'text/turtle';
+  const mediaType = (header(res, 'content-type') ?? '').split(';')[0]!.trim();
+  assert.equal(mediaType, format, `the error is ${format}: ${body}`);
+  const quads = oxigraph.parse(res.body, { format: mediaType, base_iri: 'https://localhost/' }) as unknown as Quad[];
+  const typed = quads.filter((q) => q.predicate.value === ns.rdf + 'type' && q.object.value === ns.http + 'Response');
+  assert.equal(typed.length, 1, `the error is one http:Response: ${body}`);
+  const subject = typed[0]!.subject;
+  assert.equal(subject.termType, 'BlankNode', 'the http:Response is a blank node');
+  const values = (p: string) => quads.filter((q) => q.subject.termType === 'BlankNode' && q.subject.value === subject.value && q.predicate.value === p).map((q) => q.object);
+  const [code] = values(ns.http + 'statusCodeValue');
+  assert.ok(code, `the error has http:statusCodeValue: ${body}`);
+  assert.equal(code.value, String(res.status));
+  assert.equal(code.termType === 'Literal' && code.datatype.value, ns.xsd + 'long', `${format}: http:statusCodeValue is an xsd:long`);
+  assert.equal(values(ns.http + 'reasonPhrase')[0]?.value, STATUS_CODES[res.status]);
+  const sc = values(ns.http + 'sc')[0];
+  assert.ok(sc?.termType === 'NamedNode' && sc.value.startsWith(ns.sc), `http:sc is ${sc?.value}`);
+  const title = values(ns.dct + 'title')[0]?.value ?? '';
+  assert.ok(title.length > 0, 'the error has a dct:title');
+  if (options.title) assert.match(title, options.title);
+  return title;
+}

@@ -5,14 +5,11 @@
  * write's response, and exactly one winner among concurrent writers quoting one ETag.
  */
 import assert from 'node:assert/strict';
-import { STATUS_CODES } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import type { Quad } from '@rdfjs/types';
-import oxigraph from 'oxigraph';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
-import { commitCount, git, removeTempDirs } from './helpers.js';
-import { startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { commitCount, git, headOf, removeTempDirs } from './helpers.js';
+import { assertRdfError, header, startServer, turtle, type TestServer } from './http-helpers.js';
 
 after(removeTempDirs);
 
@@ -27,39 +24,6 @@ before(async () => {
   dir = s.running.runtimes[0]!.dataspace.store.dir;
 });
 after(() => s.close());
-
-function head(): string {
-  return git(dir, 'rev-parse', 'HEAD').trim();
-}
-
-function header(res: Response, name: string): string | undefined {
-  const value = res.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/**
- * The response is the RDF error resource of SPEC §2.4 with `status`, in the negotiated format
- * (`format`, Turtle by default); returns its title.
- */
-function assertRdfError(res: Response, status: number, format = 'text/turtle'): string {
-  assert.equal(res.status, status, res.body);
-  assert.equal((header(res, 'content-type') ?? '').split(';')[0], format);
-  const quads = oxigraph.parse(res.body, { format, base_iri: s.base }) as unknown as Quad[];
-  const typed = quads.filter((q) => q.predicate.value === ns.rdf + 'type' && q.object.value === ns.http + 'Response');
-  assert.equal(typed.length, 1, res.body);
-  const subject = typed[0]!.subject;
-  assert.equal(subject.termType, 'BlankNode');
-  const values = (p: string) => quads.filter((q) => q.subject.termType === 'BlankNode' && q.subject.value === subject.value && q.predicate.value === p).map((q) => q.object);
-  const [code] = values(ns.http + 'statusCodeValue');
-  assert.equal(code?.value, String(status));
-  assert.equal(code?.termType === 'Literal' && code.datatype.value, ns.xsd + 'long');
-  assert.equal(values(ns.http + 'reasonPhrase')[0]?.value, STATUS_CODES[status]);
-  const sc = values(ns.http + 'sc')[0];
-  assert.ok(sc?.termType === 'NamedNode' && sc.value.startsWith(ns.sc), `http:sc is ${sc?.value}`);
-  const title = values(ns.dct + 'title')[0]?.value ?? '';
-  assert.ok(title.length > 0, 'the error has a dct:title');
-  return title;
-}
 
 function doc(path: string): string {
   return s.base + path.replace(/^\//, '');
@@ -106,25 +70,25 @@ function writes(path: string): Array<[string, { headers: Record<string, string>;
 describe('SPEC §4.6.1: writes to an existing document need a precondition', () => {
   it('answers 428 to PUT, POST, PATCH and DELETE without one, and nothing is committed', async () => {
     await create('/pre-required/');
-    const before = head();
+    const before = headOf(dir);
     const count = commitCount(dir);
     for (const [method, options] of writes('/pre-required/')) {
       const res = await s.request(method, '/pre-required/', options);
       assertRdfError(res, 428);
     }
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
     assert.equal(commitCount(dir), count);
     assert.deepEqual(await titles('/pre-required/'), ['created']);
   });
 
   it('counts an empty If-Match header as no precondition (428)', async () => {
     await create('/pre-empty/');
-    const before = head();
+    const before = headOf(dir);
     for (const [method, options] of writes('/pre-empty/')) {
       const res = await s.request(method, '/pre-empty/', { ...options, headers: { ...options.headers, 'If-Match': '' } });
       assertRdfError(res, 428);
     }
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
   });
 });
 
@@ -149,18 +113,18 @@ describe('SPEC §4.6.2: the allowed preconditions', () => {
     assert.equal(created.status, 201, created.body);
     assert.equal(header(created, 'location'), doc('/pre-none-match/'));
     assert.equal(commitCount(dir), count + 1);
-    const before = head();
+    const before = headOf(dir);
     const again = await s.request('PUT', '/pre-none-match/', { headers: { ...turtle, 'If-None-Match': '*' }, body: '' });
     assertRdfError(again, 412); // SPEC §4.6.5
     assert.equal(header(again, 'etag'), await etagOf('/pre-none-match/'), '412 carries the current ETag');
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
   });
 
   it('answers 412 to If-Match on a document that does not exist, and creates nothing', async () => {
-    const before = head();
+    const before = headOf(dir);
     const res = await s.request('PUT', '/pre-match-absent/', { headers: { ...turtle, 'If-Match': '"whatever"' }, body: '' });
     assertRdfError(res, 412);
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
     assert.equal((await s.request('GET', '/pre-match-absent/')).status, 404);
   });
 });
@@ -184,7 +148,7 @@ describe('SPEC §4.6.4: a stale If-Match', () => {
     assert.equal(post.status, 204, post.body);
     const current = await etagOf('/pre-stale/');
     assert.notEqual(current, stale);
-    const before = head();
+    const before = headOf(dir);
     const count = commitCount(dir);
     const content = await triples('/pre-stale/');
     for (const [method, options] of writes('/pre-stale/')) {
@@ -192,30 +156,30 @@ describe('SPEC §4.6.4: a stale If-Match', () => {
       assertRdfError(res, 412);
       assert.equal(header(res, 'etag'), current, `${method}: the 412 carries the current ETag`);
     }
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
     assert.equal(commitCount(dir), count);
     assert.deepEqual(await triples('/pre-stale/'), content);
   });
 
   it('never matches a weak ETag (strong comparison)', async () => {
     const tag = await create('/pre-weak/');
-    const before = head();
+    const before = headOf(dir);
     const res = await s.request('PUT', '/pre-weak/', { headers: { ...turtle, 'If-Match': `W/${tag}` }, body: '' });
     assertRdfError(res, 412);
-    assert.equal(head(), before);
+    assert.equal(headOf(dir), before);
   });
 });
 
 describe('SPEC §4.6.5: If-None-Match: * against an existing document', () => {
   it('answers 412 to every writing method, and HEAD did not move', async () => {
     const current = await create('/pre-inm/');
-    const before = head();
+    const before = headOf(dir);
     for (const [method, options] of writes('/pre-inm/')) {
       const res = await s.request(method, '/pre-inm/', { ...options, headers: { ...options.headers, 'If-None-Match': '*' } });
       assertRdfError(res, 412);
       assert.equal(header(res, 'etag'), current, `${method}: the 412 carries the current ETag`);
     }
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
   });
 });
 
@@ -230,7 +194,7 @@ describe('SPEC §4.6.6: an ETag identifies a negotiated representation', () => {
   it('refuses a write that quotes the Turtle ETag with Accept: application/rdf+xml, and accepts it with a matching Accept', async () => {
     const turtleTag = await etagOf('/pre-repr/', 'text/turtle');
     const xmlTag = await etagOf('/pre-repr/', 'application/rdf+xml');
-    const before = head();
+    const before = headOf(dir);
     const refused = await s.request('POST', '/pre-repr/', {
       headers: { ...turtle, Accept: 'application/rdf+xml', 'If-Match': turtleTag },
       body: `<#this> <${ns.dct}description> "x" .`,
@@ -240,7 +204,7 @@ describe('SPEC §4.6.6: an ETag identifies a negotiated representation', () => {
     assert.equal(header(refused, 'content-type')?.split(';')[0], 'application/rdf+xml');
     assert.match(refused.body, /statusCodeValue[^>]*>412</);
     assert.equal(header(refused, 'etag'), xmlTag, 'the 412 carries the current ETag of the RDF/XML representation');
-    assert.equal(head(), before, 'HEAD did not move');
+    assert.equal(headOf(dir), before, 'HEAD did not move');
 
     const xmlAccepted = await s.request('POST', '/pre-repr/', {
       headers: { ...turtle, Accept: 'application/rdf+xml', 'If-Match': xmlTag },
@@ -248,7 +212,7 @@ describe('SPEC §4.6.6: an ETag identifies a negotiated representation', () => {
     });
     assert.equal(xmlAccepted.status, 204, xmlAccepted.body);
     assert.equal(header(xmlAccepted, 'etag'), await etagOf('/pre-repr/', 'application/rdf+xml'), 'the new ETag is for RDF/XML');
-    assert.notEqual(head(), before);
+    assert.notEqual(headOf(dir), before);
 
     const count = commitCount(dir);
     const turtleAccepted = await s.request('PUT', '/pre-repr/', {
@@ -412,7 +376,7 @@ describe('the ETag of a successful write', () => {
 describe('concurrent writers quoting one ETag (DESIGN.md: one write path per dataspace)', () => {
   it('lets exactly one of 10 concurrent PUTs win: one 200, nine 412, one new commit', async () => {
     const tag = await create('/pre-race/');
-    const before = head();
+    const before = headOf(dir);
     const count = commitCount(dir);
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>

@@ -10,9 +10,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import oxigraph from 'oxigraph';
 import { ns } from '../src/rdf/namespaces.js';
-import { parseRdf } from '../src/rdf/ntriples.js';
 import { commitCount, git, graphsAtHead, graphsInIndex, removeTempDirs, waitFor } from './helpers.js';
-import { startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { assertRdfError, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
 
 after(removeTempDirs);
 
@@ -29,18 +28,6 @@ interface JsonResults {
   head: { vars?: string[] };
   results?: { bindings: Array<Record<string, { type: string; value: string }>> };
   boolean?: boolean;
-}
-
-function assertRdfError(res: Response, status: number | '5xx' | '4xx'): void {
-  if (status === '5xx') assert.ok(res.status >= 500 && res.status < 600, `expected a 5xx, got ${res.status}: ${res.body}`);
-  else if (status === '4xx') assert.ok(res.status >= 400 && res.status < 500, `expected a 4xx, got ${res.status}: ${res.body}`);
-  else assert.equal(res.status, status, res.body);
-  assert.match(String(res.headers['content-type']), /^text\/turtle/, `the error is Turtle: ${res.body}`);
-  const graph = parseRdf(res.body, { format: 'text/turtle' });
-  const code = graph.find((q) => q.predicate.value === ns.http + 'statusCodeValue');
-  assert.ok(code, `the error body has http:statusCodeValue:\n${res.body}`);
-  assert.equal(code.object.value, String(res.status));
-  assert.equal((code.object as { datatype?: { value: string } }).datatype?.value, ns.xsd + 'long');
 }
 
 function contentType(res: Response): string {

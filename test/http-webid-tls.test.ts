@@ -13,21 +13,11 @@ import { issueCredentials, readCredentials } from '../src/auth/certificates.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 import { commitCount, git, removeTempDirs } from './helpers.js';
-import { startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { assertRdfError, startServer, turtle, type TestServer } from './http-helpers.js';
 
 after(removeTempDirs);
 
 const ntriples = { Accept: 'application/n-triples' };
-
-function assertRdfError(res: Response, status: number): void {
-  assert.equal(res.status, status, res.body);
-  assert.match(String(res.headers['content-type']), /^text\/turtle/);
-  const graph = parseRdf(res.body, { format: 'text/turtle' });
-  const code = graph.find((q) => q.predicate.value === ns.http + 'statusCodeValue');
-  assert.ok(code, `the error body has http:statusCodeValue:\n${res.body}`);
-  assert.equal(code.object.value, String(status));
-  assert.ok(graph.some((q) => q.predicate.value === ns.rdf + 'type' && q.object.value === ns.http + 'Response'), 'the error is an http:Response');
-}
 
 function creatorOf(body: string, documentUrl: string): string[] {
   return parseRdf(body)
