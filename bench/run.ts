@@ -29,6 +29,7 @@ const LEGEND = [
   '  git 2.x default core.fsync (loose objects, refs and the index are not fsynced).',
   '  The git CLI runs from a small child process (a spawn from this large process would cost a fork of its heap).',
   '(mutex): the baseline is not safe under concurrent writers, so its 16 writers take turns.',
+  'Write rates are the median of the per-round rates.',
   'Write runs are interleaved in rounds (Lodestone, isomorphic-git, git CLI; every run each round), so machine drift hits all alike.',
   'fsync calls per commit are counted by wrapping FileHandle.prototype.datasync/sync during the Lodestone writes.',
   'Reads: "cold" is the first store.read of a document after GitStore.open (the OS page cache is warm: files were just written).',

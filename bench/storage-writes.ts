@@ -27,6 +27,8 @@ export interface WriteRun {
 interface Tally {
   writes: number;
   seconds: number;
+  /** The rate of each round: figures are their median, so one disturbed round does not skew them. */
+  rates: number[];
 }
 
 export interface WriteResult {
@@ -48,7 +50,11 @@ export interface WriteOptions {
 
 const WARMUP = 8;
 
-const perSecond = (t: Tally) => t.writes / t.seconds;
+const perSecond = (t: Tally) => {
+  const sorted = [...t.rates].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
 
 export async function measureWrites(runs: WriteRun[], options: WriteOptions, cli: GitCliProcess, log: (line: string) => void): Promise<WriteResult[]> {
   const systems = new Map<WriteRepo, { lodestone: LodestoneWriter; iso: IsoGitWriter; cliDir: string }>();
@@ -68,7 +74,7 @@ export async function measureWrites(runs: WriteRun[], options: WriteOptions, cli
   const results = new Map<WriteRun, WriteResult>();
   for (const [i, run] of runs.entries()) {
     updates.set(run, await makeUpdates(run.writes, run.repo.documents, run.repo.layout, 1000 + i));
-    const zero = () => ({ writes: 0, seconds: 0 });
+    const zero = (): Tally => ({ writes: 0, seconds: 0, rates: [] });
     results.set(run, { run, lodestone: zero(), isoGit: zero(), gitCli: zero(), commits: { added: 0, writes: 0, noops: 0 }, fsyncs: { datasync: 0, sync: 0 } });
   }
   for (let round = 0; round < options.rounds; round++) {
@@ -82,6 +88,7 @@ export async function measureWrites(runs: WriteRun[], options: WriteOptions, cli
       const add = (tally: Tally, writes: number, seconds: number) => {
         tally.writes += writes;
         tally.seconds += seconds;
+        tally.rates.push(writes / seconds);
       };
       await settleDisk();
       const before = await commitCount(run.repo.dir);
