@@ -74,6 +74,9 @@ async function apply(ds: Dataspace, dir: string, step: Op): Promise<void> {
       break;
   }
   await new Promise((r) => setTimeout(r, 120)); // let the file system event arrive
+  // On a loaded machine the event may come later: handling the file here too is harmless, as the
+  // working tree takes a file it already knows for what it is.
+  if (step.kind === 'edit' || step.kind === 'editDelete') await ds.workingTree.fileChanged(path);
   await ds.settled();
 }
 
