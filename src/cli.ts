@@ -1,10 +1,12 @@
 /**
- * The `lodestone` command: `serve` starts the server, `reindex` rebuilds the index from HEAD.
+ * The `lodestone` command: `serve` starts the server, `reindex` rebuilds the index from HEAD, and
+ * `get`, `put`, `patch`, `delete` are HTTP clients of any server.
  * Every flag is declared in config.ts; `lodestone <command> --help` lists them.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseCommand, reindexOptions, serveConfig, serveOptions, usage } from './config.js';
+import { send, errorTitle } from './client.js';
+import { clientOptions, parseCommand, reindexOptions, serveConfig, serveOptions, usage } from './config.js';
 import { IndexCore } from './index/index-core.js';
 import { readRef } from './store/refs.js';
 import { dataspaceDir, serve } from './server.js';
@@ -13,7 +15,40 @@ import { reindexRequestFile } from './watch/watcher.js';
 const commands = {
   serve: 'Starts the server. With an empty data directory it creates the dataspaces first.',
   reindex: 'Rebuilds the index of every dataspace from HEAD, and asks a running server to do the same.',
+  get: 'Prints a document (lodestone get <url>); the ETag goes to standard error.',
+  put: 'Replaces or creates a document from --file (lodestone put <url> --file doc.ttl).',
+  patch: 'Runs a SPARQL update from --file on a document (lodestone patch <url> --file update.rq --if-match <etag>).',
+  delete: 'Deletes a document (lodestone delete <url> --if-match <etag>).',
 };
+
+async function runClient(method: 'GET' | 'PUT' | 'PATCH' | 'DELETE', name: keyof typeof commands, args: string[]): Promise<void> {
+  const { values, positionals } = parseCommand(clientOptions, args);
+  if (values.help) {
+    console.log(usage(`${name} <url>`, commands[name], clientOptions));
+    return;
+  }
+  const url = positionals[0];
+  if (!url) throw new Error(`lodestone ${name} needs a document URL`);
+  const headers: Record<string, string> = { Accept: String(values.accept) };
+  if (typeof values['if-match'] === 'string') headers['If-Match'] = values['if-match'];
+  if (typeof values['if-none-match'] === 'string') headers['If-None-Match'] = values['if-none-match'];
+  let body: Buffer | undefined;
+  if (method === 'PUT' || method === 'PATCH') {
+    if (typeof values.file !== 'string') throw new Error(`lodestone ${name} needs --file (or --file - for standard input)`);
+    body = values.file === '-' ? readFileSync(0) : readFileSync(values.file);
+    headers['Content-Type'] = method === 'PATCH' ? 'application/sparql-update' : String(values['content-type']);
+  }
+  const response = await send({ method, url, cert: values.cert as string | undefined, insecure: Boolean(values.insecure), headers, body });
+  const etag = response.headers.etag;
+  if (response.status >= 400) {
+    process.exitCode = 1;
+    console.error(`${response.status}: ${errorTitle(response.body)}`);
+    return;
+  }
+  if (etag) console.error(`ETag: ${String(etag)}`);
+  if (method === 'GET') process.stdout.write(response.body);
+  else console.error(`${response.status}${response.headers.location ? ` ${String(response.headers.location)}` : ''}`);
+}
 
 function help(): string {
   return ['Usage: lodestone <command> [options]', '', 'Commands:', ...Object.entries(commands).map(([c, d]) => `  ${c.padEnd(10)} ${d}`), '', 'lodestone <command> --help shows the options of a command.'].join('\n');
@@ -62,6 +97,10 @@ export async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
   if (command === 'serve') return runServe(args);
   if (command === 'reindex') return runReindex(args);
+  if (command === 'get') return runClient('GET', command, args);
+  if (command === 'put') return runClient('PUT', command, args);
+  if (command === 'patch') return runClient('PATCH', command, args);
+  if (command === 'delete') return runClient('DELETE', command, args);
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     console.log(help());
     return;

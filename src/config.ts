@@ -30,6 +30,17 @@ export const reindexOptions = {
   help: serveOptions.help,
 } satisfies Record<string, OptionSpec>;
 
+export const clientOptions = {
+  cert: { type: 'string', description: 'PEM file with the client certificate and its private key (WebID-TLS)' },
+  insecure: { type: 'boolean', default: false, description: 'accept a self-signed server certificate (like curl -k)' },
+  accept: { type: 'string', default: 'text/turtle', description: 'media type to ask for' },
+  'content-type': { type: 'string', default: 'text/turtle', description: 'media type of the body sent (put); patch always sends application/sparql-update' },
+  file: { type: 'string', description: 'file holding the body to send, or - for standard input' },
+  'if-match': { type: 'string', description: 'ETag the write is based on (required to change an existing document)' },
+  'if-none-match': { type: 'string', description: 'send If-None-Match (use * to create only)' },
+  help: serveOptions.help,
+} satisfies Record<string, OptionSpec>;
+
 export interface ServeConfig {
   data: string;
   port: number;

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { commitCount, headOf, removeTempDirs, tempDir } from './helpers.js';
+import { startServer, type TestServer } from './http-helpers.js';
+
+const run = promisify(execFile);
+let s: TestServer;
+let dir: string;
+
+before(async () => {
+  s = await startServer();
+  dir = s.running.runtimes[0]!.dataspace.store.dir;
+});
+after(async () => {
+  await s?.close();
+  removeTempDirs();
+});
+
+async function lodestone(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['bin/lodestone.js', ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('lodestone get, put, patch, delete', () => {
+  it('writes and reads a document over the API with a client certificate', async () => {
+    const owner = s.running.agents.owner.credentialsFile;
+    const files = tempDir('cli');
+    const doc = `${s.base}from-cli/`;
+    writeFileSync(join(files, 'doc.ttl'), '<#this> <http://purl.org/dc/terms/title> "From the CLI" .\n');
+    const put = await lodestone('put', doc, '--cert', owner, '--insecure', '--file', join(files, 'doc.ttl'));
+    assert.equal(put.code, 0, put.stderr);
+    assert.match(put.stderr, /^ETag: "[^"]+"\n201 /m);
+    const get = await lodestone('get', doc, '--cert', owner, '--insecure', '--accept', 'application/n-triples');
+    assert.equal(get.code, 0, get.stderr);
+    assert.match(get.stdout, /"From the CLI"/);
+    const etag = /ETag: (".*")/.exec(get.stderr)![1]!;
+    const commits = commitCount(dir);
+    writeFileSync(join(files, 'update.rq'), 'DELETE { <#this> <http://purl.org/dc/terms/title> ?t } INSERT { <#this> <http://purl.org/dc/terms/title> "Patched" } WHERE { <#this> <http://purl.org/dc/terms/title> ?t }');
+    const patch = await lodestone('patch', doc, '--cert', owner, '--insecure', '--file', join(files, 'update.rq'), '--if-match', etag, '--accept', 'application/n-triples');
+    assert.equal(patch.code, 0, patch.stderr);
+    assert.equal(commitCount(dir), commits + 1);
+    const stale = await lodestone('delete', doc, '--cert', owner, '--insecure', '--if-match', etag, '--accept', 'application/n-triples');
+    assert.equal(stale.code, 1);
+    assert.match(stale.stderr, /^412: /);
+    const head = headOf(dir);
+    const anonymous = await lodestone('put', doc, '--insecure', '--file', join(files, 'doc.ttl'));
+    assert.equal(anonymous.code, 1);
+    assert.match(anonymous.stderr, /^403: anonymous agents may not write/);
+    assert.equal(headOf(dir), head);
+  });
+
+  it('explains itself', async () => {
+    const help = await lodestone('put', '--help');
+    assert.match(help.stdout, /--cert <value>/);
+    assert.match(help.stdout, /--if-match <value>/);
+    const missing = await lodestone('get');
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /needs a document URL/);
+  });
+});
