@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { serialise } from '../rdf/formats.js';
+import { ByteCache } from '../util/byte-cache.js';
 import { memo } from '../util/memo.js';
 
 const digest = memo((key: string) => `"${createHash('sha1').update(key).digest('base64url')}"`);
@@ -15,28 +16,19 @@ export function etag(url: string, blobId: string, mediaType: string): string {
 }
 
 export class RepresentationCache {
-  private readonly entries = new Map<string, Buffer>();
-  private bytes = 0;
+  private readonly entries: ByteCache<Buffer>;
 
-  constructor(private readonly capacity = 64 * 1024 * 1024) {}
+  constructor(capacity = 64 * 1024 * 1024) {
+    this.entries = new ByteCache<Buffer>(capacity, (body) => body.length);
+  }
 
   /** The document (canonical N-Triples, blob `blobId`) in `mediaType`. */
   async get(blobId: string, mediaType: string, ntriples: () => string): Promise<Buffer> {
     const key = `${blobId} ${mediaType}`;
     const hit = this.entries.get(key);
-    if (hit) {
-      this.entries.delete(key); // most recently used goes last
-      this.entries.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const body = Buffer.from(await serialise(ntriples(), mediaType), 'utf8');
-    this.entries.set(key, body);
-    this.bytes += body.length;
-    for (const [oldest, value] of this.entries) {
-      if (this.bytes <= this.capacity) break;
-      this.entries.delete(oldest);
-      this.bytes -= value.length;
-    }
+    this.entries.put(key, body);
     return body;
   }
 }

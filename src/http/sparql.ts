@@ -16,6 +16,7 @@ import { decodeUtf8, readBody } from './body.js';
 import { HttpError } from './http-error.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import type { State } from './state.js';
+import { ByteCache } from '../util/byte-cache.js';
 import { memo } from '../util/memo.js';
 
 const RESULT_TYPES = ['application/sparql-results+json', 'application/sparql-results+xml', 'text/csv', 'text/tab-separated-values'];
@@ -33,25 +34,6 @@ interface Cached {
   body: string;
   type: string;
   at: number;
-}
-
-class ResultCache {
-  private readonly entries = new Map<string, Cached>();
-  private bytes = 0;
-  constructor(private readonly capacity: number) {}
-  get(key: string): Cached | undefined {
-    return this.entries.get(key);
-  }
-  put(key: string, value: Cached): void {
-    if (value.body.length > this.capacity / 8) return;
-    this.entries.set(key, value);
-    this.bytes += value.body.length;
-    for (const [oldest, entry] of this.entries) {
-      if (this.bytes <= this.capacity) break;
-      this.entries.delete(oldest);
-      this.bytes -= entry.body.length;
-    }
-  }
 }
 
 interface Protocol {
@@ -106,7 +88,8 @@ const queryShape = memo((key: string) => {
 }, 1000);
 
 export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
-  const cache = new ResultCache(options.cacheBytes ?? 32 * 1024 * 1024);
+  const capacity = options.cacheBytes ?? 32 * 1024 * 1024;
+  const cache = new ByteCache<Cached>(capacity, (entry) => entry.body.length, capacity / 8);
   return async (ctx) => {
     if (ctx.method === 'OPTIONS') {
       ctx.set('Allow', 'GET, HEAD, POST, OPTIONS');

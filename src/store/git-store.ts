@@ -12,6 +12,7 @@ import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { isLodestoneError } from '../errors.js';
+import { ByteCache } from '../util/byte-cache.js';
 import { ObjectStore, blobObject, commitObject, type GitObject, type Signature } from './objects.js';
 import { clearStaleLocks, defaultLockOptions, readRef, updateRef, type LockOptions } from './refs.js';
 import { TreeCache, buildTree, diffTrees, type FileDiff } from './trees.js';
@@ -91,26 +92,6 @@ interface RefreshRequest {
   reject: (error: unknown) => void;
 }
 
-/** Bounded blob cache by total bytes; blob ids are content hashes, so nothing goes stale. */
-class BlobCache {
-  private readonly blobs = new Map<string, Buffer>();
-  private bytes = 0;
-  constructor(private readonly capacity: number) {}
-  get(id: string): Buffer | undefined {
-    return this.blobs.get(id);
-  }
-  put(id: string, blob: Buffer): void {
-    if (this.blobs.has(id) || blob.length > this.capacity / 4) return;
-    this.blobs.set(id, blob);
-    this.bytes += blob.length;
-    for (const [oldest, value] of this.blobs) {
-      if (this.bytes <= this.capacity) break;
-      this.blobs.delete(oldest);
-      this.bytes -= value.length;
-    }
-  }
-}
-
 export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   readonly dir: string;
   readonly gitdir: string;
@@ -123,7 +104,8 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   private readonly clock: () => number;
   private readonly lockOptions: LockOptions;
   private readonly maxBatch: number;
-  private readonly blobs = new BlobCache(64 * 1024 * 1024);
+  // blob ids are content hashes: a cached blob never goes stale
+  private readonly blobs = new ByteCache<Buffer>(64 * 1024 * 1024, (blob) => blob.length);
   private readonly files = new Map<string, string>();
   private readonly folderCounts = new Map<string, number>();
   private headId: string | undefined;
