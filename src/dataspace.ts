@@ -12,6 +12,8 @@ import { documentFile } from './store/paths.js';
 import { ANONYMOUS, WorkingTree } from './store/worktree.js';
 import { Watcher } from './watch/watcher.js';
 
+const INDEX_DELAY_MS = 50;
+
 export interface DataspaceOptions {
   /** Short name, used for its folder and in logs. */
   id: string;
@@ -41,6 +43,7 @@ export class Dataspace {
   private watcher: Watcher | undefined;
   private readonly limits: CanonicalLimits | undefined;
   private indexing: Promise<void> = Promise.resolve();
+  private indexTimer: NodeJS.Timeout | undefined;
 
   private constructor(options: DataspaceOptions, store: GitStore) {
     this.id = options.id;
@@ -55,8 +58,14 @@ export class Dataspace {
       onInvalid: (path, message) => log(`${options.id}: ${path} is not valid N-Triples and is not indexed: ${message}`),
     });
     this.workingTree = new WorkingTree({ store, base: options.base, log });
-    store.on('head', (change) => {
-      this.indexing = this.index.syncTo(change.after).catch((error) => log(`${options.id}: index: ${(error as Error).message}`));
+    // The index follows HEAD shortly after a burst of commits rather than once per commit: one
+    // tree diff covers the burst, and writes leave more CPU to reads. Queries sync first anyway.
+    store.on('head', () => {
+      if (this.indexTimer) return;
+      this.indexTimer = setTimeout(() => {
+        this.indexTimer = undefined;
+        this.indexing = this.index.syncTo(this.store.head).catch((error) => log(`${options.id}: index: ${(error as Error).message}`));
+      }, INDEX_DELAY_MS);
     });
   }
 
@@ -114,6 +123,7 @@ export class Dataspace {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.indexTimer);
     await this.watcher?.close();
     this.workingTree.close();
     await this.workingTree.idle();
