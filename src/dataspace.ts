@@ -9,6 +9,7 @@ import { Index } from './index/index.js';
 import { canonicalBytes, type CanonicalLimits } from './rdf/canonical.js';
 import { GitStore, type Identity } from './store/git-store.js';
 import { documentFile } from './store/paths.js';
+import { VersionIndex } from './store/version-index.js';
 import { ANONYMOUS, WorkingTree } from './store/worktree.js';
 import { Watcher } from './watch/watcher.js';
 
@@ -26,6 +27,8 @@ export interface DataspaceOptions {
   watch?: boolean;
   limits?: CanonicalLimits;
   log?: (line: string) => void;
+  /** Serve the history through Memento (SPEC §9.1); the default bootstrap versions the end-user dataspace. */
+  versioned?: boolean;
 }
 
 /** The git identity of an agent: its WebID as the name, an e-mail on an `.invalid` domain. */
@@ -40,6 +43,7 @@ export class Dataspace {
   readonly store: GitStore;
   readonly index: Index;
   readonly workingTree: WorkingTree;
+  readonly versions: VersionIndex | undefined;
   private watcher: Watcher | undefined;
   private readonly limits: CanonicalLimits | undefined;
   private indexing: Promise<void> = Promise.resolve();
@@ -58,6 +62,7 @@ export class Dataspace {
       onInvalid: (path, message) => log(`${options.id}: ${path} is not valid N-Triples and is not indexed: ${message}`),
     });
     this.workingTree = new WorkingTree({ store, base: options.base, log });
+    this.versions = options.versioned ? new VersionIndex(store) : undefined;
     // The index follows HEAD shortly after a burst of commits rather than once per commit: one
     // tree diff covers the burst, and writes leave more CPU to reads. Queries sync first anyway.
     store.on('head', () => {
@@ -72,7 +77,7 @@ export class Dataspace {
   static async open(options: DataspaceOptions): Promise<Dataspace> {
     const store = await GitStore.open({ dir: options.dir, prefix: options.prefix });
     const dataspace = new Dataspace(options, store);
-    await dataspace.index.syncTo(store.head);
+    await Promise.all([dataspace.index.syncTo(store.head), dataspace.versions?.build()]);
     await dataspace.workingTree.reconcile();
     if (options.watch) {
       const log = options.log ?? ((line: string) => console.error(line));

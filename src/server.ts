@@ -18,13 +18,14 @@ import type { DataspaceRuntime } from './http/state.js';
 export interface DataspaceSpec {
   id: string;
   base: string;
+  versioned: boolean;
 }
 
 /** The default instance: an end-user dataspace at the base URL and its admin dataspace under it. */
 export function defaultDataspaces(base: string): DataspaceSpec[] {
   return [
-    { id: 'end-user', base },
-    { id: 'admin', base: new URL('admin/', base).href },
+    { id: 'end-user', base, versioned: true },
+    { id: 'admin', base: new URL('admin/', base).href, versioned: false },
   ];
 }
 

@@ -14,6 +14,7 @@ import { decodeUtf8, readBody } from './body.js';
 import { HttpError } from './http-error.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { checkRead, checkWrite, conditionsOf } from './preconditions.js';
+import { handleMemento, mementoQuery, versionLinks } from './memento.js';
 import { etag, type RepresentationCache } from './representations.js';
 import type { State } from './state.js';
 
@@ -50,8 +51,11 @@ export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware
     const relativePath = canonicalDocumentPath(ctx.state.relative);
     const documentUrl = runtime.dataspace.base + relativePath;
     const accept = acceptOf(ctx.headers, ctx.querystring);
+    const memento = mementoQuery(ctx.querystring);
+    if (memento) return handleMemento(ctx, memento, { documentUrl, path: runtime.dataspace.fileOf(relativePath), representations: options.representations });
     const responseType = negotiate(accept, writableTypes);
     ctx.vary('Accept');
+    if (runtime.dataspace.versions) ctx.set('Link', versionLinks(documentUrl));
 
     switch (ctx.method) {
       case 'GET':

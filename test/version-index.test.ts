@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { agentIdentity } from '../src/dataspace.js';
+import { closestVersion } from '../src/http/memento.js';
+import { canonicalBytes } from '../src/rdf/canonical.js';
+import { GitStore } from '../src/store/git-store.js';
+import { VersionIndex, type Version } from '../src/store/version-index.js';
+import { git, nt, removeTempDirs, tempDir } from './helpers.js';
+
+after(removeTempDirs);
+
+const v = (commit: string, time: number): Version => ({ commit, time, author: 'anonymous', blob: 'b' });
+
+describe('the version index', () => {
+  it('records each change of each file, oldest first, and follows new commits', async () => {
+    const dir = tempDir('versions');
+    let now = 1_000;
+    const store = await GitStore.open({ dir, clock: () => (now += 100) });
+    const write = async (path: string, value: string | null) =>
+      store.write({ changes: [{ path, bytes: value === null ? null : await canonicalBytes(nt(`<http://ex/s> <http://ex/p> "${value}" .\n`)) }], author: agentIdentity('https://ex/#me'), message: `PUT ${path}` });
+    const a1 = await write('graphs/a.nt', '1');
+    await write('graphs/b.nt', '1');
+    const index = new VersionIndex(store);
+    await index.build();
+    assert.deepEqual(index.of('graphs/a.nt').map((x) => x.commit), [a1]);
+    const a2 = await write('graphs/a.nt', '2');
+    const gone = await write('graphs/a.nt', null);
+    await index.idle();
+    const versions = index.of('graphs/a.nt');
+    assert.deepEqual(versions.map((x) => x.commit), [a1, a2, gone]);
+    assert.deepEqual(versions.map((x) => x.time), [1100, 1300, 1400]);
+    assert.equal(versions[2]!.blob, null);
+    assert.equal(versions[0]!.author, 'https://ex/#me');
+    assert.equal(index.of('graphs/b.nt').length, 1);
+    assert.equal((await index.blobAt('graphs/a.nt', a1!))?.blob, git(dir, 'rev-parse', `${a1}:graphs/a.nt`).trim());
+    assert.equal(await index.blobAt('graphs/a.nt', gone!), undefined);
+  });
+
+  it('starts again when the branch is rewritten', async () => {
+    const dir = tempDir('versions');
+    const store = await GitStore.open({ dir });
+    const first = await store.write({ changes: [{ path: 'graphs/a.nt', bytes: Buffer.from('<http://ex/s> <http://ex/p> "1" .\n') }], author: agentIdentity(undefined), message: 'PUT a' });
+    await store.write({ changes: [{ path: 'graphs/a.nt', bytes: Buffer.from('<http://ex/s> <http://ex/p> "2" .\n') }], author: agentIdentity(undefined), message: 'PUT a' });
+    const index = new VersionIndex(store);
+    await index.build();
+    assert.equal(index.of('graphs/a.nt').length, 2);
+    git(dir, 'update-ref', 'refs/heads/main', first!);
+    await store.refresh();
+    await index.idle();
+    assert.deepEqual(index.of('graphs/a.nt').map((x) => x.commit), [first]);
+  });
+});
+
+describe('the TimeGate choice', () => {
+  it('takes the closest version, and the more recent one on a tie', () => {
+    const list = [v('a', 100), v('b', 200), v('c', 300)];
+    assert.equal(closestVersion(list, 0).commit, 'a');
+    assert.equal(closestVersion(list, 140).commit, 'a');
+    assert.equal(closestVersion(list, 150).commit, 'b');
+    assert.equal(closestVersion(list, 250).commit, 'c');
+    assert.equal(closestVersion(list, 10_000).commit, 'c');
+    assert.equal(closestVersion([v('x', 100), v('y', 100)], 100).commit, 'y');
+  });
+});
