@@ -19,7 +19,37 @@ const commands = {
   put: 'Replaces or creates a document from --file (lodestone put <url> --file doc.ttl).',
   patch: 'Runs a SPARQL update from --file on a document (lodestone patch <url> --file update.rq --if-match <etag>).',
   delete: 'Deletes a document (lodestone delete <url> --if-match <etag>).',
+  restore: 'Makes an earlier version current again, as a new commit (lodestone restore <url> <sha>).',
+  diff: 'Lists the triples removed (-) and added (+) between two versions (lodestone diff <url> <sha> [<sha>]); without a second one, against the current document.',
 };
+
+async function runVersions(name: 'restore' | 'diff', args: string[]): Promise<void> {
+  const { values, positionals } = parseCommand(clientOptions, args);
+  if (values.help) {
+    console.log(usage(`${name} <url> <sha>${name === 'diff' ? ' [<sha>]' : ''}`, commands[name], clientOptions));
+    return;
+  }
+  const [url, sha, to] = positionals;
+  if (!url || !sha) throw new Error(`lodestone ${name} needs a document URL and a commit id`);
+  const common = { cert: values.cert as string | undefined, insecure: Boolean(values.insecure) };
+  let response;
+  if (name === 'diff') {
+    const query = `?diff=${encodeURIComponent(sha)}${to ? `&to=${encodeURIComponent(to)}` : ''}`;
+    response = await send({ ...common, method: 'GET', url: url + query });
+  } else {
+    // the restore is a write like any other: it quotes the ETag of the current document
+    const current = await send({ ...common, method: 'HEAD', url });
+    const headers: Record<string, string> = current.headers.etag ? { 'If-Match': String(current.headers.etag) } : { 'If-None-Match': '*' };
+    response = await send({ ...common, method: 'POST', url: `${url}?restore=${encodeURIComponent(sha)}`, headers });
+  }
+  if (response.status >= 400) {
+    process.exitCode = 1;
+    console.error(`${response.status}: ${errorTitle(response.body)}`);
+    return;
+  }
+  if (name === 'diff') process.stdout.write(response.body);
+  else console.error(`${response.status} restored ${sha}${response.headers.etag ? `; ETag: ${String(response.headers.etag)}` : ''}`);
+}
 
 async function runClient(method: 'GET' | 'PUT' | 'PATCH' | 'DELETE', name: keyof typeof commands, args: string[]): Promise<void> {
   const { values, positionals } = parseCommand(clientOptions, args);
@@ -101,6 +131,7 @@ export async function main(argv: string[]): Promise<void> {
   if (command === 'put') return runClient('PUT', command, args);
   if (command === 'patch') return runClient('PATCH', command, args);
   if (command === 'delete') return runClient('DELETE', command, args);
+  if (command === 'restore' || command === 'diff') return runVersions(command, args);
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     console.log(help());
     return;

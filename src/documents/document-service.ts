@@ -28,6 +28,10 @@ export interface WriteRequest {
   update?: string;
   /** Called under the lock with the current blob id (undefined: absent); throws to refuse. */
   precondition(current: string | undefined): void;
+  /** Replace the graph with the body whatever the method (restoring an earlier version). */
+  replace?: boolean;
+  /** A second paragraph for the commit message (the first line is always `<METHOD> <url>`). */
+  note?: string;
 }
 
 export interface WriteResult {
@@ -96,11 +100,11 @@ export class DocumentService {
     const parentUrl = parentPath === undefined ? undefined : this.url(parentPath);
     const { commit, result } = await this.dataspace.store.transact<Omit<WriteResult, 'commit'>>(async (view) => {
       const current = view.blobId(path);
-      if (current === undefined && method !== 'PUT') throw new LodestoneError('NotFound', `there is no document at ${url}`);
+      if (current === undefined && method !== 'PUT' && !request.replace) throw new LodestoneError('NotFound', `there is no document at ${url}`);
       request.precondition(current);
       const now = timestamp(this.clock());
       const author = agentIdentity(request.agent);
-      const message = `${method} ${url}`;
+      const message = `${method} ${url}${request.note ? `\n\n${request.note}` : ''}`;
       if (method === 'DELETE') {
         if (view.hasFilesUnder(path.slice(0, -3))) {
           throw new LodestoneError('Conflict', `${url} is a container that still has documents; delete them first`);
@@ -114,7 +118,9 @@ export class DocumentService {
         }
       }
       const existing = current === undefined ? undefined : (await view.read(path))!.toString('utf8');
-      const bytes = await this.compose({ method, url, parentUrl, existing, body: request.body, update: request.update, agent: request.agent, now });
+      // a restore (POST with a whole earlier version) replaces the graph, as a PUT does
+      const composeMethod = request.replace ? 'PUT' : method;
+      const bytes = await this.compose({ method: composeMethod, url, parentUrl, existing, body: request.body, update: request.update, agent: request.agent, now });
       const status = current === undefined ? ('created' as const) : method === 'PUT' ? ('replaced' as const) : ('updated' as const);
       return { intent: { changes: [{ path, bytes }], author, message }, result: { status, blobId: blobObject(bytes).id } };
     });

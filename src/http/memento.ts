@@ -8,12 +8,13 @@ import type Koa from 'koa';
 import { DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { LodestoneError } from '../errors.js';
-import { serialiseQuads, writableTypes } from '../rdf/formats.js';
+import { NTRIPLES, serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import type { Version } from '../store/version-index.js';
 import { HttpError } from './http-error.js';
 import { acceptOf, negotiate } from './negotiate.js';
-import type { RepresentationCache } from './representations.js';
+import { checkWrite, conditionsOf } from './preconditions.js';
+import { etag, type RepresentationCache } from './representations.js';
 import type { State } from './state.js';
 
 export const LINK_FORMAT = 'application/link-format';
@@ -22,7 +23,12 @@ const SHA = /^[0-9a-f]{40}$/;
 const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 const READ_MODE = `<${ns.acl}Read>; rel="${ns.acl}mode"`;
 
-export type MementoQuery = { kind: 'version'; sha: string } | { kind: 'timemap' } | { kind: 'timegate' };
+export type MementoQuery =
+  | { kind: 'version'; sha: string }
+  | { kind: 'timemap' }
+  | { kind: 'timegate' }
+  | { kind: 'diff'; from: string; to: string | undefined }
+  | { kind: 'restore'; sha: string };
 
 export function mementoQuery(querystring: string): MementoQuery | undefined {
   if (querystring === '') return undefined;
@@ -30,6 +36,8 @@ export function mementoQuery(querystring: string): MementoQuery | undefined {
   if (query.has('version')) return { kind: 'version', sha: query.get('version') ?? '' };
   if (query.has('timemap')) return { kind: 'timemap' };
   if (query.has('timegate')) return { kind: 'timegate' };
+  if (query.has('diff')) return { kind: 'diff', from: query.get('diff') ?? '', to: query.get('to') ?? undefined };
+  if (query.has('restore')) return { kind: 'restore', sha: query.get('restore') ?? '' };
   return undefined;
 }
 
@@ -80,7 +88,9 @@ export async function handleMemento(ctx: Koa.ParameterizedContext<State>, query:
     ctx.status = 204;
     return;
   }
-  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+  if (query.kind === 'restore') {
+    if (ctx.method !== 'POST') throw new HttpError(405, 'restore a version with POST <document>?restore=<sha>', { Allow: 'POST, OPTIONS' });
+  } else if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
     throw new HttpError(405, 'versions are read-only: write to the document itself', { Allow: 'GET, HEAD, OPTIONS' });
   }
   if (query.kind === 'timemap' && !index && negotiate(accept, [LINK_FORMAT, ...writableTypes]) === LINK_FORMAT) {
@@ -91,6 +101,9 @@ export async function handleMemento(ctx: Koa.ParameterizedContext<State>, query:
   const list = mementos(index.of(path));
   const memento = (v: Version) => `${documentUrl}?version=${v.commit}`;
   ctx.vary('Accept');
+
+  if (query.kind === 'restore') return restore(ctx, query.sha, options);
+  if (query.kind === 'diff') return diff(ctx, query, options);
 
   if (query.kind === 'version') {
     if (!SHA.test(query.sha)) throw new HttpError(400, `"${query.sha}" is not a commit id (40 lower-case hexadecimal digits)`);
@@ -166,4 +179,51 @@ function timemapGraph(documentUrl: string, list: readonly Version[], memento: (v
     if (/^https?:\/\//.test(v.author)) out.push(quad(entity, namedNode(ns.dct + 'creator'), namedNode(v.author)));
   });
   return out;
+}
+
+/** The file of `path` at commit `sha` (400 for a malformed id, 404 when absent there). */
+async function versionBlob(ctx: Koa.ParameterizedContext<State>, sha: string, options: MementoContext): Promise<Buffer> {
+  if (!SHA.test(sha)) throw new HttpError(400, `"${sha}" is not a commit id (40 lower-case hexadecimal digits)`);
+  const found = await ctx.state.runtime.dataspace.versions!.blobAt(options.path, sha);
+  if (!found) throw new LodestoneError('NotFound', `${options.documentUrl} did not exist at commit ${sha}, or there is no such commit`);
+  return ctx.state.runtime.dataspace.store.readBlob(found.blob);
+}
+
+/**
+ * A diff between two versions (`?diff=<sha>&to=<sha>`; without `to`, the current document): the
+ * triples removed and added, one per line with `-` or `+`, as text/plain.
+ */
+async function diff(ctx: Koa.ParameterizedContext<State>, query: { from: string; to: string | undefined }, options: MementoContext): Promise<void> {
+  const lines = (bytes: Buffer | undefined) => new Set((bytes?.toString('utf8') ?? '').split('\n').filter(Boolean));
+  const from = lines(await versionBlob(ctx, query.from, options));
+  const to = lines(query.to ? await versionBlob(ctx, query.to, options) : (await ctx.state.runtime.dataspace.store.read(options.path))?.bytes);
+  const removed = [...from].filter((l) => !to.has(l)).map((l) => `- ${l}`);
+  const added = [...to].filter((l) => !from.has(l)).map((l) => `+ ${l}`);
+  ctx.type = 'text/plain';
+  ctx.body = [...removed, ...added].join('\n') + (removed.length + added.length ? '\n' : '');
+}
+
+/**
+ * Restores a version (`POST <document>?restore=<sha>`, SPEC §3): one new commit whose triples are
+ * that version's (the server's metadata apart), under the same preconditions as any write.
+ */
+async function restore(ctx: Koa.ParameterizedContext<State>, sha: string, options: MementoContext): Promise<void> {
+  const bytes = await versionBlob(ctx, sha, options);
+  const { documents } = ctx.state.runtime;
+  const relative = options.documentUrl.slice(ctx.state.runtime.dataspace.base.length);
+  const type = negotiate(acceptOf(ctx.headers, ''), writableTypes) ?? 'not acceptable';
+  const conditions = conditionsOf(ctx.headers);
+  const result = await documents.write({
+    method: 'POST',
+    relativePath: relative,
+    agent: ctx.state.agent,
+    body: { text: bytes.toString('utf8'), mediaType: NTRIPLES },
+    replace: true,
+    note: `Restores the version of ${sha}.`,
+    precondition: (current) => checkWrite(conditions, current === undefined ? undefined : etag(options.documentUrl, current, type)),
+  });
+  if (result.blobId) ctx.set('ETag', etag(options.documentUrl, result.blobId, type));
+  ctx.status = result.status === 'created' ? 201 : 204;
+  if (result.status === 'created') ctx.set('Location', options.documentUrl);
+  ctx.body = '';
 }
