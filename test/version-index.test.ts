@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { agentIdentity } from '../src/dataspace.js';
 import { closestVersion } from '../src/http/memento.js';
@@ -48,6 +50,37 @@ describe('the version index', () => {
     await store.refresh();
     await index.idle();
     assert.deepEqual(index.of('graphs/a.nt').map((x) => x.commit), [first]);
+  });
+});
+
+describe('the version index on disk', () => {
+  it('is read back at restart, walks only newer commits, and is rebuilt when it does not fit', async () => {
+    const dir = tempDir('versions');
+    const store = await GitStore.open({ dir });
+    const put = (value: string) => store.write({ changes: [{ path: 'graphs/a.nt', bytes: Buffer.from(`<http://ex/s> <http://ex/p> "${value}" .\n`) }], author: agentIdentity('https://ex/#me'), message: 'PUT a' });
+    await put('1');
+    await put('2');
+    const first = new VersionIndex(store);
+    await first.build();
+    const log = join(dir, '.git/lodestone/versions');
+    assert.match(readFileSync(log, 'utf8'), /#head [0-9a-f]{40}\n$/);
+    await put('3');
+    await first.idle();
+    const again = new VersionIndex(await GitStore.open({ dir }));
+    await again.build();
+    assert.deepEqual(again.of('graphs/a.nt'), first.of('graphs/a.nt'));
+    assert.equal(again.of('graphs/a.nt').length, 3);
+    appendFileSync(log, 'torn\tline'); // a crash in the middle of an append
+    const torn = new VersionIndex(await GitStore.open({ dir }));
+    await torn.build();
+    assert.equal(torn.of('graphs/a.nt').length, 3);
+    writeFileSync(log, `#head ${'0'.repeat(40)}\n`); // a log from another repository
+    const rebuilt = new VersionIndex(await GitStore.open({ dir }));
+    await rebuilt.build();
+    assert.deepEqual(rebuilt.of('graphs/a.nt').map((x) => x.commit), first.of('graphs/a.nt').map((x) => x.commit));
+    const reread = new VersionIndex(await GitStore.open({ dir }));
+    await reread.build();
+    assert.deepEqual(reread.of('graphs/a.nt'), first.of('graphs/a.nt'), 'no stale entries survive the rebuild');
   });
 });
 

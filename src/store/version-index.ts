@@ -3,8 +3,13 @@
  * for each file, the commits that changed it, oldest first, with their time and author, and the
  * blob they left (null for a deletion). Built once by walking the history, then extended at every
  * new HEAD by walking back to the commit it last saw, so a TimeMap or TimeGate costs work in
- * proportion to that document's versions, never to the repository's history (issue 5).
+ * proportion to that document's versions, never to the repository's history (issue 5). It is kept
+ * on disk as an append-only log (`.git/lodestone/versions`): a restart reads the log and walks only
+ * the commits made since. The log is derived data: when it does not fit the repository, it is
+ * rebuilt.
  */
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
 import type { GitStore, HeadChange } from './git-store.js';
 import { lookupPath } from './trees.js';
 import { TREE_MODE } from './objects.js';
@@ -31,9 +36,40 @@ export class VersionIndex {
     });
   }
 
-  /** Builds the index from the whole history (at startup). */
+  private get logPath(): string {
+    return join(this.store.gitdir, 'lodestone', 'versions');
+  }
+
+  /** Loads the log left by the last run, then indexes the commits made since (at startup). */
   async build(): Promise<void> {
+    await this.load();
     await this.extendTo(this.store.head);
+  }
+
+  /** Replays the log up to its last complete `#head` record; anything after it is a torn write. */
+  private async load(): Promise<void> {
+    const text = await fsp.readFile(this.logPath, 'utf8').catch(() => '');
+    const end = text.lastIndexOf('#head ');
+    if (end < 0) {
+      await fsp.rm(this.logPath, { force: true });
+      return;
+    }
+    const headLine = text.slice(end, text.indexOf('\n', end));
+    const head = headLine.slice(6).trim();
+    if (!/^[0-9a-f]{40}$/.test(head) || !(await this.store.objects.read(head))) {
+      await fsp.rm(this.logPath, { force: true }); // not this repository's: rebuilt from nothing
+      return;
+    }
+    for (const line of text.slice(0, end).split('\n')) {
+      if (line === '' || line.startsWith('#')) continue;
+      const [commit, time, author, encodedPath, blob] = line.split('\t');
+      if (!commit || !encodedPath || blob === undefined) continue;
+      const path = decodeURIComponent(encodedPath);
+      const list = this.versions.get(path) ?? [];
+      list.push({ commit, time: Number(time), author: decodeURIComponent(author ?? ''), blob: blob === '-' ? null : blob });
+      this.versions.set(path, list);
+    }
+    this.indexed = head;
   }
 
   /** Resolves once every HEAD seen so far is indexed. */
@@ -57,9 +93,11 @@ export class VersionIndex {
     }
     chain.reverse();
     let parentTree = this.indexed ? (await this.store.objects.readCommit(this.indexed)).tree : undefined;
+    let log = '';
     if (chain[0]?.parent !== this.indexed) {
       // The branch was rewritten (reset, forced pull): start again from nothing.
       this.versions.clear();
+      await fsp.rm(this.logPath, { force: true });
       parentTree = chain[0]?.parent ? (await this.store.objects.readCommit(chain[0].parent)).tree : undefined;
     }
     for (const commit of chain) {
@@ -67,10 +105,13 @@ export class VersionIndex {
         const list = this.versions.get(file.path) ?? [];
         list.push({ commit: commit.id, time: commit.time, author: commit.author, blob: file.after ?? null });
         this.versions.set(file.path, list);
+        log += `${commit.id}\t${commit.time}\t${encodeURIComponent(commit.author)}\t${encodeURIComponent(file.path)}\t${file.after ?? '-'}\n`;
       }
       parentTree = commit.tree;
     }
     this.indexed = head;
+    await fsp.mkdir(join(this.store.gitdir, 'lodestone'), { recursive: true });
+    await fsp.appendFile(this.logPath, `${log}#head ${head}\n`);
   }
 
   /** The blob of `path` at any commit of the repository; undefined when absent or unknown. */
