@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs each benchmark section (storage, then HTTP with SPARQL) and prints one
+ * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, versions) and prints one
  * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,9 +7,10 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpSection } from './http.js';
 import { storageSection } from './storage.js';
+import { versionsSection } from './versions.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection, httpSection];
+const sections: Section[] = [storageSection, httpSection, versionsSection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');
