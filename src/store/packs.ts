@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { crc32, inflateSync } from 'node:zlib';
 import type { GitObject, ObjectType } from './objects.js';
 import { fsyncDirectory } from './objects.js';
+import { ByteCache } from '../util/byte-cache.js';
 
 const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3 };
 const TYPE_NAMES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob' };
@@ -100,6 +101,7 @@ export class PackSet {
   private readonly locations = new Map<string, Location>();
   private readonly loaded = new Map<string, string[]>(); // pack path → its object ids
   private readonly handles = new Map<string, fsp.FileHandle>();
+  private readonly packBytes = new ByteCache<Buffer>(128 * 1024 * 1024, (b) => b.length, 32 * 1024 * 1024);
 
   constructor(gitdir: string) {
     this.dir = join(gitdir, 'objects', 'pack');
@@ -158,10 +160,27 @@ export class PackSet {
   }
 
   private async rawEntry(location: Location): Promise<Buffer> {
+    const whole = await this.wholePack(location.pack);
+    if (whole) return whole.subarray(location.offset, location.end);
     const buffer = Buffer.alloc(location.end - location.offset);
     const handle = await this.handle(location.pack);
     await handle.read(buffer, 0, buffer.length, location.offset);
     return buffer;
+  }
+
+  /**
+   * Packs up to 32 MiB are read whole, once, and kept (up to 128 MiB in all): walking history
+   * reads thousands of small entries, and one read per pack beats one per entry. Pack files never
+   * change once written, so a kept copy never goes stale.
+   */
+  private async wholePack(pack: string): Promise<Buffer | undefined> {
+    const kept = this.packBytes.get(pack);
+    if (kept) return kept;
+    const size = (await fsp.stat(pack)).size;
+    if (size > 32 * 1024 * 1024) return undefined;
+    const bytes = await fsp.readFile(pack);
+    this.packBytes.put(pack, bytes);
+    return bytes;
   }
 
   /** A whole object; 'delta' for an entry only git's delta resolution can read; undefined if absent. */
