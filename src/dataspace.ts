@@ -23,6 +23,7 @@ export interface DataspaceOptions {
   /** The repository's working tree. */
   dir: string;
   prefix?: string;
+  branch?: string;
   /** Watch the working tree and the branch for changes made by people and git clients. */
   watch?: boolean;
   limits?: CanonicalLimits;
@@ -75,7 +76,7 @@ export class Dataspace {
   }
 
   static async open(options: DataspaceOptions): Promise<Dataspace> {
-    const store = await GitStore.open({ dir: options.dir, prefix: options.prefix });
+    const store = await GitStore.open({ dir: options.dir, prefix: options.prefix, branch: options.branch });
     const dataspace = new Dataspace(options, store);
     await Promise.all([dataspace.index.syncTo(store.head), dataspace.versions?.build()]);
     await dataspace.workingTree.reconcile();

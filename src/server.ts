@@ -10,6 +10,7 @@ import { WebIdVerifier } from './auth/webid-tls.js';
 import { bootstrap, type Bootstrapped } from './bootstrap.js';
 import type { ServeConfig } from './config.js';
 import { Dataspace } from './dataspace.js';
+import { readVersioning } from './system-config.js';
 import { Composer } from './documents/composer.js';
 import { DocumentService } from './documents/document-service.js';
 import { createApp, runtimeFor } from './http/app.js';
@@ -18,14 +19,13 @@ import type { DataspaceRuntime } from './http/state.js';
 export interface DataspaceSpec {
   id: string;
   base: string;
-  versioned: boolean;
 }
 
 /** The default instance: an end-user dataspace at the base URL and its admin dataspace under it. */
 export function defaultDataspaces(base: string): DataspaceSpec[] {
   return [
-    { id: 'end-user', base, versioned: true },
-    { id: 'admin', base: new URL('admin/', base).href, versioned: false },
+    { id: 'end-user', base },
+    { id: 'admin', base: new URL('admin/', base).href },
   ];
 }
 
@@ -44,9 +44,20 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
   const runtimes: DataspaceRuntime[] = [];
   const composer = new Composer();
   const compose = composer.compose.bind(composer);
+  const versioning = await readVersioning(config.data, config.base);
   for (const spec of defaultDataspaces(config.base)) {
     const started = Date.now();
-    const dataspace = await Dataspace.open({ ...spec, dir: dataspaceDir(config.data, spec.id), watch: config.watch, log });
+    const history = versioning.get(spec.base);
+    const dataspace = await Dataspace.open({
+      ...spec,
+      dir: dataspaceDir(config.data, spec.id),
+      watch: config.watch,
+      log,
+      versioned: history !== undefined,
+      branch: history?.branch,
+      prefix: history?.pathPrefix,
+    });
+    if (history) log(`${spec.id}: versioned on branch ${history.branch}${history.location ? `; mirroring to ${history.location} is not implemented yet` : ' (local history only)'}`);
     runtimes.push({ dataspace, documents: new DocumentService(dataspace, { compose }) });
     log(`${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
   }

@@ -93,7 +93,7 @@ export async function handleMemento(ctx: Koa.ParameterizedContext<State>, query:
   } else if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
     throw new HttpError(405, 'versions are read-only: write to the document itself', { Allow: 'GET, HEAD, OPTIONS' });
   }
-  if (query.kind === 'timemap' && !index && negotiate(accept, [LINK_FORMAT, ...writableTypes]) === LINK_FORMAT) {
+  if (query.kind === 'timemap' && !index && negotiate(accept, [...writableTypes, LINK_FORMAT]) === LINK_FORMAT) {
     throw new HttpError(406, `${documentUrl} is not in a versioned dataspace, so it has no link-format TimeMap`);
   }
   if (!index) throw new LodestoneError('NotFound', `${dataspace.base} is not versioned: it has no mementos`);
