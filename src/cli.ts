@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, resolve } from 'node:path';
 import { send, errorTitle } from './client.js';
 import { clientOptions, parseCommand, reindexOptions, serveConfig, serveOptions, usage } from './config.js';
+import { descriptionFile, type DataspaceDescription } from './dataspace.js';
 import { IndexCore } from './index/index-core.js';
 import { readRef } from './store/refs.js';
 import { dataspaceDir, serve } from './server.js';
@@ -114,8 +115,9 @@ async function runReindex(args: string[]): Promise<void> {
   for (const id of readdirSync(root)) {
     const gitdir = join(dataspaceDir(data, id), '.git');
     const started = Date.now();
-    const core = new IndexCore({ gitdir, prefix: 'graphs', base: `urn:lodestone:${id}:` });
-    const report = await core.syncTo(await readRef(gitdir, 'refs/heads/main'));
+    const described = existsSync(descriptionFile(gitdir)) ? (JSON.parse(readFileSync(descriptionFile(gitdir), 'utf8')) as DataspaceDescription) : undefined;
+    const core = new IndexCore({ gitdir, prefix: described?.prefix ?? 'graphs', base: described?.base ?? `urn:lodestone:${id}:` });
+    const report = await core.syncTo(await readRef(gitdir, `refs/heads/${described?.branch ?? 'main'}`));
     for (const bad of report.invalid) console.error(`${id}: ${bad.path}: ${bad.message}`);
     console.log(`${id}: ${report.graphsReplaced} documents, ${core.store.size} triples indexed from ${report.commit ?? 'an empty branch'} in ${Date.now() - started} ms`);
     mkdirSync(join(gitdir, 'lodestone'), { recursive: true });

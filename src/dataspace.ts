@@ -4,6 +4,8 @@
  * here take relative document paths (`a/b/`) and RDF graphs; HTTP concerns live above.
  */
 import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
 import type { Quad } from '@rdfjs/types';
 import { Index } from './index/index.js';
 import { canonicalBytes, type CanonicalLimits } from './rdf/canonical.js';
@@ -14,6 +16,17 @@ import { ANONYMOUS, WorkingTree } from './store/worktree.js';
 import { Watcher } from './watch/watcher.js';
 
 const INDEX_DELAY_MS = 50;
+
+export interface DataspaceDescription {
+  id: string;
+  base: string;
+  branch: string;
+  prefix: string;
+}
+
+export function descriptionFile(gitdir: string): string {
+  return join(gitdir, 'lodestone', 'dataspace.json');
+}
 
 export interface DataspaceOptions {
   /** Short name, used for its folder and in logs. */
@@ -77,6 +90,9 @@ export class Dataspace {
 
   static async open(options: DataspaceOptions): Promise<Dataspace> {
     const store = await GitStore.open({ dir: options.dir, prefix: options.prefix, branch: options.branch });
+    // How this repository is served, for tools that open it without the server (`lodestone reindex`).
+    const description: DataspaceDescription = { id: options.id, base: options.base, branch: store.branch, prefix: store.prefix };
+    await fsp.writeFile(descriptionFile(store.gitdir), JSON.stringify(description, null, 2) + '\n');
     const dataspace = new Dataspace(options, store);
     await Promise.all([dataspace.index.syncTo(store.head), dataspace.versions?.build()]);
     await dataspace.workingTree.reconcile();
