@@ -82,18 +82,26 @@ async function walk(trees: TreeCache, a: string | undefined, b: string | undefin
   if (a === b) return;
   const left = a ? await trees.get(a) : [];
   const right = b ? await trees.get(b) : [];
-  const byName = new Map<string, [TreeEntry | undefined, TreeEntry | undefined]>();
-  for (const e of left) byName.set(e.name, [e, undefined]);
-  for (const e of right) byName.set(e.name, [byName.get(e.name)?.[0], e]);
-  for (const [name, [l, r]] of byName) {
-    if (l?.id === r?.id && l?.mode === r?.mode) continue;
-    const path = folder ? `${folder}/${name}` : name;
-    const lTree = l?.mode === TREE_MODE ? l.id : undefined;
-    const rTree = r?.mode === TREE_MODE ? r.id : undefined;
-    const lBlob = l && l.mode !== TREE_MODE ? l.id : undefined;
-    const rBlob = r && r.mode !== TREE_MODE ? r.id : undefined;
-    if (lTree || rTree) await walk(trees, lTree, rTree, path, out);
-    if (lBlob !== rBlob) out.push({ path, before: lBlob, after: rBlob });
+  // Both lists are in git's tree order: walk them side by side (a blob and a tree of one name sort
+  // apart, and come out as one removed and one added, which is what happened).
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    const l = left[i];
+    const r = right[j];
+    const order = !l ? 1 : !r ? -1 : compareTreeEntries(l, r);
+    const before = order <= 0 ? l : undefined;
+    const after = order >= 0 ? r : undefined;
+    if (order <= 0) i++;
+    if (order >= 0) j++;
+    if (before && after && before.id === after.id) continue;
+    const path = folder ? `${folder}/${(before ?? after)!.name}` : (before ?? after)!.name;
+    const beforeTree = before?.mode === TREE_MODE ? before.id : undefined;
+    const afterTree = after?.mode === TREE_MODE ? after.id : undefined;
+    if (beforeTree || afterTree) await walk(trees, beforeTree, afterTree, path, out);
+    const beforeBlob = before && before.mode !== TREE_MODE ? before.id : undefined;
+    const afterBlob = after && after.mode !== TREE_MODE ? after.id : undefined;
+    if (beforeBlob !== afterBlob) out.push({ path, before: beforeBlob, after: afterBlob });
   }
 }
 
