@@ -36,7 +36,7 @@ function client(pem: string) {
     });
 }
 
-function startChild(args: string[], ready: RegExp): Promise<ChildProcess> {
+export function startChild(args: string[], ready: RegExp): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -52,7 +52,7 @@ function startChild(args: string[], ready: RegExp): Promise<ChildProcess> {
   });
 }
 
-function stop(child: ChildProcess): Promise<void> {
+export function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     child.removeAllListeners('exit');
     if (child.exitCode !== null || child.signalCode !== null) return resolve();

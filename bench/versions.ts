@@ -4,7 +4,7 @@
  * (both through `lodestone serve`), and building the version index from nothing against
  * `git log --raw` over the same repository, then restarting with the index kept on disk.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { agentIdentity } from '../src/dataspace.js';
 import { GitStore } from '../src/store/git-store.js';
 import { VersionIndex } from '../src/store/version-index.js';
 import { freePort } from '../test/http-helpers.js';
+import { startChild, stop } from './http.js';
 import { ms, p50p99, quantile, ratio, target, type BenchContext, type Row, type Section } from './table.js';
 
 const run = promisify(execFile);
@@ -34,18 +35,6 @@ async function buildHistory(dir: string, commits: number, versions: number): Pro
     );
   }
   await store.close();
-}
-
-function startServer(data: string, port: number): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/lodestone.js', 'serve', '--data', data, '--port', String(port), '--no-watch'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('listening on')) resolve(child);
-    });
-    child.on('exit', (code) => reject(new Error(`lodestone serve exited ${code}: ${out}`)));
-  });
 }
 
 async function latencies(url: string, pem: string, headers: Record<string, string>, count: number): Promise<number[]> {
@@ -102,7 +91,7 @@ async function runSection(context: BenchContext): Promise<Row[]> {
   const timemaps: Record<string, number[]> = {};
   const timegates: Record<string, number[]> = {};
   for (const [name, server] of Object.entries(servers)) {
-    server.child = await startServer(server.data, server.port);
+    server.child = await startChild(['bin/lodestone.js', 'serve', '--data', server.data, '--port', String(server.port), '--no-watch'], /listening on/);
     const pem = readFileSync(join(server.data, 'secrets/owner.pem'), 'utf8');
     const base = `https://localhost:${server.port}/target/`;
     timemaps[name] = await latencies(`${base}?timemap`, pem, { Accept: 'application/link-format' }, 200);
@@ -114,7 +103,7 @@ async function runSection(context: BenchContext): Promise<Row[]> {
       const m = quantile(memento, 0.5) / quantile(current, 0.5);
       rows.push({ section: 'versions', measure: 'memento GET, p50 / p99', value: p50p99(memento), baseline: `current GET: ${p50p99(current)}`, ratio: ratio(m), target: target('≤ 1.5×', m <= 1.5) });
     }
-    server.child.kill('SIGTERM');
+    await stop(server.child);
   }
   for (const [what, samples] of [['TimeMap', timemaps], ['TimeGate', timegates]] as const) {
     const r = quantile(samples.big!, 0.5) / quantile(samples.small!, 0.5);

@@ -2,22 +2,18 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { commitCount, headOf, removeTempDirs, tempDir } from './helpers.js';
-import { startServer, type TestServer } from './http-helpers.js';
+import { commitCount, headOf, tempDir } from './helpers.js';
+import { type TestServer, serverForFile } from './http-helpers.js';
 
 const run = promisify(execFile);
 let s: TestServer;
 let dir: string;
 
-before(async () => {
-  s = await startServer();
-  dir = s.running.runtimes[0]!.dataspace.store.dir;
-});
-after(async () => {
-  await s?.close();
-  removeTempDirs();
+serverForFile(async (server, repo) => {
+  s = server;
+  dir = repo;
 });
 
 async function lodestone(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -6,10 +6,10 @@
  * unknown methods. Every refusal is the RDF error of SPEC §2.4 and leaves git as it was.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { ns } from '../src/rdf/namespaces.js';
 import { commitCount, git, headOf, removeTempDirs } from './helpers.js';
-import { assertRdfError, header, sendRequest, startServer, turtle, type RequestOptions, type Response, type TestServer } from './http-helpers.js';
+import { assertRdfError, header, sendRequest, turtle, type RequestOptions, type Response, type TestServer, serverForFile } from './http-helpers.js';
 
 after(removeTempDirs);
 
@@ -21,12 +21,11 @@ let s: TestServer;
 let dir: string;
 let adminDir: string;
 
-before(async () => {
-  s = await startServer();
-  dir = s.running.runtimes[0]!.dataspace.store.dir;
+serverForFile(async (server, repo) => {
+  s = server;
+  dir = repo;
   adminDir = s.running.runtimes[1]!.dataspace.store.dir;
 });
-after(() => s.close());
 
 function methodsOf(allow: string | undefined): string[] {
   return (allow ?? '').split(',').map((m) => m.trim()).filter(Boolean);

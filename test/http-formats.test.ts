@@ -4,12 +4,12 @@
  * IRIs resolved against the document URL, and RDF/POST. Every write is checked in git as well.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { Quad } from '@rdfjs/types';
 import oxigraph from 'oxigraph';
 import { canonicalNTriples } from '../src/rdf/canonical.js';
-import { commitCount, fileAtHead, git, headOf, removeTempDirs } from './helpers.js';
-import { assertRdfError, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { commitCount, fileAtHead, git, headOf } from './helpers.js';
+import { assertRdfError, turtle, type Response, type TestServer, serverForFile } from './http-helpers.js';
 
 const TURTLE = 'text/turtle';
 const NTRIPLES = 'application/n-triples';
@@ -25,13 +25,9 @@ const XSD = 'http://www.w3.org/2001/XMLSchema#';
 let s: TestServer;
 let dir: string;
 
-before(async () => {
-  s = await startServer();
-  dir = s.running.runtimes[0]!.dataspace.store.dir;
-});
-after(async () => {
-  await s?.close();
-  removeTempDirs();
+serverForFile(async (server, repo) => {
+  s = server;
+  dir = repo;
 });
 
 /** The client triples of a representation (server metadata about the document URL left out), canonical. */

@@ -13,7 +13,8 @@ import oxigraph from 'oxigraph';
 import { serveConfig } from '../src/config.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { serve, type Running } from '../src/server.js';
-import { tempDir } from './helpers.js';
+import { after, before } from 'node:test';
+import { removeTempDirs, tempDir } from './helpers.js';
 
 export interface Response {
   status: number;
@@ -165,4 +166,20 @@ export function assertRdfError(res: Response, status: number | '4xx' | '5xx', op
   assert.ok(title.length > 0, 'the error has a dct:title');
   if (options.title) assert.match(title, options.title);
   return title;
+}
+
+/**
+ * One server for a test file: started before its tests (then `ready` runs with it and the end-user
+ * repository's folder), closed after them, with the temporary folders removed.
+ */
+export function serverForFile(ready: (server: TestServer, repo: string) => void | Promise<void>, extraArgs: string[] = []): void {
+  let server: TestServer | undefined;
+  before(async () => {
+    server = await startServer(extraArgs);
+    await ready(server, server.running.runtimes[0]!.dataspace.store.dir);
+  });
+  after(async () => {
+    await server?.close();
+    removeTempDirs();
+  });
 }

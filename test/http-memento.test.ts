@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { git, removeTempDirs } from './helpers.js';
-import { assertRdfError, startServer, turtle, type TestServer } from './http-helpers.js';
+import { describe, it } from 'node:test';
+import { git } from './helpers.js';
+import { assertRdfError, turtle, type TestServer, serverForFile } from './http-helpers.js';
 
 let s: TestServer;
 let dir: string;
 const commits: string[] = [];
 
-before(async () => {
-  s = await startServer();
-  dir = s.running.runtimes[0]!.dataspace.store.dir;
+serverForFile(async (server, repo) => {
+  s = server;
+  dir = repo;
   let etag: string | undefined;
   for (let i = 1; i <= 3; i++) {
     const res = await s.request('PUT', '/history/', { headers: { ...turtle, ...(etag ? { 'If-Match': etag } : {}) }, body: `<#this> <http://purl.org/dc/terms/title> "version ${i}" .` });
@@ -17,10 +17,6 @@ before(async () => {
     etag = res.headers.etag as string;
     commits.push(git(dir, 'rev-parse', 'HEAD').trim());
   }
-});
-after(async () => {
-  await s?.close();
-  removeTempDirs();
 });
 
 describe('Memento', () => {

@@ -5,14 +5,14 @@
  * After every write, the file in git is the canonical N-Triples of what GET returns.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import type { Quad } from '@rdfjs/types';
 import oxigraph from 'oxigraph';
 import { canonicalNTriples } from '../src/rdf/canonical.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 import { commitCount, git, removeTempDirs } from './helpers.js';
-import { startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { turtle, type Response, type TestServer, serverForFile } from './http-helpers.js';
 
 after(removeTempDirs);
 
@@ -36,13 +36,12 @@ let dir: string;
 let ownerWebId: string;
 let secretaryWebId: string;
 
-before(async () => {
-  s = await startServer();
-  dir = s.running.runtimes[0]!.dataspace.store.dir;
+serverForFile(async (server, repo) => {
+  s = server;
+  dir = repo;
   ownerWebId = s.running.agents.owner.webId;
   secretaryWebId = s.running.agents.secretary.webId;
 });
-after(() => s.close());
 
 function header(res: Response, name: string): string | undefined {
   const value = res.headers[name.toLowerCase()];

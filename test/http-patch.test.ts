@@ -4,9 +4,9 @@
  * git untouched; PATCH sees the request document's graph and nothing else.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { commitCount, fileAtHead, git, headOf, removeTempDirs } from './helpers.js';
-import { assertRdfError, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { before, describe, it } from 'node:test';
+import { commitCount, fileAtHead, git, headOf } from './helpers.js';
+import { assertRdfError, turtle, type Response, type TestServer, serverForFile } from './http-helpers.js';
 
 const SPARQL_UPDATE = { 'Content-Type': 'application/sparql-update' };
 const DCT = 'http://purl.org/dc/terms/';
@@ -16,13 +16,9 @@ const PREFIXES = `PREFIX dct: <${DCT}>\nPREFIX ex: <${EX}>\n`;
 let s: TestServer;
 let dir: string;
 
-before(async () => {
-  s = await startServer();
-  dir = s.running.runtimes[0]!.dataspace.store.dir;
-});
-after(async () => {
-  await s?.close();
-  removeTempDirs();
+serverForFile(async (server, repo) => {
+  s = server;
+  dir = repo;
 });
 
 /** Creates `path` with the Turtle `body` and returns its ETag (as Turtle, the default). */

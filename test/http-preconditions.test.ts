@@ -5,11 +5,11 @@
  * write's response, and exactly one winner among concurrent writers quoting one ETag.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 import { commitCount, git, headOf, removeTempDirs } from './helpers.js';
-import { assertRdfError, header, startServer, turtle, type TestServer } from './http-helpers.js';
+import { assertRdfError, header, turtle, type TestServer, serverForFile } from './http-helpers.js';
 
 after(removeTempDirs);
 
@@ -19,11 +19,10 @@ const FORMATS = ['text/turtle', 'application/n-triples', 'application/rdf+xml', 
 let s: TestServer;
 let dir: string;
 
-before(async () => {
-  s = await startServer();
-  dir = s.running.runtimes[0]!.dataspace.store.dir;
+serverForFile(async (server, repo) => {
+  s = server;
+  dir = repo;
 });
-after(() => s.close());
 
 function doc(path: string): string {
   return s.base + path.replace(/^\//, '');

@@ -1,28 +1,24 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { commitCount, git, headOf, removeTempDirs } from './helpers.js';
-import { assertRdfError, startServer, turtle, type TestServer } from './http-helpers.js';
+import { commitCount, git, headOf } from './helpers.js';
+import { assertRdfError, turtle, type TestServer, serverForFile } from './http-helpers.js';
 
 const run = promisify(execFile);
 let s: TestServer;
 let dir: string;
 const versions: string[] = [];
 
-before(async () => {
-  s = await startServer();
-  dir = s.running.runtimes[0]!.dataspace.store.dir;
+serverForFile(async (server, repo) => {
+  s = server;
+  dir = repo;
   let etag: string | undefined;
   for (const title of ['first', 'second', 'third']) {
     const res = await s.request('PUT', '/doc/', { headers: { ...turtle, ...(etag ? { 'If-Match': etag } : {}) }, body: `<#this> <http://purl.org/dc/terms/title> "${title}" .` });
     etag = res.headers.etag as string;
     versions.push(headOf(dir));
   }
-});
-after(async () => {
-  await s?.close();
-  removeTempDirs();
 });
 
 const title = async () => /title> "(\w+)"/.exec((await s.request('GET', '/doc/', { headers: { Accept: 'application/n-triples' } })).body)?.[1];

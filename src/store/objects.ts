@@ -159,7 +159,6 @@ export class ObjectStore {
   readonly gitdir: string;
   private readonly tmpdir: string;
   private readonly packCache: object = {};
-  private readonly known = new Set<string>();
   private readonly packs: PackSet;
 
   constructor(gitdir: string) {
@@ -194,7 +193,7 @@ export class ObjectStore {
     const todo: GitObject[] = [];
     const seen = new Set<string>();
     for (const object of objects) {
-      if (this.known.has(object.id) || this.packs.has(object.id) || seen.has(object.id)) continue;
+      if (this.packs.has(object.id) || seen.has(object.id)) continue;
       seen.add(object.id);
       todo.push(object);
     }
@@ -202,7 +201,6 @@ export class ObjectStore {
     // zlib runs on the thread pool: a batch's objects compress in parallel, off the event loop
     const deflated = await Promise.all(todo.map((object) => deflate(object.content, { level: 1 })));
     await this.packs.write(todo.map((object, i) => packEntry(object, deflated[i]!)), this.tmpdir);
-    for (const id of seen) this.known.add(id);
   }
 
   async close(): Promise<void> {
