@@ -3,7 +3,7 @@
  * tree, watcher), bootstraps an empty data directory, builds the HTTP app and listens over HTTPS
  * (asking for a client certificate without requiring one), or over HTTP behind a proxy.
  */
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
 import { WebIdVerifier } from './auth/webid-tls.js';
@@ -14,6 +14,9 @@ import { readVersioning } from './system-config.js';
 import { Composer } from './documents/composer.js';
 import { DocumentService } from './documents/document-service.js';
 import { createApp, runtimeFor } from './http/app.js';
+import { Authenticator } from './http/authenticate.js';
+import { fastReader } from './http/fast-read.js';
+import { RepresentationCache } from './http/representations.js';
 import type { DataspaceRuntime } from './http/state.js';
 
 export interface DataspaceSpec {
@@ -84,10 +87,16 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       return found?.documents.read(found.relative).catch(() => undefined);
     },
   });
-  const app = createApp({ runtimes, verifier, trustedProxies: config.trustedProxies, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, scheme: config.http ? 'http' : 'https', log });
-  const server = config.http
-    ? createHttpServer(app.callback())
-    : createHttpsServer({ cert: agents.server.certPem, key: agents.server.keyPem, requestCert: true, rejectUnauthorized: false }, app.callback());
+  const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies });
+  const representations = new RepresentationCache();
+  const scheme = config.http ? 'http' : 'https';
+  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, scheme, log });
+  const koa = app.callback();
+  const fast = fastReader({ runtimes, scheme, authenticator, representations });
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    if (!fast(req, res)) void koa(req, res);
+  };
+  const server = config.http ? createHttpServer(handle) : createHttpsServer({ cert: agents.server.certPem, key: agents.server.keyPem, requestCert: true, rejectUnauthorized: false }, handle);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -35,6 +35,9 @@ function objects(graph: readonly Quad[], subject: string, predicate: string): Qu
   return graph.filter((q) => q.subject.value === subject && q.predicate.value === predicate).map((q) => q.object);
 }
 
+/** A verdict that needs the WebID document read. */
+export const UNKNOWN = Symbol('unknown');
+
 export class WebIdVerifier {
   private readonly cache = new Map<string, { webId: string; blobs: Map<string, string> }>();
 
@@ -45,12 +48,9 @@ export class WebIdVerifier {
    * Throws Unauthenticated when the certificate names a WebID whose document does not list its key.
    */
   async verify(cert: X509Certificate | undefined, now = new Date()): Promise<string | undefined> {
-    if (!cert) return undefined;
-    if (new Date(cert.validFrom) > now || new Date(cert.validTo) < now) return undefined;
+    const known = this.known(cert, now);
+    if (known !== UNKNOWN || !cert) return known === UNKNOWN ? undefined : known;
     const webIds = webIdsOf(cert).filter((id) => /^https?:\/\//.test(id));
-    if (webIds.length === 0) return undefined;
-    const cached = this.cache.get(cert.fingerprint256);
-    if (cached && this.unchanged(cached.blobs)) return cached.webId;
     const key = rsaPublicKey(cert);
     if (!key) throw new LodestoneError('Unauthenticated', 'the client certificate does not hold an RSA key');
     for (const webId of webIds) {
@@ -61,6 +61,20 @@ export class WebIdVerifier {
       }
     }
     throw new LodestoneError('Unauthenticated', `the key of the client certificate is not a cert:key of ${webIds.join(', ')}`);
+  }
+
+  /**
+   * The verdict when it needs no document read: anonymous (undefined) for no, an expired or a
+   * WebID-less certificate, the WebID when a verification of this certificate is cached and its
+   * documents are unchanged, and UNKNOWN otherwise. Synchronous, for the read fast path.
+   */
+  known(cert: X509Certificate | undefined, now = new Date()): string | undefined | typeof UNKNOWN {
+    if (!cert) return undefined;
+    if (new Date(cert.validFrom) > now || new Date(cert.validTo) < now) return undefined;
+    const cached = this.cache.get(cert.fingerprint256);
+    if (cached && this.unchanged(cached.blobs)) return cached.webId;
+    if (!webIdsOf(cert).some((id) => /^https?:\/\//.test(id))) return undefined;
+    return UNKNOWN;
   }
 
   private unchanged(blobs: Map<string, string>): boolean {

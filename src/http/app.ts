@@ -5,24 +5,31 @@
  */
 import cors from '@koa/cors';
 import Koa from 'koa';
-import type { WebIdVerifier } from '../auth/webid-tls.js';
-import { authenticate } from './authenticate.js';
+import type { Authenticator } from './authenticate.js';
 import { documentHandler } from './documents.js';
 import { errorMiddleware } from './error-middleware.js';
 import { HttpError } from './http-error.js';
-import { RepresentationCache } from './representations.js';
+import type { RepresentationCache } from './representations.js';
 import { sparqlHandler } from './sparql.js';
 import type { DataspaceRuntime, State } from './state.js';
 
 export interface AppOptions {
   runtimes: readonly DataspaceRuntime[];
-  verifier: WebIdVerifier;
-  trustedProxies: readonly string[];
+  authenticator: Authenticator;
+  representations: RepresentationCache;
   bodyLimit: number;
   sparqlTimeoutMs: number;
   /** The scheme the server is reached by (https, or http behind a proxy). */
   scheme: 'https' | 'http';
   log: (line: string) => void;
+}
+
+/** The request URL (without its query), its dataspace, and the path relative to that dataspace's base. */
+export function locate(options: Pick<AppOptions, 'runtimes' | 'scheme'>, host: string, path: string): { url: string; runtime: DataspaceRuntime | undefined; relative: string } {
+  const url = `${options.scheme}://${host}${path}`;
+  const runtime = runtimeFor(options.runtimes, url);
+  const base = runtime?.dataspace.base ?? '';
+  return { url, runtime, relative: url.length < base.length ? '' : url.slice(base.length) };
 }
 
 /** The runtime whose base is the longest prefix of `url`. */
@@ -40,7 +47,7 @@ const EXPOSED = ['ETag', 'Link', 'Location', 'Allow', 'Accept-Post', 'Accept-Pat
 
 export function createApp(options: AppOptions): Koa<State> {
   const app = new Koa<State>();
-  const documents = documentHandler({ bodyLimit: options.bodyLimit, representations: new RepresentationCache() });
+  const documents = documentHandler({ bodyLimit: options.bodyLimit, representations: options.representations });
   const sparql = sparqlHandler({ timeoutMs: options.sparqlTimeoutMs, bodyLimit: options.bodyLimit });
 
   app.use(errorMiddleware(options.log));
@@ -50,16 +57,15 @@ export function createApp(options: AppOptions): Koa<State> {
     const host = ctx.get('Host');
     if (!host) throw new HttpError(400, 'the request has no Host header');
     if (ctx.path.includes('//')) throw new HttpError(400, `the path ${ctx.path} has an empty segment`);
-    const url = `${options.scheme}://${host}${ctx.path}`;
-    const runtime = runtimeFor(options.runtimes, url);
-    if (!runtime) throw new HttpError(404, `no dataspace is served at ${url}`);
-    ctx.state.runtime = runtime;
-    ctx.state.url = url;
-    ctx.state.relative = url.length < runtime.dataspace.base.length ? '' : url.slice(runtime.dataspace.base.length);
-    if (url + '/' === runtime.dataspace.base) return redirectToSlash(ctx);
+    const located = locate(options, host, ctx.path);
+    if (!located.runtime) throw new HttpError(404, `no dataspace is served at ${located.url}`);
+    ctx.state.runtime = located.runtime;
+    ctx.state.url = located.url;
+    ctx.state.relative = located.relative;
+    if (located.url + '/' === located.runtime.dataspace.base) return redirectToSlash(ctx);
     await next();
   });
-  app.use(authenticate({ verifier: options.verifier, trustedProxies: options.trustedProxies }));
+  app.use(options.authenticator.middleware());
   // The route table: every path of a dataspace, with its handler.
   app.use(async (ctx, next) => {
     if (ctx.querystring !== '' && ctx.query.graph !== undefined) {

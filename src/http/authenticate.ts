@@ -1,12 +1,14 @@
 /**
  * Who is asking: WebID-TLS from the TLS client certificate, or, with `--http` behind a
  * TLS-terminating proxy, from the RFC 9440 `Client-Cert` header, honoured only when the request
- * comes from a trusted proxy address. Sets ctx.state.agent (undefined: anonymous).
+ * comes from a trusted proxy address. The Koa middleware sets ctx.state.agent (undefined:
+ * anonymous); the read fast path asks `known` and steps aside when the answer needs a document read.
  */
 import type { X509Certificate } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type Koa from 'koa';
-import { clientCertHeader, parseCertificate, type WebIdVerifier } from '../auth/webid-tls.js';
+import { clientCertHeader, parseCertificate, UNKNOWN, type WebIdVerifier } from '../auth/webid-tls.js';
 import type { State } from './state.js';
 
 export interface AuthenticateOptions {
@@ -19,24 +21,43 @@ function normalise(address: string | undefined): string {
   return (address ?? '').replace(/^::ffff:/, '');
 }
 
-export function authenticate(options: AuthenticateOptions): Koa.Middleware<State> {
-  const trusted = new Set(options.trustedProxies.map(normalise));
+export class Authenticator {
+  private readonly trusted: Set<string>;
   // A TLS connection keeps its client certificate: parse it once per connection, not per request.
-  const perSocket = new WeakMap<object, X509Certificate | undefined>();
-  return async (ctx, next) => {
-    const socket = ctx.req.socket as Partial<TLSSocket>;
-    let cert: X509Certificate | undefined;
+  private readonly perSocket = new WeakMap<object, X509Certificate | undefined>();
+
+  constructor(private readonly options: AuthenticateOptions) {
+    this.trusted = new Set(options.trustedProxies.map(normalise));
+  }
+
+  private certificateOf(req: IncomingMessage): X509Certificate | undefined {
+    const socket = req.socket as Partial<TLSSocket>;
     if (typeof socket.getPeerCertificate === 'function') {
-      if (perSocket.has(socket)) cert = perSocket.get(socket);
-      else {
-        const peer = socket.getPeerCertificate();
-        cert = peer?.raw ? parseCertificate(peer.raw) : undefined;
-        perSocket.set(socket, cert);
-      }
-    } else if (ctx.get('Client-Cert') && trusted.has(normalise(socket.remoteAddress))) {
-      cert = clientCertHeader(ctx.get('Client-Cert'));
+      if (this.perSocket.has(socket)) return this.perSocket.get(socket);
+      const peer = socket.getPeerCertificate();
+      const cert = peer?.raw ? parseCertificate(peer.raw) : undefined;
+      this.perSocket.set(socket, cert);
+      return cert;
     }
-    ctx.state.agent = await options.verifier.verify(cert);
-    await next();
-  };
+    const header = req.headers['client-cert'];
+    if (typeof header === 'string' && header !== '' && this.trusted.has(normalise(socket.remoteAddress))) return clientCertHeader(header);
+    return undefined;
+  }
+
+  /** The agent (undefined: anonymous) when it is known without reading documents, else UNKNOWN. */
+  known(req: IncomingMessage): string | undefined | typeof UNKNOWN {
+    return this.options.verifier.known(this.certificateOf(req));
+  }
+
+  /** The agent, reading WebID documents when needed; throws 401 for a key the WebID does not list. */
+  identify(req: IncomingMessage): Promise<string | undefined> {
+    return this.options.verifier.verify(this.certificateOf(req));
+  }
+
+  middleware(): Koa.Middleware<State> {
+    return async (ctx, next) => {
+      ctx.state.agent = await this.identify(ctx.req);
+      await next();
+    };
+  }
 }

@@ -15,8 +15,8 @@ import { HttpError } from './http-error.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { checkRead, checkWrite, conditionsOf } from './preconditions.js';
 import { handleMemento, mementoQuery, versionLinks } from './memento.js';
-import { etag, type RepresentationCache } from './representations.js';
-import type { State } from './state.js';
+import { contentTypeOf, etag, type RepresentationCache } from './representations.js';
+import type { DataspaceRuntime, State } from './state.js';
 
 export const SPARQL_UPDATE = 'application/sparql-update';
 export const DOCUMENT_ALLOW = 'GET, HEAD, PUT, POST, PATCH, DELETE, OPTIONS';
@@ -44,6 +44,11 @@ function requestType(ctx: Koa.Context, accepted: readonly string[]): string {
   return type;
 }
 
+/** The `Link` header of every response about a current document (SPEC §9.1: its timemap and timegate). */
+export function documentLinks(runtime: DataspaceRuntime, documentUrl: string): string | undefined {
+  return runtime.dataspace.versions ? versionLinks(documentUrl) : undefined;
+}
+
 export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware<State> {
   return async (ctx) => {
     const { runtime } = ctx.state;
@@ -55,7 +60,8 @@ export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware
     if (memento) return handleMemento(ctx, memento, { documentUrl, path: runtime.dataspace.fileOf(relativePath), representations: options.representations });
     const responseType = negotiate(accept, writableTypes);
     ctx.vary('Accept');
-    if (runtime.dataspace.versions) ctx.set('Link', versionLinks(documentUrl));
+    const links = documentLinks(runtime, documentUrl);
+    if (links) ctx.set('Link', links);
 
     switch (ctx.method) {
       case 'GET':
@@ -71,7 +77,7 @@ export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware
           ctx.status = 304;
           return;
         }
-        ctx.type = responseType; // before the body: N-Triples starts with '<' and Koa would call it HTML
+        ctx.type = contentTypeOf(responseType); // before the body: N-Triples starts with '<' and Koa would call it HTML
         ctx.body = await options.representations.get(document.blobId, responseType, () => document.bytes.toString('utf8'));
         return;
       }

@@ -15,11 +15,21 @@ export function etag(url: string, blobId: string, mediaType: string): string {
   return digest(`${url}\0${blobId}\0${mediaType}`);
 }
 
+/** The Content-Type header of a representation: Turtle, a text type, names its charset. */
+export function contentTypeOf(mediaType: string): string {
+  return mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType;
+}
+
 export class RepresentationCache {
   private readonly entries: ByteCache<Buffer>;
 
   constructor(capacity = 64 * 1024 * 1024) {
     this.entries = new ByteCache<Buffer>(capacity, (body) => body.length);
+  }
+
+  /** The cached serialisation, if there is one. */
+  peek(blobId: string, mediaType: string): Buffer | undefined {
+    return this.entries.get(`${blobId} ${mediaType}`);
   }
 
   /** The document (canonical N-Triples, blob `blobId`) in `mediaType`. */

@@ -1,0 +1,62 @@
+/**
+ * The read fast path. Most requests a document server sees are GETs of current documents it has
+ * already served; their answer is known from memory: HEAD's blob id, the cached serialisation, the
+ * ETag derived from both. Those are answered straight from Node's request event, ahead of Koa,
+ * with the same status, headers and bytes the Koa route would give. Everything else (a query
+ * string, an Origin, a certificate not yet verified, a cache miss, anything that would be an
+ * error) returns false untouched, and Koa answers it from scratch.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { writableTypes } from '../rdf/formats.js';
+import { canonicalDocumentPath } from '../store/paths.js';
+import { UNKNOWN } from '../auth/webid-tls.js';
+import type { Authenticator } from './authenticate.js';
+import { locate, type AppOptions } from './app.js';
+import { documentLinks } from './documents.js';
+import { negotiate } from './negotiate.js';
+import { checkRead, conditionsOf } from './preconditions.js';
+import { contentTypeOf, etag, type RepresentationCache } from './representations.js';
+
+export type FastReader = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+export function fastReader(options: Pick<AppOptions, 'runtimes' | 'scheme'> & { authenticator: Authenticator; representations: RepresentationCache }): FastReader {
+  const answer = (req: IncomingMessage): { status: 200 | 304; head: Record<string, string | number>; body?: Buffer } | undefined => {
+    const { method, url: path, headers } = req;
+    if ((method !== 'GET' && method !== 'HEAD') || path === undefined) return undefined;
+    if (path.charCodeAt(0) !== 47 /* / */ || path.charCodeAt(path.length - 1) !== 47 || path.includes('?') || path.includes('//')) return undefined;
+    if (headers.origin !== undefined || headers.host === undefined) return undefined;
+    const { runtime, relative } = locate(options, headers.host, path);
+    if (!runtime) return undefined;
+    if (options.authenticator.known(req) === UNKNOWN) return undefined;
+
+    const relativePath = canonicalDocumentPath(relative);
+    const blobId = runtime.documents.blobId(relativePath);
+    const responseType = negotiate(headers.accept, writableTypes);
+    if (!blobId || !responseType) return undefined;
+    const body = options.representations.peek(blobId, responseType);
+    if (!body) return undefined;
+    const documentUrl = runtime.dataspace.base + relativePath;
+    const tag = etag(documentUrl, blobId, responseType);
+    const outcome = checkRead(conditionsOf(headers), tag);
+    if (outcome === 'failed') return undefined;
+
+    const links = documentLinks(runtime, documentUrl);
+    const head: Record<string, string | number> = links ? { Vary: 'Accept', Link: links, ETag: tag } : { Vary: 'Accept', ETag: tag };
+    if (outcome === 'not-modified') return { status: 304, head };
+    head['Content-Type'] = contentTypeOf(responseType);
+    head['Content-Length'] = body.length;
+    return { status: 200, head, body: method === 'HEAD' ? undefined : body };
+  };
+  return (req, res) => {
+    let reply: ReturnType<typeof answer>;
+    try {
+      reply = answer(req);
+    } catch {
+      return false; // an invalid path, say: Koa answers it with the error it deserves
+    }
+    if (!reply) return false;
+    res.writeHead(reply.status, reply.head);
+    res.end(reply.body);
+    return true;
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The read fast path (src/http/fast-read.ts) answers a GET or HEAD of a current document from
+ * memory once its serialisation is cached. Its answers must be the Koa route's, byte for byte and
+ * header for header, and it must step aside for everything it does not know: an unverified or
+ * mismatched certificate (401), an Origin (CORS), a precondition that fails (412), a new version.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { issueCredentials } from '../src/auth/certificates.js';
+import { writableTypes } from '../src/rdf/formats.js';
+import { assertRdfError, header, serverForFile, turtle, type Response, type TestServer } from './http-helpers.js';
+
+let s: TestServer;
+serverForFile(async (server) => {
+  s = server;
+  const created = await s.request('PUT', 'fast/', { headers: turtle, body: '<#this> <http://purl.org/dc/terms/title> "fast" .' });
+  assert.equal(created.status, 201);
+});
+
+/** Everything a client sees but the Date. */
+function visible(res: Response): object {
+  const { date: _date, ...headers } = res.headers;
+  return { status: res.status, headers, body: res.body };
+}
+
+describe('the read fast path', () => {
+  it('answers the first (Koa) and the following (cached) GET and HEAD alike, in every format', async () => {
+    for (const type of writableTypes) {
+      for (const method of ['GET', 'HEAD']) {
+        const first = await s.request(method, 'fast/', { as: 'anonymous', headers: { Accept: type } });
+        const second = await s.request(method, 'fast/', { as: 'anonymous', headers: { Accept: type } });
+        const third = await s.request(method, 'fast/', { headers: { Accept: type } }); // the owner, verified once
+        assert.equal(first.status, 200, `${method} ${type}`);
+        assert.deepEqual(visible(second), visible(first), `${method} ${type}`);
+        assert.deepEqual(visible(third), visible(first), `${method} ${type}`);
+      }
+    }
+  });
+
+  it('answers 304 and 412 as the Koa route does', async () => {
+    const tag = header(await s.request('GET', 'fast/'), 'etag')!;
+    const notModified = await s.request('GET', 'fast/', { headers: { 'If-None-Match': tag } });
+    assert.equal(notModified.status, 304);
+    assert.equal(header(notModified, 'etag'), tag);
+    assert.equal(notModified.body, '');
+    assertRdfError(await s.request('GET', 'fast/', { headers: { 'If-Match': '"stale"' } }), 412);
+  });
+
+  it('serves the new version right after a write', async () => {
+    const before = await s.request('GET', 'fast/');
+    const tag = header(before, 'etag')!;
+    const put = await s.request('PUT', 'fast/', { headers: { ...turtle, 'If-Match': tag }, body: '<#this> <http://purl.org/dc/terms/title> "faster" .' });
+    assert.equal(put.status, 200);
+    const after = await s.request('GET', 'fast/');
+    assert.match(after.body, /faster/);
+    assert.notEqual(header(after, 'etag'), tag);
+  });
+
+  it('still answers 401 to a certificate whose key the WebID does not list, on a cached document', async () => {
+    await s.request('GET', 'fast/', { as: 'anonymous' });
+    const webId = s.running.agents.owner.webId;
+    const impostor = issueCredentials({ webId, commonName: 'impostor' });
+    assertRdfError(await s.request('GET', 'fast/', { as: { pem: impostor.certPem + impostor.keyPem } }), 401);
+  });
+
+  it('leaves CORS to Koa: a request with an Origin gets its CORS headers', async () => {
+    await s.request('GET', 'fast/');
+    const res = await s.request('GET', 'fast/', { headers: { Origin: 'https://app.example' } });
+    assert.equal(res.status, 200);
+    assert.equal(header(res, 'access-control-allow-origin'), 'https://app.example');
+  });
+
+  it('leaves malformed paths to Koa, which answers 400 (and the server keeps running)', async () => {
+    assertRdfError(await s.request('GET', `${'x'.repeat(300)}/`), 400);
+    assert.equal((await s.request('GET', 'fast/')).status, 200);
+  });
+});
