@@ -22,6 +22,8 @@ export const serveOptions = {
   'sparql-timeout': { type: 'string', default: '30000', description: 'milliseconds a SPARQL query may run before it is stopped' },
   'allow-internal-urls': { type: 'boolean', default: false, description: 'let outgoing requests reach loopback and private addresses' },
   'no-watch': { type: 'boolean', default: false, description: 'do not watch the repositories for git commits and edited .nt files' },
+  'github-api': { type: 'string', default: 'https://api.github.com', description: 'REST API root the pusher mirrors GitHub repositories through (GitHub Enterprise: https://HOST/api/v3)' },
+  'mirror-pacing': { type: 'string', default: '1000', description: 'least milliseconds between the pusher\'s content-creating API requests (GitHub asks for one second)' },
   help: { type: 'boolean', default: false, description: 'show this help' },
 } satisfies Record<string, OptionSpec>;
 
@@ -52,11 +54,19 @@ export interface ServeConfig {
   sparqlTimeoutMs: number;
   allowInternalUrls: boolean;
   watch: boolean;
+  githubApi: string;
+  mirrorPacingMs: number;
 }
 
 function positiveInteger(name: string, value: unknown): number {
+  const n = wholeNumber(name, value);
+  if (n === 0) throw new Error(`--${name} must be a positive whole number, not "${String(value)}"`);
+  return n;
+}
+
+function wholeNumber(name: string, value: unknown): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive whole number, not "${String(value)}"`);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, not "${String(value)}"`);
   return n;
 }
 
@@ -86,6 +96,8 @@ export function serveConfig(args: string[]): ServeConfig | 'help' {
     sparqlTimeoutMs: positiveInteger('sparql-timeout', values['sparql-timeout']),
     allowInternalUrls: Boolean(values['allow-internal-urls']),
     watch: !values['no-watch'],
+    githubApi: String(values['github-api']),
+    mirrorPacingMs: wholeNumber('mirror-pacing', values['mirror-pacing']),
   };
 }
 

@@ -16,6 +16,7 @@ import { DocumentService } from './documents/document-service.js';
 import { createApp, runtimeFor } from './http/app.js';
 import { Authenticator } from './http/authenticate.js';
 import { fastReader } from './http/fast-read.js';
+import { startMirror } from './mirror/mirror.js';
 import { RepresentationCache } from './http/representations.js';
 import type { DataspaceRuntime } from './http/state.js';
 
@@ -47,7 +48,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
   const runtimes: DataspaceRuntime[] = [];
   const composer = new Composer();
   const compose = composer.compose.bind(composer);
-  const versioning = await readVersioning(config.data, config.base);
+  const versioning = await readVersioning(config.data, config.base, log);
   for (const spec of defaultDataspaces(config.base)) {
     const started = Date.now();
     const history = versioning.get(spec.base);
@@ -60,7 +61,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       branch: history?.branch,
       prefix: history?.pathPrefix,
     });
-    if (history) log(`${spec.id}: versioned on branch ${history.branch}${history.location ? `; mirroring to ${history.location} is not implemented yet` : ' (local history only)'}`);
+    if (history) log(`${spec.id}: versioned on branch ${history.branch}${history.location ? `, mirrored to ${history.location}` : ' (local history only)'}`);
     runtimes.push({ dataspace, documents: new DocumentService(dataspace, { compose }) });
     log(`${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
   }
@@ -68,6 +69,10 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
   const agents = await bootstrap(config.data, endUser.documents, admin.documents, log);
   admin.documents.protect(agents.owner.documentPath);
   admin.documents.protect(agents.secretary.documentPath);
+  for (const runtime of runtimes) {
+    const history = versioning.get(runtime.dataspace.base);
+    if (history) runtime.mirror = await startMirror(runtime.dataspace.store, history, { githubApi: config.githubApi, pacingMs: config.mirrorPacingMs, log });
+  }
 
   const local = (documentUrl: string) => {
     const runtime = runtimeFor(runtimes, documentUrl);
@@ -113,6 +118,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     async close() {
       server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const runtime of runtimes) await runtime.mirror?.stop();
       for (const runtime of runtimes) await runtime.dataspace.close();
       await composer.close();
     },

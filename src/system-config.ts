@@ -43,7 +43,7 @@ export function defaultSystemConfig(endUserBase: string): string {
 }
 
 /** The versioning of each dataspace base that has some; writes the default file when there is none. */
-export async function readVersioning(data: string, endUserBase: string): Promise<Map<string, VersioningConfig>> {
+export async function readVersioning(data: string, endUserBase: string, log: (line: string) => void = () => undefined): Promise<Map<string, VersioningConfig>> {
   const file = systemConfigFile(data);
   if (!existsSync(file)) {
     await fsp.mkdir(data, { recursive: true });
@@ -51,7 +51,7 @@ export async function readVersioning(data: string, endUserBase: string): Promise
   }
   const config = parseRdf(await fsp.readFile(file, 'utf8'), { format: 'text/turtle', baseIRI: endUserBase });
   const credentialsFile = join(data, 'secrets', 'credentials.ttl');
-  const credentials = existsSync(credentialsFile) ? parseRdf(await fsp.readFile(credentialsFile, 'utf8'), { format: 'text/turtle' }) : [];
+  const credentials = (await credentialsEnabled(credentialsFile, log)) ? parseRdf(await fsp.readFile(credentialsFile, 'utf8'), { format: 'text/turtle' }) : [];
   const value = (graph: typeof config, subject: string, predicate: string) => graph.find((q) => q.subject.value === subject && q.predicate.value === predicate)?.object.value;
   const out = new Map<string, VersioningConfig>();
   for (const q of config) {
@@ -66,4 +66,18 @@ export async function readVersioning(data: string, endUserBase: string): Promise
     });
   }
   return out;
+}
+
+/**
+ * The credentials secret is enabled when its file exists and only its owner may read it (like an
+ * SSH key): a file others can read is refused, with a log line saying how to fix it.
+ */
+async function credentialsEnabled(file: string, log: (line: string) => void): Promise<boolean> {
+  const stat = await fsp.stat(file).catch(() => undefined);
+  if (!stat) return false;
+  if ((stat.mode & 0o077) !== 0) {
+    log(`${file} can be read by others: its tokens are not used (chmod 600 it to enable them)`);
+    return false;
+  }
+  return true;
 }

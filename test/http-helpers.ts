@@ -77,11 +77,11 @@ export function sendRequest(target: string | URL | HttpsRequestOptions, options:
   });
 }
 
-export async function startServer(extraArgs: string[] = [], data = tempDir('server')): Promise<TestServer> {
+export async function startServer(extraArgs: string[] = [], data = tempDir('server'), log: (line: string) => void = () => undefined): Promise<TestServer> {
   const port = await freePort();
   const config = serveConfig(['--data', data, '--port', String(port), '--host', 'localhost', '--no-watch', ...extraArgs]);
   if (config === 'help') throw new Error('unexpected --help');
-  const running = await serve(config, () => undefined);
+  const running = await serve(config, log);
   const ownerPem = readFileSync(running.agents.owner.credentialsFile, 'utf8');
   const secretaryPem = readFileSync(running.agents.secretary.credentialsFile, 'utf8');
   const agents = new Map<string, Agent>();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { serveConfig } from '../src/config.js';
@@ -48,6 +48,31 @@ describe('the system configuration (SPEC §9.1)', () => {
     }
   });
 
+  it('refuses a credentials file that others can read (the secret is not enabled)', async () => {
+    const data = tempDir('config');
+    const port = await freePort();
+    writeFileSync(join(data, 'system.ttl'), [
+      `@prefix lds: <${ns.lds}> . @prefix doap: <${ns.doap}> .`,
+      `<https://localhost:${port}/> lds:versioningRepository <urn:repo> .`,
+      '<urn:repo> a doap:GitRepository ; doap:location <https://github.com/example/data> .',
+    ].join('\n'));
+    mkdirSync(join(data, 'secrets'), { recursive: true });
+    writeFileSync(join(data, 'secrets', 'credentials.ttl'), `<urn:repo> <${ns.a}authToken> "github_pat_OPEN456" .\n`, { mode: 0o644 });
+    chmodSync(join(data, 'secrets', 'credentials.ttl'), 0o644);
+    const lines: string[] = [];
+    const config = serveConfig(['--data', data, '--port', String(port), '--no-watch']);
+    const running = await serve(config as Exclude<typeof config, 'help'>, (line) => lines.push(line));
+    try {
+      const log = lines.join('\n');
+      assert.match(log, /credentials\.ttl can be read by others: its tokens are not used \(chmod 600 it/);
+      assert.match(log, /no a:authToken for <urn:repo>.*not mirroring/);
+      assert.equal(running.runtimes[0]!.mirror, undefined);
+      assert.doesNotMatch(log, /OPEN456/);
+    } finally {
+      await running.close();
+    }
+  });
+
   it('reads the access token from the credentials file and never logs it', async () => {
     const data = tempDir('config');
     const port = await freePort();
@@ -60,12 +85,13 @@ describe('the system configuration (SPEC §9.1)', () => {
     mkdirSync(join(data, 'secrets'), { recursive: true });
     writeFileSync(join(data, 'secrets', 'credentials.ttl'), `<urn:repo> <${ns.a}authToken> "github_pat_SECRET123" .\n`, { mode: 0o600 });
     const lines: string[] = [];
-    const config = serveConfig(['--data', data, '--port', String(port), '--no-watch']);
+    const config = serveConfig(['--data', data, '--port', String(port), '--no-watch', '--github-api', `http://127.0.0.1:${await freePort()}`]);
     assert.notEqual(config, 'help');
     const running = await serve(config as Exclude<typeof config, 'help'>, (line) => lines.push(line));
     try {
       const log = lines.join('\n');
-      assert.match(log, /end-user: versioned on branch history; mirroring to https:\/\/github.com\/example\/data/);
+      assert.match(log, /end-user: versioned on branch history, mirrored to https:\/\/github.com\/example\/data/);
+      assert.match(log, /mirror https:\/\/github.com\/example\/data: pushing branch history through GitHub REST API/);
       assert.doesNotMatch(log, /SECRET123/);
       assert.equal(running.runtimes[0]!.dataspace.store.branch, 'history');
     } finally {

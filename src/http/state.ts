@@ -1,10 +1,13 @@
 /** What the middleware of one request learn and pass on (Koa's ctx.state). */
 import type { Dataspace } from '../dataspace.js';
 import type { DocumentService } from '../documents/document-service.js';
+import type { Pusher } from '../mirror/pusher.js';
 
 export interface DataspaceRuntime {
   dataspace: Dataspace;
   documents: DocumentService;
+  /** The pusher mirroring the dataspace's history, when it has a mirror. */
+  mirror?: Pusher;
 }
 
 export interface State {
