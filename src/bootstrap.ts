@@ -15,6 +15,7 @@ import type { DocumentService } from './documents/document-service.js';
 import { NTRIPLES } from './rdf/formats.js';
 import { ns } from './rdf/namespaces.js';
 import { tripleLine } from './rdf/ntriples.js';
+import { defaultAccessDocuments } from './access/policy.js';
 import { issueCredentials, readCredentials, rsaPublicKey, webIdsOf, writeCredentials, type Credentials } from './auth/certificates.js';
 
 const { namedNode, literal, quad } = DataFactory;
@@ -93,14 +94,29 @@ export async function bootstrap(data: string, endUser: DocumentService, admin: D
   if (existsSync(ownerFile) && existsSync(secretaryFile)) {
     const owner = agentFrom(ownerFile, (await readCredentials(ownerFile)).certPem, adminBase);
     const secretary = agentFrom(secretaryFile, (await readCredentials(secretaryFile)).certPem, adminBase);
+    await writeAccessDocuments(endUser, admin, owner.webId, secretary.webId, log);
     return { owner, secretary, server, serverFile };
   }
   log(`bootstrapping ${endUser.dataspace.base} and ${adminBase}`);
   const owner = await createOwnerFirst(endUser, admin, adminBase, ownerFile);
   const secretary = await createAgent(admin, 'Secretary', adminBase, secretaryFile);
+  await writeAccessDocuments(endUser, admin, owner.agent.webId, secretary.agent.webId, log);
   await writeCredentials(secretaryFile, secretary.credentials);
   await writeCredentials(ownerFile, owner.credentials);
   return { owner: owner.agent, secretary: secretary.agent, server, serverFile };
+}
+
+/**
+ * The groups (owners, writers, readers) and the default authorizations (issue 4), written once:
+ * when the last of them is missing (a new data directory, or one made before access control).
+ */
+async function writeAccessDocuments(endUser: DocumentService, admin: DocumentService, ownerWebId: string, secretaryWebId: string, log: (line: string) => void): Promise<void> {
+  const documents = defaultAccessDocuments({ endUserBase: endUser.dataspace.base, adminBase: admin.dataspace.base, ownerWebId, secretaryWebId });
+  if (admin.blobId(documents[documents.length - 1]!.path) !== undefined) return; // written last: all are there
+  log(`writing the default groups and authorizations to ${admin.dataspace.base}acl/`);
+  for (const document of documents) {
+    await admin.write({ method: 'PUT', relativePath: document.path, agent: ownerWebId, body: { text: document.turtle, mediaType: 'text/turtle' }, precondition: () => undefined });
+  }
 }
 
 /** The containers are created on the owner's behalf, so the owner's WebID is chosen first. */

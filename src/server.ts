@@ -17,6 +17,7 @@ import { createApp, runtimeFor } from './http/app.js';
 import { Authenticator } from './http/authenticate.js';
 import { fastReader } from './http/fast-read.js';
 import { startMirror } from './mirror/mirror.js';
+import { AccessControl } from './access/access-control.js';
 import { RepresentationCache } from './http/representations.js';
 import type { DataspaceRuntime } from './http/state.js';
 
@@ -45,7 +46,7 @@ export interface Running {
 }
 
 export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l)): Promise<Running> {
-  const runtimes: DataspaceRuntime[] = [];
+  const opened: Dataspace[] = [];
   const composer = new Composer();
   const compose = composer.compose.bind(composer);
   const versioning = await readVersioning(config.data, config.base, log);
@@ -62,11 +63,14 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       prefix: history?.pathPrefix,
     });
     if (history) log(`${spec.id}: versioned on branch ${history.branch}${history.location ? `, mirrored to ${history.location}` : ' (local history only)'}`);
-    runtimes.push({ dataspace, documents: new DocumentService(dataspace, { compose }) });
+    opened.push(dataspace);
     log(`${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
   }
+  const access = new AccessControl(opened[1]!);
+  const runtimes: DataspaceRuntime[] = opened.map((dataspace) => ({ dataspace, documents: new DocumentService(dataspace, { compose }), access }));
   const [endUser, admin] = runtimes as [DataspaceRuntime, DataspaceRuntime];
   const agents = await bootstrap(config.data, endUser.documents, admin.documents, log);
+  access.owner = agents.owner.webId;
   admin.documents.protect(agents.owner.documentPath);
   admin.documents.protect(agents.secretary.documentPath);
   for (const runtime of runtimes) {

@@ -50,7 +50,7 @@ describe('lodestone get, put, patch, delete', () => {
     const head = headOf(dir);
     const anonymous = await lodestone('put', doc, '--insecure', '--file', join(files, 'doc.ttl'));
     assert.equal(anonymous.code, 1);
-    assert.match(anonymous.stderr, /^403: anonymous agents may not write/);
+    assert.match(anonymous.stderr, /^403: anonymous agents have no Write access to/);
     assert.equal(headOf(dir), head);
   });
 

@@ -183,3 +183,15 @@ export function serverForFile(ready: (server: TestServer, repo: string) => void 
     removeTempDirs();
   });
 }
+
+/**
+ * Lets anyone read every document of the end-user dataspace: an authorization (acl:agentClass
+ * foaf:Agent, acl:Read, acl:accessTo and acl:default the root) written into the admin dataspace
+ * as the owner, through the document service.
+ */
+export async function makePublic(s: TestServer, slug = 'public-test'): Promise<void> {
+  const admin = s.running.runtimes[1]!.documents;
+  const acl = 'http://www.w3.org/ns/auth/acl#';
+  const text = `<> <http://xmlns.com/foaf/0.1/primaryTopic> <#this> .\n<#this> a <${acl}Authorization> ; <${acl}agentClass> <http://xmlns.com/foaf/0.1/Agent> ; <${acl}mode> <${acl}Read> ; <${acl}accessTo> <${s.base}> ; <${acl}default> <${s.base}> .\n`;
+  await admin.write({ method: 'PUT', relativePath: `acl/authorizations/${slug}/`, agent: s.running.agents.owner.webId, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });
+}

@@ -1,7 +1,7 @@
 /**
  * WebID-TLS (DESIGN.md, "Authentication"; src/auth/webid-tls.ts, src/http/authenticate.ts): the
  * owner's certificate authenticates; no certificate, an expired one or one without a WebID is
- * anonymous (reads, but writes answer 403); a certificate naming a WebID whose document does not
+ * anonymous (reads what is public, but writes answer 403); a certificate naming a WebID whose document does not
  * list its key is a 401. Behind a proxy (`--http`), RFC 9440 `Client-Cert` is believed only from a
  * trusted address, and never over HTTPS. Every refused write is checked against git.
  */
@@ -13,7 +13,7 @@ import { issueCredentials, readCredentials } from '../src/auth/certificates.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 import { commitCount, git, removeTempDirs } from './helpers.js';
-import { assertRdfError, startServer, turtle, type TestServer } from './http-helpers.js';
+import { assertRdfError, makePublic, startServer, turtle, type TestServer } from './http-helpers.js';
 
 after(removeTempDirs);
 
@@ -59,6 +59,7 @@ describe('WebID-TLS over HTTPS', () => {
 
   before(async () => {
     s = await startServer();
+    await makePublic(s); // anonymous agents read here: the point is who they are, not what they may do
     repo = s.running.runtimes[0]!.dataspace.store.dir;
     ownerWebId = s.running.agents.owner.webId;
     const credentials = await readCredentials(s.running.agents.owner.credentialsFile);
@@ -168,6 +169,7 @@ describe('Client-Cert behind a TLS-terminating proxy (--http --trusted-proxy 127
 
   before(async () => {
     s = await startServer(['--http', '--trusted-proxy', '127.0.0.1']);
+    await makePublic(s);
     repo = s.running.runtimes[0]!.dataspace.store.dir;
     ownerWebId = s.running.agents.owner.webId;
     ownerCertPem = (await readCredentials(s.running.agents.owner.credentialsFile)).certPem;

@@ -9,7 +9,7 @@ import type { Dataspace } from '../dataspace.js';
 import { agentIdentity } from '../dataspace.js';
 import { LodestoneError } from '../errors.js';
 import { blobObject } from '../store/objects.js';
-import { documentSegments } from '../store/paths.js';
+import { documentSegments, parentDocumentPath } from '../store/paths.js';
 import { composeDocument, type ComposeInput } from './compose.js';
 import { isContainerGraph, timestamp } from './metadata.js';
 import { validateUpdate } from './patch.js';
@@ -96,7 +96,7 @@ export class DocumentService {
     if (method === 'DELETE' && segments.length === 0) {
       throw new LodestoneError('MethodNotAllowed', 'the root document cannot be deleted', { allow: ROOT_ALLOW });
     }
-    const parentPath = segments.length === 0 ? undefined : segments.length === 1 ? '' : relativePath.slice(0, relativePath.slice(0, -1).lastIndexOf('/') + 1);
+    const parentPath = parentDocumentPath(relativePath);
     const parentUrl = parentPath === undefined ? undefined : this.url(parentPath);
     const { commit, result } = await this.dataspace.store.transact<Omit<WriteResult, 'commit'>>(async (view) => {
       const current = view.blobId(path);

@@ -8,13 +8,15 @@ import type Koa from 'koa';
 import contentType from 'content-type';
 import { LodestoneError } from '../errors.js';
 import { readableTypes, writableTypes } from '../rdf/formats.js';
-import { canonicalDocumentPath } from '../store/paths.js';
+import { canonicalDocumentPath, parentDocumentPath } from '../store/paths.js';
+import type { Mode } from '../access/access-control.js';
+import { accessLinks, modesOn, needOf, requireMode } from './authorize.js';
 import type { WriteMethod } from '../documents/document-service.js';
 import { decodeUtf8, readBody } from './body.js';
 import { HttpError } from './http-error.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { checkRead, checkWrite, conditionsOf } from './preconditions.js';
-import { handleMemento, mementoQuery, versionLinks } from './memento.js';
+import { handleMemento, mementoQuery, versionLinks, type MementoQuery } from './memento.js';
 import { contentTypeOf, etag, type RepresentationCache } from './representations.js';
 import type { DataspaceRuntime, State } from './state.js';
 
@@ -44,9 +46,34 @@ function requestType(ctx: Koa.Context, accepted: readonly string[]): string {
   return type;
 }
 
-/** The `Link` header of every response about a current document (SPEC §9.1: its timemap and timegate). */
-export function documentLinks(runtime: DataspaceRuntime, documentUrl: string): string | undefined {
-  return runtime.dataspace.versions ? versionLinks(documentUrl) : undefined;
+/**
+ * The `Link` header of every response about a current document: its timemap and timegate (SPEC
+ * §9.1) and the agent with the modes it holds (issue 4).
+ */
+export function documentLinks(runtime: DataspaceRuntime, documentUrl: string, agent: string | undefined, modes: ReadonlySet<Mode> | undefined): string | undefined {
+  const links = modes ? accessLinks(agent, modes) : [];
+  if (runtime.dataspace.versions) links.unshift(versionLinks(documentUrl));
+  return links.length ? links.join(', ') : undefined;
+}
+
+/** Authorizes the request (403 otherwise) and returns the modes the agent holds on the document. */
+async function authorizeDocument(ctx: Koa.ParameterizedContext<State>, relativePath: string, memento: MementoQuery | undefined): Promise<ReadonlySet<Mode> | undefined> {
+  const { runtime, agent } = ctx.state;
+  const { access } = runtime;
+  const url = runtime.dataspace.base + relativePath;
+  if (ctx.method === 'OPTIONS') return undefined;
+  const need = memento ? (memento.kind === 'restore' ? 'Write' : 'Read') : needOf(ctx.method);
+  if (!need) return undefined;
+  const modes = await modesOn(access, runtime, relativePath, agent);
+  const creating = !memento && (ctx.method === 'PUT' || ctx.method === 'POST') && runtime.documents.blobId(relativePath) === undefined;
+  const parent = parentDocumentPath(relativePath);
+  if (creating && parent !== undefined) {
+    // SPEC §5: a new document is authorized against its parent container
+    requireMode(await modesOn(access, runtime, parent, agent), 'Append', agent, runtime.dataspace.base + parent);
+  } else {
+    requireMode(modes, need, agent, url);
+  }
+  return modes;
 }
 
 export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware<State> {
@@ -57,10 +84,11 @@ export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware
     const documentUrl = runtime.dataspace.base + relativePath;
     const accept = acceptOf(ctx.headers, ctx.querystring);
     const memento = mementoQuery(ctx.querystring);
+    const modes = await authorizeDocument(ctx, relativePath, memento);
     if (memento) return handleMemento(ctx, memento, { documentUrl, path: runtime.dataspace.fileOf(relativePath), representations: options.representations });
     const responseType = negotiate(accept, writableTypes);
     ctx.vary('Accept');
-    const links = documentLinks(runtime, documentUrl);
+    const links = documentLinks(runtime, documentUrl, ctx.state.agent, modes);
     if (links) ctx.set('Link', links);
 
     switch (ctx.method) {

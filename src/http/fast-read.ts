@@ -13,6 +13,8 @@ import { UNKNOWN } from '../auth/webid-tls.js';
 import type { Authenticator } from './authenticate.js';
 import { locate, type AppOptions } from './app.js';
 import { documentLinks } from './documents.js';
+import { ALL_MODES, type Mode } from '../access/access-control.js';
+import { holds } from './authorize.js';
 import { negotiate } from './negotiate.js';
 import { checkRead, conditionsOf } from './preconditions.js';
 import { contentTypeOf, etag, type RepresentationCache } from './representations.js';
@@ -27,7 +29,8 @@ export function fastReader(options: Pick<AppOptions, 'runtimes' | 'scheme'> & { 
     if (headers.origin !== undefined || headers.host === undefined) return undefined;
     const { runtime, relative } = locate(options, headers.host, path);
     if (!runtime) return undefined;
-    if (options.authenticator.known(req) === UNKNOWN) return undefined;
+    const agent = options.authenticator.known(req);
+    if (agent === UNKNOWN || headers['on-behalf-of'] !== undefined) return undefined;
 
     const relativePath = canonicalDocumentPath(relative);
     const blobId = runtime.documents.blobId(relativePath);
@@ -40,7 +43,17 @@ export function fastReader(options: Pick<AppOptions, 'runtimes' | 'scheme'> & { 
     const outcome = checkRead(conditionsOf(headers), tag);
     if (outcome === 'failed') return undefined;
 
-    const links = documentLinks(runtime, documentUrl);
+    // authorization, when it is decided in memory (else Koa decides, and answers 403 if it must)
+    const { access } = runtime;
+    let modes: ReadonlySet<Mode> = ALL_MODES;
+    if (agent === undefined || agent !== access.owner) {
+      const policy = access.current();
+      const target = policy && access.targetOf(documentUrl, blobId, () => runtime.dataspace.store.cachedBlob(blobId));
+      if (!policy || !target) return undefined;
+      modes = access.modesWith(policy, agent, target);
+    }
+    if (!holds(modes, method === 'GET' ? 'Read' : 'Any')) return undefined;
+    const links = documentLinks(runtime, documentUrl, agent, modes);
     const head: Record<string, string | number> = links ? { Vary: 'Accept', Link: links, ETag: tag } : { Vary: 'Accept', ETag: tag };
     if (outcome === 'not-modified') return { status: 304, head };
     head['Content-Type'] = contentTypeOf(responseType);

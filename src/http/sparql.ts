@@ -16,6 +16,7 @@ import { decodeUtf8, readBody } from './body.js';
 import { HttpError } from './http-error.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import type { State } from './state.js';
+import { modesOnEndpoint, readableGraphs, requireMode } from './authorize.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { memo } from '../util/memo.js';
 
@@ -81,11 +82,28 @@ const queryShape = memo((key: string) => {
     throw new LodestoneError('BadQuery', `the query is not valid SPARQL: ${(error as Error).message.split('\n')[0]}`);
   }
   if (parsed.type === 'update') throw new HttpError(400, 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
+  const from = (parsed as { from?: { default: { value: string }[]; named: { value: string }[] } }).from;
   return {
     graphResult: parsed.queryType === 'CONSTRUCT' || parsed.queryType === 'DESCRIBE',
-    hasFrom: Boolean((parsed as { from?: unknown }).from),
+    hasFrom: Boolean(from),
+    fromDefault: from?.default.map((g) => g.value) ?? [],
+    fromNamed: from?.named.map((g) => g.value) ?? [],
   };
 }, 1000);
+
+/** Nothing: a graph name no document has, for a dataset that must be empty (Oxigraph reads [] as "unrestricted"). */
+const NOTHING = 'urn:lodestone:no-readable-graph';
+
+/** The dataset narrowed to `readable` graphs: the one asked for (or the FROM clauses), else all readable graphs. */
+function restrict(readable: string[], asked: { defaultGraphs: string[]; namedGraphs: string[] } | undefined): { defaultGraphs: string[]; namedGraphs: string[] } {
+  const allowed = new Set(readable);
+  const keep = (graphs: string[]) => {
+    const kept = graphs.filter((g) => allowed.has(g));
+    return kept.length ? kept : [NOTHING];
+  };
+  if (!asked) return { defaultGraphs: keep(readable), namedGraphs: keep(readable) };
+  return { defaultGraphs: keep(asked.defaultGraphs), namedGraphs: keep(asked.namedGraphs) };
+}
 
 export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
   const capacity = options.cacheBytes ?? 32 * 1024 * 1024;
@@ -96,6 +114,9 @@ export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
       ctx.status = 204;
       return;
     }
+    const { runtime, agent } = ctx.state;
+    const endpoint = runtime.dataspace.base + 'sparql';
+    requireMode(await modesOnEndpoint(runtime.access, endpoint, agent), 'Read', agent, endpoint);
     const request = await protocolRequest(ctx, options.bodyLimit);
     const shape = queryShape(`${ctx.state.runtime.dataspace.base}\n${request.query}`);
     const graphResult = shape.graphResult;
@@ -107,14 +128,17 @@ export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
     await dataspace.index.syncTo(dataspace.store.head);
     const commit = dataspace.index.indexedCommit ?? 'empty';
     const hasDataset = request.defaultGraphs.length > 0 || request.namedGraphs.length > 0;
-    const key = JSON.stringify([request.query, request.defaultGraphs, request.namedGraphs, type, commit]);
+    let dataset = { defaultGraphs: hasDataset ? request.defaultGraphs : undefined, namedGraphs: hasDataset ? request.namedGraphs : undefined };
+    // issue 4: an agent queries only the documents it may read; the dataset is narrowed to them
+    const readable = await readableGraphs(runtime.access, runtime, agent);
+    if (readable) dataset = restrict(readable.graphs, hasDataset ? request : shape.hasFrom ? { defaultGraphs: shape.fromDefault, namedGraphs: shape.fromNamed } : undefined);
+    const key = JSON.stringify([request.query, request.defaultGraphs, request.namedGraphs, type, commit, readable?.key]);
     let entry = cache.get(key);
     if (!entry) {
       const result = await dataspace.index.query(
         {
           query: request.query,
-          defaultGraphs: hasDataset ? request.defaultGraphs : undefined,
-          namedGraphs: hasDataset ? request.namedGraphs : undefined,
+          ...dataset,
           unionDefaultGraph: !hasDataset && !shape.hasFrom,
           format: type,
         },

@@ -2,10 +2,13 @@
 import type { Dataspace } from '../dataspace.js';
 import type { DocumentService } from '../documents/document-service.js';
 import type { Pusher } from '../mirror/pusher.js';
+import type { AccessControl } from '../access/access-control.js';
 
 export interface DataspaceRuntime {
   dataspace: Dataspace;
   documents: DocumentService;
+  /** Access control: the policy of the dataspace's admin (shared by a dataspace and its admin). */
+  access: AccessControl;
   /** The pusher mirroring the dataspace's history, when it has a mirror. */
   mirror?: Pusher;
 }

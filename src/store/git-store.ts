@@ -167,6 +167,11 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     return { blobId, bytes: await this.readBlob(blobId) };
   }
 
+  /** A blob's bytes if they are in the cache (for synchronous fast paths), else undefined. */
+  cachedBlob(id: string): Buffer | undefined {
+    return this.blobs.get(id);
+  }
+
   async readBlob(id: string): Promise<Buffer> {
     const cached = this.blobs.get(id);
     if (cached) return cached;

@@ -65,6 +65,12 @@ export function documentSegments(relativePath: string): string[] {
   return relativePath.slice(0, -1).split('/').map((s) => decodeSegment(s, relativePath));
 }
 
+/** The relative path of a document's parent container (`a/` for `a/b/`, `` for `a/`), undefined for the root. */
+export function parentDocumentPath(relativePath: string): string | undefined {
+  if (relativePath === '') return undefined;
+  return relativePath.slice(0, relativePath.slice(0, -1).lastIndexOf('/') + 1);
+}
+
 /** The canonical relative URL path of a document (`a/b/`, or ``): percent-encoding normalised. */
 export const canonicalDocumentPath = memo((relativePath: string): string => {
   const segments = documentSegments(relativePath);

@@ -1,0 +1,112 @@
+/**
+ * Access control at run time (SPEC §5, issue 4): the Policy of the admin dataspace, rebuilt when
+ * the admin dataspace's HEAD moves (authorizations and groups are its documents), and the target
+ * of a request: a document's URL, its types and owners (read from its canonical N-Triples once per
+ * blob id). The owner of the server holds every mode without a decision (the shortcut); everybody
+ * else goes through the Policy, whose decisions are cached until the next admin commit.
+ */
+import type { Quad } from '@rdfjs/types';
+import type { Dataspace } from '../dataspace.js';
+import { ns } from '../rdf/namespaces.js';
+import { parseRdf } from '../rdf/ntriples.js';
+import { fileDocument } from '../store/paths.js';
+import { Policy, type Mode, type Target } from './policy.js';
+
+export type { Mode, Target } from './policy.js';
+export const ALL_MODES: ReadonlySet<Mode> = new Set<Mode>(['Read', 'Write', 'Append', 'Control']);
+
+/** The acl:mode IRIs of a set of modes, in a stable order. */
+export function modeIris(modes: ReadonlySet<Mode>): string[] {
+  return (['Read', 'Write', 'Append', 'Control'] as const).filter((m) => modes.has(m)).map((m) => ns.acl + m);
+}
+
+/** Types and owners of the document `url` from its canonical N-Triples, without a full parse. */
+function describe(url: string, text: string): { types: string[]; owners: string[] } {
+  const types: string[] = [];
+  const owners: string[] = [];
+  const typePrefix = `<${url}> <${ns.rdf}type> <`;
+  const ownerPrefix = `<${url}> <${ns.acl}owner> <`;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(typePrefix)) types.push(line.slice(typePrefix.length, line.indexOf('>', typePrefix.length)));
+    else if (line.startsWith(ownerPrefix)) owners.push(line.slice(ownerPrefix.length, line.indexOf('>', ownerPrefix.length)));
+  }
+  return { types, owners };
+}
+
+export class AccessControl {
+  private built: { head: string | undefined; policy: Policy } | undefined;
+  private building: Promise<Policy> | undefined;
+  private readonly parsed = new Map<string, { blobId: string; quads: Quad[] }>();
+  private readonly targets = new Map<string, Target>();
+
+  /** Counts policy builds: decisions derived from a policy are keyed by it. */
+  generation = 0;
+  /** The server's owner (known once bootstrapped): every mode on every document of both dataspaces, without a decision. */
+  owner: string | undefined;
+
+  constructor(private readonly admin: Dataspace) {}
+
+  /** The policy for the admin dataspace's current HEAD, if it is built (for the read fast path). */
+  current(): Policy | undefined {
+    const built = this.built;
+    return built && built.head === this.admin.store.head ? built.policy : undefined;
+  }
+
+  /** The policy for the current HEAD, built (from the changed documents only) when it moved. */
+  async policy(): Promise<Policy> {
+    const current = this.current();
+    if (current) return current;
+    this.building ??= this.build().finally(() => (this.building = undefined));
+    return this.building;
+  }
+
+  private async build(): Promise<Policy> {
+    const head = this.admin.store.head;
+    const graphs: { url: string; quads: Quad[] }[] = [];
+    const subClassOf: Quad[] = [];
+    const seen = new Set<string>();
+    for (const [file, blobId] of this.admin.store.listFiles()) {
+      const relative = fileDocument(file, this.admin.store.prefix);
+      if (relative === undefined) continue;
+      const url = this.admin.base + relative;
+      seen.add(url);
+      let entry = this.parsed.get(url);
+      if (entry?.blobId !== blobId) {
+        const bytes = await this.admin.store.readBlob(blobId);
+        const text = bytes.toString('utf8');
+        // only authorizations, groups and class hierarchies matter here: skip parsing the rest
+        const quads = relative.startsWith('acl/authorizations/') || relative.startsWith('acl/groups/') || text.includes(`<${ns.rdfs}subClassOf>`) ? parseRdf(text) : [];
+        entry = { blobId, quads };
+        this.parsed.set(url, entry);
+      }
+      graphs.push({ url, quads: entry.quads });
+      for (const q of entry.quads) if (q.predicate.value === ns.rdfs + 'subClassOf') subClassOf.push(q);
+    }
+    for (const url of this.parsed.keys()) if (!seen.has(url)) this.parsed.delete(url);
+    const policy = Policy.build({ adminBase: this.admin.base, graphs, subClassOf });
+    this.built = { head, policy };
+    this.generation++;
+    return policy;
+  }
+
+  /** The target for `url` whose current blob is `blobId` (undefined: no such document), when its bytes are at hand. */
+  targetOf(url: string, blobId: string | undefined, bytes: () => Buffer | undefined): Target | undefined {
+    if (!blobId) return { url, types: [], owners: [] };
+    const key = `${url}\n${blobId}`;
+    let target = this.targets.get(key);
+    if (!target) {
+      const text = bytes();
+      if (text === undefined) return undefined;
+      target = { url, ...describe(url, text.toString('utf8')) };
+      if (this.targets.size > 50_000) this.targets.clear();
+      this.targets.set(key, target);
+    }
+    return target;
+  }
+
+  /** The modes `agent` holds on `target` under `policy` (the owner: all of them). */
+  modesWith(policy: Policy, agent: string | undefined, target: Target): ReadonlySet<Mode> {
+    if (agent !== undefined && agent === this.owner) return ALL_MODES;
+    return policy.modes(agent, target);
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The authorization step of a request (SPEC §5, issue 4): what the request needs (GET Read, HEAD
+ * any mode, POST Append, PUT/PATCH/DELETE Write; creating a document Append on its parent
+ * container), what the agent may do (the Policy, or the owner's shortcut), decide. Anonymous and
+ * unauthorised both answer 403 with the §2.4 body. The modes held are advertised in `Link`.
+ */
+import { ALL_MODES, modeIris, type AccessControl, type Mode } from '../access/access-control.js';
+import { ns } from '../rdf/namespaces.js';
+import { fileDocument } from '../store/paths.js';
+import { HttpError } from './http-error.js';
+import type { DataspaceRuntime } from './state.js';
+
+export type Need = Mode | 'Any';
+
+/** The modes `agent` holds on the document at `relativePath` (existing or not) of `runtime`. */
+export async function modesOn(access: AccessControl, runtime: DataspaceRuntime, relativePath: string, agent: string | undefined): Promise<ReadonlySet<Mode>> {
+  if (agent !== undefined && agent === access.owner) return ALL_MODES;
+  const policy = await access.policy();
+  const url = runtime.dataspace.base + relativePath;
+  const blobId = runtime.documents.blobId(relativePath);
+  const store = runtime.dataspace.store;
+  let target = access.targetOf(url, blobId, () => (blobId ? store.cachedBlob(blobId) : undefined));
+  if (!target) {
+    const bytes = await store.readBlob(blobId!);
+    target = access.targetOf(url, blobId, () => bytes)!;
+  }
+  return access.modesWith(policy, agent, target);
+}
+
+/** The modes on an endpoint of the dataspace (`sparql`, …): it has no document, so no types or owners. */
+export async function modesOnEndpoint(access: AccessControl, url: string, agent: string | undefined): Promise<ReadonlySet<Mode>> {
+  if (agent !== undefined && agent === access.owner) return ALL_MODES;
+  return access.modesWith(await access.policy(), agent, { url, types: [], owners: [] });
+}
+
+export function holds(modes: ReadonlySet<Mode>, need: Need): boolean {
+  return need === 'Any' ? modes.size > 0 : modes.has(need);
+}
+
+/** 403 unless `modes` satisfy `need`. */
+export function requireMode(modes: ReadonlySet<Mode>, need: Need, agent: string | undefined, url: string): void {
+  if (holds(modes, need)) return;
+  const what = need === 'Any' ? 'any access to' : `${need} access to`;
+  throw new HttpError(403, agent ? `${agent} has no ${what} ${url}` : `anonymous agents have no ${what} ${url}: authenticate with a client certificate`);
+}
+
+/** The mode a method needs on an existing document. */
+export function needOf(method: string): Need | undefined {
+  switch (method) {
+    case 'GET':
+      return 'Read';
+    case 'HEAD':
+      return 'Any'; // SPEC §4.6.7: an agent that may only write still gets the validator
+    case 'POST':
+      return 'Append';
+    case 'PUT':
+    case 'PATCH':
+    case 'DELETE':
+      return 'Write';
+    default:
+      return undefined;
+  }
+}
+
+/** `Link` values advertising the agent and its modes (acl:agent, acl:mode). */
+export function accessLinks(agent: string | undefined, modes: ReadonlySet<Mode>): string[] {
+  const links = modeIris(modes).map((iri) => `<${iri}>; rel="${ns.acl}mode"`);
+  if (agent) links.unshift(`<${agent}>; rel="${ns.acl}agent"`);
+  return links;
+}
+
+const readableCache = new Map<string, string[]>();
+
+/**
+ * The named graphs (documents) of `runtime` that `agent` may read, or undefined when it may read
+ * them all without a decision (the owner). Computed once per agent, data HEAD and admin policy.
+ */
+export async function readableGraphs(access: AccessControl, runtime: DataspaceRuntime, agent: string | undefined): Promise<{ key: string; graphs: string[] } | undefined> {
+  if (agent !== undefined && agent === access.owner) return undefined;
+  const policy = await access.policy();
+  const store = runtime.dataspace.store;
+  const key = `${agent ?? ''}\n${store.head ?? ''}\n${access.generation}`;
+  let graphs = readableCache.get(key);
+  if (!graphs) {
+    graphs = [];
+    for (const [file, blobId] of store.listFiles()) {
+      const relative = fileDocument(file, store.prefix);
+      if (relative === undefined) continue;
+      const url = runtime.dataspace.base + relative;
+      let target = access.targetOf(url, blobId, () => store.cachedBlob(blobId));
+      if (!target) {
+        const bytes = await store.readBlob(blobId);
+        target = access.targetOf(url, blobId, () => bytes)!;
+      }
+      if (access.modesWith(policy, agent, target).has('Read')) graphs.push(url);
+    }
+    if (readableCache.size > 1000) readableCache.clear();
+    readableCache.set(key, graphs);
+  }
+  return { key, graphs };
+}

@@ -1,0 +1,316 @@
+/**
+ * Outgoing HTTP GET for remote documents (WebIDs, the proxy, packages), safe against SSRF
+ * (DESIGN.md, "Command line": loopback, private and link-local addresses are refused unless
+ * `--allow-internal-urls`). Every hop resolves its host once, checks every address, and connects
+ * to a checked address only (a pinned `lookup`), so DNS rebinding cannot slip past the check.
+ * One deadline covers the whole request, redirects included; bodies are capped while they stream.
+ */
+import { promises as dns, type LookupAddress } from 'node:dns';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import contentType from 'content-type';
+import { LodestoneError } from '../errors.js';
+import { JSONLD, NTRIPLES, RDFXML, TURTLE } from '../rdf/formats.js';
+
+export interface SafeFetchOptions {
+  /** `--allow-internal-urls`: reach loopback, private and link-local addresses too. */
+  allowInternal: boolean;
+  /** The whole request, DNS and redirects included; default 10 s. */
+  timeoutMs?: number;
+  /** Largest body accepted; default 2 MiB. A larger one is refused and reading stops. */
+  maxBytes?: number;
+  /** Redirects followed; default 5, each hop checked like the first. */
+  maxRedirects?: number;
+  /** Default: the RDF formats Lodestone reads, Turtle first. */
+  accept?: string;
+  /** Extra trusted certificate authorities (tests with self-signed servers); TLS verification stays on. */
+  ca?: string | Buffer;
+  /** Resolves a host name to all of its addresses; default `dns.lookup` (the system resolver). */
+  resolve?: (hostname: string) => Promise<LookupAddress[]>;
+  /** Classifies an address; default isInternalAddress. Tests use it to call a loopback address public. */
+  isInternal?: (address: string) => boolean;
+}
+
+export interface FetchedDocument {
+  /** The final URL, after redirects. */
+  url: string;
+  status: number;
+  mediaType: string | undefined;
+  body: string;
+  etag?: string;
+  /** Seconds, from Cache-Control (`no-store` and `no-cache` give 0). */
+  maxAge?: number;
+}
+
+/** Why a fetch failed, in `error.data.reason`, for callers that map failures themselves (a proxy: 502, 504). */
+export type FetchFailure = 'url' | 'scheme' | 'credentials' | 'internal-address' | 'redirects' | 'too-large' | 'timeout' | 'unreachable';
+
+export const RDF_ACCEPT = `${TURTLE}, ${NTRIPLES};q=0.9, ${JSONLD};q=0.8, ${RDFXML};q=0.7`;
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_BYTES = 2 * 1024 * 1024;
+const DEFAULT_MAX_REDIRECTS = 5;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]); // RFC 9110 §15.4
+
+// Internal address ranges as [prefix, length]. IPv4: RFC 6890 special-purpose blocks that are not
+// globally reachable, plus cloud metadata (169.254.169.254 and 100.100.100.200 fall in them).
+const IPV4_INTERNAL: ReadonlyArray<[string, number]> = [
+  ['0.0.0.0', 8], // "this network", unspecified
+  ['10.0.0.0', 8], // RFC 1918
+  ['100.64.0.0', 10], // CGNAT, RFC 6598
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local, cloud metadata
+  ['172.16.0.0', 12], // RFC 1918
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.168.0.0', 16], // RFC 1918
+  ['198.18.0.0', 15], // benchmarking
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, broadcast
+];
+const IPV6_INTERNAL: ReadonlyArray<[string, number]> = [
+  ['64:ff9b:1::', 48], // local-use NAT64, RFC 8215
+  ['100::', 64], // discard-only
+  ['2001::', 32], // Teredo: the embedded client address is obfuscated, refuse the block
+  ['fc00::', 7], // unique local, RFC 4193 (AWS metadata fd00:ec2::254)
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local, deprecated
+  ['ff00::', 8], // multicast
+];
+// IPv6 blocks that embed an IPv4 address, classified by that address: [prefix, length, offset of the IPv4 bytes].
+const IPV6_EMBEDDING: ReadonlyArray<[string, number, number]> = [
+  ['::ffff:0:0', 96, 12], // IPv4-mapped
+  ['::', 96, 12], // IPv4-compatible (deprecated); also :: and ::1
+  ['::ffff:0:0:0', 96, 12], // IPv4-translated, RFC 2765
+  ['64:ff9b::', 96, 12], // NAT64, RFC 6052
+  ['2002::', 16, 2], // 6to4, RFC 3056
+];
+
+function ipv4Bytes(address: string): number[] {
+  return address.split('.').map(Number);
+}
+
+/** The 16 bytes of an IPv6 address (isIPv6 already true), embedded dotted IPv4 tail included. */
+function ipv6Bytes(address: string): number[] {
+  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(address);
+  let text = address;
+  if (tail) {
+    const [a, b, c, d] = ipv4Bytes(tail[1]!) as [number, number, number, number];
+    text = address.slice(0, -tail[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, rest] = text.split('::') as [string, string | undefined];
+  const groups = (part: string | undefined) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = groups(head);
+  const right = groups(rest);
+  const words = rest === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  return words.flatMap((w) => [w >> 8, w & 0xff]);
+}
+
+function inPrefix(bytes: readonly number[], prefix: readonly number[], length: number): boolean {
+  for (let bit = 0; bit < length; bit += 8) {
+    const mask = length - bit >= 8 ? 0xff : (0xff << (8 - (length - bit))) & 0xff;
+    if (((bytes[bit / 8] ?? 0) & mask) !== ((prefix[bit / 8] ?? 0) & mask)) return false;
+  }
+  return true;
+}
+
+function ipv4Internal(bytes: readonly number[]): boolean {
+  return IPV4_INTERNAL.some(([prefix, length]) => inPrefix(bytes, ipv4Bytes(prefix), length));
+}
+
+/**
+ * Whether an IP address is loopback, private, link-local, unspecified, multicast, reserved, CGNAT
+ * or cloud metadata, in IPv4 or IPv6 form (IPv4-mapped, NAT64 and 6to4 forms are judged by the
+ * IPv4 address they carry). Anything that is not an IP address counts as internal (fail closed).
+ */
+export function isInternalAddress(address: string): boolean {
+  const bare = address.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, ''); // brackets, IPv6 zone id
+  const version = isIP(bare);
+  if (version === 4) return ipv4Internal(ipv4Bytes(bare));
+  if (version !== 6) return true;
+  const bytes = ipv6Bytes(bare);
+  for (const [prefix, length, offset] of IPV6_EMBEDDING) {
+    if (inPrefix(bytes, ipv6Bytes(prefix), length)) return ipv4Internal(bytes.slice(offset, offset + 4));
+  }
+  return IPV6_INTERNAL.some(([prefix, length]) => inPrefix(bytes, ipv6Bytes(prefix), length));
+}
+
+function refuse(reason: FetchFailure, url: string, message: string): LodestoneError {
+  const code = reason === 'timeout' ? 'QueryTimeout' : reason === 'too-large' ? 'ConstraintViolation' : reason === 'unreachable' ? 'NotFound' : 'InvalidPath';
+  return new LodestoneError(code, message, { url, reason });
+}
+
+/** The URL, when it is one Lodestone may request at all: http(s) and no credentials. */
+function checkedUrl(url: string, from?: string): URL {
+  let parsed: URL;
+  try {
+    parsed = from === undefined ? new URL(url) : new URL(url, from);
+  } catch {
+    throw refuse('url', url, `${url} is not an absolute URL`);
+  }
+  const via = from === undefined ? '' : ` (a redirect from ${from})`;
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw refuse('scheme', parsed.href, `${parsed.protocol} URLs are not fetched${via}; only http and https are`);
+  }
+  if (parsed.username || parsed.password) throw refuse('credentials', parsed.href, `a URL with a user name or password is not fetched${via}`);
+  parsed.hash = '';
+  return parsed;
+}
+
+/** Every address of the URL's host, each checked; the request connects to these and no others. */
+async function checkedAddresses(target: URL, options: SafeFetchOptions): Promise<LookupAddress[]> {
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+  const family = isIP(host);
+  let addresses: LookupAddress[];
+  if (family) addresses = [{ address: host, family }];
+  else {
+    try {
+      addresses = await (options.resolve ?? ((name: string) => dns.lookup(name, { all: true, verbatim: true })))(host);
+    } catch (error) {
+      throw refuse('unreachable', target.href, `the host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    if (!addresses.length) throw refuse('unreachable', target.href, `the host ${host} has no address`);
+  }
+  if (options.allowInternal) return addresses;
+  const isInternal = options.isInternal ?? isInternalAddress;
+  const internal = addresses.find((a) => isInternal(a.address));
+  if (internal) {
+    const resolved = family ? '' : ` resolves to ${internal.address}, which`;
+    throw refuse('internal-address', target.href, `${target.href} was refused: ${host}${resolved} is a loopback, private or link-local address; the server reaches only public addresses unless it runs with --allow-internal-urls`);
+  }
+  return addresses;
+}
+
+/** A `lookup` for node:net that answers with the checked addresses, never asking DNS again. */
+function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunction {
+  return (hostname, options, callback) => {
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+    const usable = family ? addresses.filter((a) => a.family === family) : [...addresses];
+    const first = usable[0];
+    if (!first) {
+      callback(Object.assign(new Error(`no IPv${family} address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+      return;
+    }
+    if (options.all) callback(null, usable);
+    else callback(null, first.address, first.family);
+  };
+}
+
+function get(target: URL, addresses: readonly LookupAddress[], options: SafeFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const request = (target.protocol === 'https:' ? https : http).request({
+      protocol: target.protocol,
+      hostname: target.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: target.port || undefined,
+      path: target.pathname + target.search,
+      method: 'GET',
+      headers: { Host: target.host, Accept: options.accept ?? RDF_ACCEPT, 'User-Agent': 'Lodestone' },
+      agent: false, // no pooled socket: a connection made for another request was checked under other options
+      lookup: pinnedLookup(addresses),
+      ca: options.ca,
+      signal,
+    });
+    request.on('response', resolve);
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+async function readBody(response: IncomingMessage, url: string, maxBytes: number): Promise<Buffer> {
+  const tooLarge = () => refuse('too-large', url, `the document at ${url} is larger than ${maxBytes} bytes`);
+  const declared = Number(response.headers['content-length']);
+  if (declared > maxBytes) {
+    response.destroy();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      response.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function decode(bytes: Buffer, charset: string | undefined): string {
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
+  } catch {
+    return bytes.toString('utf8'); // an unknown charset label: RDF formats are UTF-8 anyway
+  }
+}
+
+/** RFC 9111 §5.2.2: max-age, with no-store and no-cache meaning "do not reuse". */
+function maxAgeOf(header: string | undefined): number | undefined {
+  if (!header) return undefined;
+  const directives = header.toLowerCase().split(',').map((d) => d.trim());
+  if (directives.includes('no-store') || directives.includes('no-cache')) return 0;
+  for (const directive of directives) {
+    const match = /^max-age="?(\d+)"?$/.exec(directive);
+    if (match) return Number(match[1]);
+  }
+  return undefined;
+}
+
+function document(url: string, response: IncomingMessage, body: Buffer): FetchedDocument {
+  let mediaType: string | undefined;
+  let charset: string | undefined;
+  try {
+    const parsed = contentType.parse(response.headers['content-type'] ?? '');
+    mediaType = parsed.type;
+    charset = parsed.parameters.charset;
+  } catch {
+    mediaType = undefined;
+  }
+  const result: FetchedDocument = { url, status: response.statusCode ?? 0, mediaType, body: decode(body, charset) };
+  const etag = response.headers.etag;
+  if (etag) result.etag = etag;
+  const maxAge = maxAgeOf(response.headers['cache-control']);
+  if (maxAge !== undefined) result.maxAge = maxAge;
+  return result;
+}
+
+/**
+ * GETs an http(s) URL, following redirects. Refusals are LodestoneErrors with `data.reason`
+ * (FetchFailure): InvalidPath (400) for a URL that may not be fetched (scheme, credentials, an
+ * internal address at any hop, too many redirects), ConstraintViolation (422) for a body past
+ * maxBytes, QueryTimeout (503) past timeoutMs, NotFound (404) for a host that cannot be resolved
+ * or reached. Any HTTP status is a result, not an error.
+ */
+export async function safeFetch(url: string, options: SafeFetchOptions): Promise<FetchedDocument> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const controller = new AbortController();
+  let current = checkedUrl(url);
+  const timedOut = new Promise<never>((_, reject) => {
+    controller.signal.addEventListener('abort', () => reject(refuse('timeout', current.href, `${current.href} did not answer within ${timeoutMs} ms`)));
+  });
+  timedOut.catch(() => undefined); // raced below; never unhandled
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    for (let hop = 0; ; hop++) {
+      const addresses = await Promise.race([checkedAddresses(current, options), timedOut]);
+      const response = await Promise.race([get(current, addresses, options, controller.signal), timedOut]);
+      const location = response.headers.location;
+      if (REDIRECTS.has(response.statusCode ?? 0) && location) {
+        response.destroy();
+        if (hop >= maxRedirects) throw refuse('redirects', current.href, `${url} redirected more than ${maxRedirects} times`);
+        current = checkedUrl(location, current.href);
+        continue;
+      }
+      const body = await Promise.race([readBody(response, current.href, options.maxBytes ?? DEFAULT_MAX_BYTES), timedOut]);
+      return document(current.href, response, body);
+    }
+  } catch (error) {
+    if (controller.signal.aborted) return timedOut;
+    if (error instanceof LodestoneError) throw error;
+    const cause = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+    throw refuse('unreachable', current.href, `${current.href} could not be fetched (${cause})`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
