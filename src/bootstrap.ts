@@ -114,6 +114,9 @@ async function writeAccessDocuments(endUser: DocumentService, admin: DocumentSer
   const documents = defaultAccessDocuments({ endUserBase: endUser.dataspace.base, adminBase: admin.dataspace.base, ownerWebId, secretaryWebId });
   if (admin.blobId(documents[documents.length - 1]!.path) !== undefined) return; // written last: all are there
   log(`writing the default groups and authorizations to ${admin.dataspace.base}acl/`);
+  if (admin.blobId('acl/access-requests/') === undefined) {
+    await putDocument(admin, 'acl/access-requests/', ownerWebId, titled(`${admin.dataspace.base}acl/access-requests/`, 'Access requests', true));
+  }
   for (const document of documents) {
     await admin.write({ method: 'PUT', relativePath: document.path, agent: ownerWebId, body: { text: document.turtle, mediaType: 'text/turtle' }, precondition: () => undefined });
   }

@@ -7,6 +7,9 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
 import { WebIdVerifier } from './auth/webid-tls.js';
+import { RemoteWebIds } from './auth/remote-webid.js';
+import { safeFetch } from './net/safe-fetch.js';
+import { parseRdf } from './rdf/ntriples.js';
 import { bootstrap, type Bootstrapped } from './bootstrap.js';
 import type { ServeConfig } from './config.js';
 import { Dataspace } from './dataspace.js';
@@ -82,21 +85,30 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     const runtime = runtimeFor(runtimes, documentUrl);
     return runtime && { documents: runtime.documents, relative: documentUrl.slice(runtime.dataspace.base.length) };
   };
+  // WebID documents: local ones from their dataspace, others fetched under the outgoing-address rules
+  const remote = new RemoteWebIds({ fetch: (url) => safeFetch(url, { allowInternal: config.allowInternalUrls }) });
   const verifier = new WebIdVerifier({
     blobId: (url) => {
       const found = local(url);
+      if (!found) return remote.blobId(url);
       try {
-        return found?.documents.blobId(found.relative);
+        return found.documents.blobId(found.relative);
       } catch {
         return undefined;
       }
     },
     read: async (url) => {
       const found = local(url);
-      return found?.documents.read(found.relative).catch(() => undefined);
+      if (!found) {
+        const document = await remote.read(url);
+        if (!document) log(`remote WebID document ${url} unavailable: ${remote.failure(url) ?? 'unknown reason'}`);
+        return document;
+      }
+      const document = await found.documents.read(found.relative).catch(() => undefined);
+      return document && { blobId: document.blobId, quads: parseRdf(document.bytes.toString('utf8')) };
     },
   });
-  const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies });
+  const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, secretary: agents.secretary.webId });
   const representations = new RepresentationCache();
   const scheme = config.http ? 'http' : 'https';
   const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, scheme, log });

@@ -182,3 +182,22 @@ describe('access control: SPARQL answers over readable documents only', () => {
     assert.ok((JSON.parse(owner.body) as { results: { bindings: unknown[] } }).results.bindings.length > 3, 'the owner sees everything');
   });
 });
+
+describe('access control: delegation (On-Behalf-Of)', () => {
+  it('lets the secretary act as an agent whose WebID document delegates to it, and only then', async () => {
+    const ivy = await agent('Ivy');
+    const ivyDoc = ivy.webId.replace(/#this$/, '').slice(s.admin.length);
+    const keyIri = `${s.admin}acl/public-keys/${ivyDoc.split('/')[2]}/#this`;
+    await adminPut(ivyDoc, `<#this> a <${ns.foaf}Agent> ; <${ns.foaf}name> "Ivy" ; <${ns.cert}key> <${keyIri}> ; <${ns.acl}delegates> <${s.running.agents.secretary.webId}> .`);
+    await authorize('ivy-read', `<${ns.acl}agent> <${ivy.webId}> ; <${ns.acl}mode> <${ns.acl}Read> ; <${ns.acl}accessTo> <${s.base}private/doc/>`);
+    const got = await s.request('GET', 'private/doc/', { as: 'secretary', headers: { 'On-Behalf-Of': ivy.webId } });
+    assert.equal(got.status, 200, got.body);
+    assert.ok(String(header(got, 'link')).includes(`<${ivy.webId}>; rel="${ns.acl}agent"`), 'the request is Ivy’s');
+    const before = headOf(repo);
+    assertRdfError(await s.request('PUT', 'private/doc/', { as: 'secretary', headers: { ...turtle, 'On-Behalf-Of': ivy.webId, 'If-Match': String(header(got, 'etag')) }, body: '' }), 403);
+    assert.equal(headOf(repo), before, 'Ivy may only read, whoever carries her request');
+    const jack = await agent('Jack'); // does not delegate
+    assertRdfError(await s.request('GET', 'private/doc/', { as: 'secretary', headers: { 'On-Behalf-Of': jack.webId } }), 403);
+    assertRdfError(await s.request('GET', 'private/doc/', { ...as(ivy), headers: { 'On-Behalf-Of': jack.webId } }), 403); // only the secretary delegates
+  });
+});

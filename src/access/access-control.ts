@@ -104,6 +104,23 @@ export class AccessControl {
     return target;
   }
 
+  /** The triples of an authorization (from its document in the admin dataspace). */
+  describe(iri: string): Quad[] {
+    const graph = this.parsed.get(iri.replace(/#.*$/, ''));
+    return graph ? graph.quads.filter((q) => q.subject.value === iri) : [];
+  }
+
+  /** The target for the document at `relativePath` of `runtime` (existing or not). */
+  async targetFor(runtime: { dataspace: Dataspace; documents: { blobId(path: string): string | undefined } }, relativePath: string): Promise<Target> {
+    const url = runtime.dataspace.base + relativePath;
+    const blobId = runtime.documents.blobId(relativePath);
+    const store = runtime.dataspace.store;
+    const target = this.targetOf(url, blobId, () => (blobId ? store.cachedBlob(blobId) : undefined));
+    if (target) return target;
+    const bytes = await store.readBlob(blobId!);
+    return this.targetOf(url, blobId, () => bytes)!;
+  }
+
   /** The modes `agent` holds on `target` under `policy` (the owner: all of them). */
   modesWith(policy: Policy, agent: string | undefined, target: Target): ReadonlySet<Mode> {
     if (agent !== undefined && agent === this.owner) return ALL_MODES;

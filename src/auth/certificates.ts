@@ -37,7 +37,9 @@ export function selfSignedCertificate(keyPem: string, request: CertificateReques
   const now = new Date();
   cert.validity.notBefore = new Date(now.getTime() - 60_000);
   cert.validity.notAfter = new Date(now.getTime() + (request.days ?? 3650) * 86_400_000);
-  const subject = [{ name: 'commonName', value: request.commonName }];
+  // a UTF8String, so that a name outside ASCII still makes a certificate Node can parse
+  // (the typings call valueTagClass an ASN.1 class; forge reads it as the string type of the value)
+  const subject = [{ name: 'commonName', value: request.commonName, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class }];
   cert.setSubject(subject);
   cert.setIssuer(subject);
   const altNames: Array<{ type: number; value?: string; ip?: string }> = [];

@@ -3,19 +3,19 @@
  * URI); the agent is that WebID when the certificate's RSA key is one of the `cert:key`s the WebID
  * document lists (cert:modulus, cert:exponent). No certificate, or an expired or unreadable one,
  * means anonymous; a key the WebID document does not list is a 401. Results are cached per
- * certificate until the documents they were read from change.
+ * certificate until the documents they were read from change. WebID documents are local documents
+ * or, through the lookup, remote ones fetched under the outgoing-address rules.
  */
 import { X509Certificate } from 'node:crypto';
 import type { Quad } from '@rdfjs/types';
 import { LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
-import { parseRdf } from '../rdf/ntriples.js';
 import { rsaPublicKey, webIdsOf } from './certificates.js';
 
 /** Local documents by URL: undefined when no local dataspace holds them. */
 export interface DocumentLookup {
   blobId(documentUrl: string): string | undefined;
-  read(documentUrl: string): Promise<{ blobId: string; bytes: Buffer } | undefined>;
+  read(documentUrl: string): Promise<{ blobId: string; quads: Quad[] } | undefined>;
 }
 
 export function parseCertificate(der: Buffer): X509Certificate | undefined {
@@ -86,7 +86,13 @@ export class WebIdVerifier {
     const document = await this.lookup.read(url);
     if (!document) return [];
     blobs.set(url, document.blobId);
-    return parseRdf(document.bytes.toString('utf8'));
+    return document.quads;
+  }
+
+  /** Whether the WebID document of `principal` says `<principal> acl:delegates <delegate>` (delegation, issue 4). */
+  async delegates(principal: string, delegate: string): Promise<boolean> {
+    const profile = await this.graph(documentOf(principal), new Map());
+    return objects(profile, principal, ns.acl + 'delegates').some((o) => o.value === delegate);
   }
 
   private async listsKey(webId: string, key: { modulus: string; exponent: number }, blobs: Map<string, string>): Promise<boolean> {

@@ -11,6 +11,7 @@ import { errorMiddleware } from './error-middleware.js';
 import { HttpError } from './http-error.js';
 import type { RepresentationCache } from './representations.js';
 import { sparqlHandler } from './sparql.js';
+import { systemEndpoint } from './system.js';
 import type { DataspaceRuntime, State } from './state.js';
 
 export interface AppOptions {
@@ -73,6 +74,8 @@ export function createApp(options: AppOptions): Koa<State> {
     }
     const relative = ctx.state.relative;
     if (relative === 'sparql') return sparql(ctx, next);
+    const system = systemEndpoint({ runtimes: options.runtimes, bodyLimit: options.bodyLimit }, ctx.state.runtime, relative);
+    if (system) return system(ctx);
     if (relative !== '' && !relative.endsWith('/')) return redirectToSlash(ctx); // SPEC §4.1: trailing slash, 308
     await documents(ctx, next);
   });

@@ -9,10 +9,13 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type Koa from 'koa';
 import { clientCertHeader, parseCertificate, UNKNOWN, type WebIdVerifier } from '../auth/webid-tls.js';
+import { HttpError } from './http-error.js';
 import type { State } from './state.js';
 
 export interface AuthenticateOptions {
   verifier: WebIdVerifier;
+  /** The secretary's WebID: the one agent that may act On-Behalf-Of another. */
+  secretary?: string;
   /** Addresses whose Client-Cert header is believed. */
   trustedProxies: readonly string[];
 }
@@ -56,8 +59,22 @@ export class Authenticator {
 
   middleware(): Koa.Middleware<State> {
     return async (ctx, next) => {
-      ctx.state.agent = await this.identify(ctx.req);
+      const agent = await this.identify(ctx.req);
+      const principal = ctx.get('On-Behalf-Of');
+      ctx.state.agent = principal ? await this.delegated(agent, principal) : agent;
       await next();
     };
+  }
+
+  /**
+   * Delegation: the secretary acts as `principal` when the principal's WebID document delegates
+   * to it (`<principal> acl:delegates <secretary>`); any other case is a 403.
+   */
+  private async delegated(agent: string | undefined, principal: string): Promise<string> {
+    const { secretary, verifier } = this.options;
+    if (!agent || agent !== secretary) throw new HttpError(403, 'only the secretary may send On-Behalf-Of');
+    if (!/^https?:\/\/\S+$/.test(principal)) throw new HttpError(400, `On-Behalf-Of must be a WebID, not "${principal}"`);
+    if (!(await verifier.delegates(principal, secretary))) throw new HttpError(403, `${principal} does not delegate to ${secretary} (acl:delegates)`);
+    return principal;
   }
 }

@@ -16,14 +16,7 @@ export type Need = Mode | 'Any';
 export async function modesOn(access: AccessControl, runtime: DataspaceRuntime, relativePath: string, agent: string | undefined): Promise<ReadonlySet<Mode>> {
   if (agent !== undefined && agent === access.owner) return ALL_MODES;
   const policy = await access.policy();
-  const url = runtime.dataspace.base + relativePath;
-  const blobId = runtime.documents.blobId(relativePath);
-  const store = runtime.dataspace.store;
-  let target = access.targetOf(url, blobId, () => (blobId ? store.cachedBlob(blobId) : undefined));
-  if (!target) {
-    const bytes = await store.readBlob(blobId!);
-    target = access.targetOf(url, blobId, () => bytes)!;
-  }
+  const target = await access.targetFor(runtime, relativePath);
   return access.modesWith(policy, agent, target);
 }
 
@@ -83,15 +76,11 @@ export async function readableGraphs(access: AccessControl, runtime: DataspaceRu
   let graphs = readableCache.get(key);
   if (!graphs) {
     graphs = [];
-    for (const [file, blobId] of store.listFiles()) {
+    for (const file of store.listFiles().keys()) {
       const relative = fileDocument(file, store.prefix);
       if (relative === undefined) continue;
       const url = runtime.dataspace.base + relative;
-      let target = access.targetOf(url, blobId, () => store.cachedBlob(blobId));
-      if (!target) {
-        const bytes = await store.readBlob(blobId);
-        target = access.targetOf(url, blobId, () => bytes)!;
-      }
+      const target = await access.targetFor(runtime, relative);
       if (access.modesWith(policy, agent, target).has('Read')) graphs.push(url);
     }
     if (readableCache.size > 1000) readableCache.clear();
