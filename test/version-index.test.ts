@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, promises as fsp, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { agentIdentity } from '../src/dataspace.js';
@@ -36,6 +36,29 @@ describe('the version index', () => {
     assert.equal(index.of('graphs/b.nt').length, 1);
     assert.equal((await index.blobAt('graphs/a.nt', a1!))?.blob, git(dir, 'rev-parse', `${a1}:graphs/a.nt`).trim());
     assert.equal(await index.blobAt('graphs/a.nt', gone!), undefined);
+  });
+
+  it('reads the same history through git log --raw as through its own walk of the objects', async () => {
+    const dir = tempDir('versions');
+    let now = 5_000;
+    const store = await GitStore.open({ dir, clock: () => (now += 7) });
+    const author = agentIdentity('https://ex/#me');
+    for (let i = 0; i < 60; i++) {
+      const path = `graphs/${['a', 'b/c', 'b/d', 'q"t', 'ü'][i % 5]}.nt`;
+      const bytes = i % 11 === 10 ? null : await canonicalBytes(nt(`<http://ex/s> <http://ex/p> "${i}" .\n`));
+      await store.write({ changes: [{ path, bytes }], author, message: `PUT ${path}` });
+    }
+    git(dir, '-c', 'gc.auto=0', 'commit', '--quiet', '--allow-empty', '-m', 'outside the prefix', '--author', 'Somebody <s@example.org>'); // no background gc racing the reads
+    await store.refresh();
+    const viaGit = new VersionIndex(store);
+    await viaGit.build();
+    const walked = new VersionIndex(store, false);
+    await fsp.rm(join(store.gitdir, 'lodestone', 'versions'));
+    await walked.build();
+    for (const path of ['graphs/a.nt', 'graphs/b/c.nt', 'graphs/b/d.nt', 'graphs/q"t.nt', 'graphs/ü.nt']) {
+      assert.ok(viaGit.of(path).length > 0, path);
+      assert.deepEqual(viaGit.of(path), walked.of(path), path);
+    }
   });
 
   it('starts again when the branch is rewritten', async () => {

@@ -16,6 +16,7 @@ import { acceptOf, negotiate } from './negotiate.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
 import { etag, type RepresentationCache } from './representations.js';
 import type { State } from './state.js';
+import { ByteCache } from '../util/byte-cache.js';
 
 export const LINK_FORMAT = 'application/link-format';
 const SHA = /^[0-9a-f]{40}$/;
@@ -144,6 +145,20 @@ export async function handleMemento(ctx: Koa.ParameterizedContext<State>, query:
   if (!type) throw new HttpError(406, `none of the requested media types is available; available: ${[...writableTypes, LINK_FORMAT].join(', ')}`);
   ctx.set('Link', `<${documentUrl}>; rel="original"`);
   ctx.type = type;
+  // A TimeMap changes only with a new version of its document: serialised once per version and format.
+  const key = `${documentUrl}\n${list[list.length - 1]!.commit}\n${list.length}\n${type}`;
+  const cached = timemaps.get(key);
+  if (cached) {
+    ctx.body = cached;
+    return;
+  }
+  ctx.body = await timemapBody(documentUrl, list, memento, type);
+  timemaps.put(key, ctx.body as string);
+}
+
+const timemaps = new ByteCache<string>(16 * 1024 * 1024, (body) => body.length);
+
+async function timemapBody(documentUrl: string, list: readonly Version[], memento: (v: Version) => string, type: string): Promise<string> {
   if (type === LINK_FORMAT) {
     // RFC 7089 §5.1.1
     const entries = [
@@ -155,10 +170,9 @@ export async function handleMemento(ctx: Koa.ParameterizedContext<State>, query:
         return `<${memento(v)}>; rel="${rel}"; datetime="${httpDate(v.time)}"`;
       }),
     ];
-    ctx.body = entries.join(',\n') + '\n';
-    return;
+    return entries.join(',\n') + '\n';
   }
-  ctx.body = await serialiseQuads(timemapGraph(documentUrl, list, memento), type);
+  return serialiseQuads(timemapGraph(documentUrl, list, memento), type);
 }
 
 /** SPEC §9.1, TimeMap 1: one prov:Collection with a prov:Entity per memento. */

@@ -8,6 +8,7 @@
  * the commits made since. The log is derived data: when it does not fit the repository, it is
  * rebuilt.
  */
+import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { GitStore, HeadChange } from './git-store.js';
@@ -25,12 +26,60 @@ export interface Version {
   blob: string | null;
 }
 
+interface Change {
+  path: string;
+  version: Version;
+}
+
+const ZERO = '0'.repeat(40);
+
+/**
+ * The changes to files under `prefix` along the first-parent history of `head`, oldest first, from
+ * `git log --raw` (NUL-separated, so any path is read as is); undefined when the git CLI is not
+ * installed or fails (the caller then walks the objects itself).
+ */
+export function gitLogChanges(dir: string, head: string, prefix: string): Promise<Change[] | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn('git', ['-C', dir, '-c', 'core.quotePath=false', 'log', '--first-parent', '--reverse', '--raw', '--no-abbrev', '--no-renames', '-z', '--format=%x01%H %ct %an', head], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.on('error', () => resolve(undefined));
+    child.on('close', (code) => {
+      if (code !== 0) return resolve(undefined);
+      const changes: Change[] = [];
+      const folder = prefix + '/';
+      for (const record of Buffer.concat(chunks).toString('utf8').split('\x01')) {
+        if (record === '') continue;
+        const fields = record.split('\0');
+        const header = fields[0]!;
+        const [commit, time] = header.split(' ', 2) as [string, string];
+        const author = header.slice(commit.length + time.length + 2);
+        const version = (blob: string | null) => ({ commit, time: Number(time), author, blob });
+        // then pairs: ':<mode> <mode> <old> <new> <status>' and the path
+        for (let i = 1; i + 1 < fields.length; i += 2) {
+          const raw = fields[i]!.replace(/^\n/, '');
+          if (!raw.startsWith(':')) break;
+          const path = fields[i + 1]!;
+          if (!path.startsWith(folder)) continue;
+          const after = raw.split(' ')[3]!;
+          changes.push({ path, version: version(after === ZERO ? null : after) });
+        }
+      }
+      resolve(changes);
+    });
+  });
+}
+
 export class VersionIndex {
   private readonly versions = new Map<string, Version[]>();
   private indexed: string | undefined;
   private work: Promise<void> = Promise.resolve();
 
-  constructor(private readonly store: GitStore) {
+  constructor(
+    private readonly store: GitStore,
+    /** Read the history with the git CLI when building from nothing (when it is installed). */
+    private readonly useGit = true,
+  ) {
     store.on('head', (change: HeadChange) => {
       this.work = this.work.then(() => this.extendTo(change.after)).catch(() => undefined);
     });
@@ -60,14 +109,21 @@ export class VersionIndex {
       await fsp.rm(this.logPath, { force: true }); // not this repository's: rebuilt from nothing
       return;
     }
+    const decoded = new Map<string, string>(); // authors and paths repeat: decode each once
+    const decode = (value: string) => {
+      let out = decoded.get(value);
+      if (out === undefined) decoded.set(value, (out = value.includes('%') ? decodeURIComponent(value) : value));
+      return out;
+    };
     for (const line of text.slice(0, end).split('\n')) {
-      if (line === '' || line.startsWith('#')) continue;
+      if (line === '' || line.charCodeAt(0) === 35 /* # */) continue;
       const [commit, time, author, encodedPath, blob] = line.split('\t');
       if (!commit || !encodedPath || blob === undefined) continue;
-      const path = decodeURIComponent(encodedPath);
-      const list = this.versions.get(path) ?? [];
-      list.push({ commit, time: Number(time), author: decodeURIComponent(author ?? ''), blob: blob === '-' ? null : blob });
-      this.versions.set(path, list);
+      const path = decode(encodedPath);
+      const version = { commit, time: Number(time), author: decode(author ?? ''), blob: blob === '-' ? null : blob };
+      const list = this.versions.get(path);
+      if (list) list.push(version);
+      else this.versions.set(path, [version]);
     }
     this.indexed = head;
   }
@@ -85,6 +141,12 @@ export class VersionIndex {
   /** Walks back from `head` to the last indexed commit (first parents) and records the changes. */
   private async extendTo(head: string | undefined): Promise<void> {
     if (!head || head === this.indexed) return;
+    if (this.indexed === undefined && this.useGit) {
+      // From nothing, the whole history: git's own log walks it several times faster than reading
+      // objects from JavaScript, when the git CLI is installed.
+      const log = await gitLogChanges(this.store.dir, head, this.store.prefix);
+      if (log !== undefined) return this.record(head, log);
+    }
     const chain: Array<{ id: string; parent: string | undefined; tree: string; time: number; author: string }> = [];
     for (let id: string | undefined = head; id && id !== this.indexed; ) {
       const commit = await this.store.objects.readCommit(id);
@@ -93,21 +155,30 @@ export class VersionIndex {
     }
     chain.reverse();
     let parentTree = this.indexed ? (await this.store.objects.readCommit(this.indexed)).tree : undefined;
-    let log = '';
     if (chain[0]?.parent !== this.indexed) {
       // The branch was rewritten (reset, forced pull): start again from nothing.
       this.versions.clear();
       await fsp.rm(this.logPath, { force: true });
       parentTree = chain[0]?.parent ? (await this.store.objects.readCommit(chain[0].parent)).tree : undefined;
     }
+    const changes: Change[] = [];
     for (const commit of chain) {
       for (const file of await diffTrees(this.store.trees, parentTree, commit.tree, this.store.prefix)) {
-        const list = this.versions.get(file.path) ?? [];
-        list.push({ commit: commit.id, time: commit.time, author: commit.author, blob: file.after ?? null });
-        this.versions.set(file.path, list);
-        log += `${commit.id}\t${commit.time}\t${encodeURIComponent(commit.author)}\t${encodeURIComponent(file.path)}\t${file.after ?? '-'}\n`;
+        changes.push({ path: file.path, version: { commit: commit.id, time: commit.time, author: commit.author, blob: file.after ?? null } });
       }
       parentTree = commit.tree;
+    }
+    await this.record(head, changes);
+  }
+
+  /** Adds `changes` (oldest first) to the index and to the log, which then ends at `head`. */
+  private async record(head: string, changes: readonly Change[]): Promise<void> {
+    let log = '';
+    for (const { path, version } of changes) {
+      const list = this.versions.get(path);
+      if (list) list.push(version);
+      else this.versions.set(path, [version]);
+      log += `${version.commit}\t${version.time}\t${encodeURIComponent(version.author)}\t${encodeURIComponent(path)}\t${version.blob ?? '-'}\n`;
     }
     this.indexed = head;
     await fsp.mkdir(join(this.store.gitdir, 'lodestone'), { recursive: true });
