@@ -1,5 +1,6 @@
 /** The composer worker: runs composeDocument for the main thread, one request at a time. */
 import { parentPort } from 'node:worker_threads';
+import { lowerThreadPriority } from '../util/worker.js';
 import { LodestoneError } from '../errors.js';
 import { composeDocument, type ComposeInput } from './compose.js';
 
@@ -7,6 +8,7 @@ export type ComposeResponse =
   | { id: number; ok: true; bytes: Uint8Array }
   | { id: number; ok: false; code?: string; message: string; data?: Record<string, unknown> };
 
+lowerThreadPriority(5); // parsing and canonicalising writes yields to the thread answering requests
 parentPort!.on('message', async ({ id, input }: { id: number; input: ComposeInput }) => {
   let response: ComposeResponse;
   try {

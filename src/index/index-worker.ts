@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { IndexCore, type IndexConfig, type QueryRequest } from './index-core.js';
+import { lowerThreadPriority } from '../util/worker.js';
 
 export type IndexRequest =
   | { id: number; op: 'sync'; commit: string | undefined }
@@ -14,6 +15,7 @@ export type IndexRequest =
 
 export type IndexResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
 
+lowerThreadPriority(10); // index syncs and queries yield to the thread answering requests
 let core = new IndexCore(workerData as IndexConfig);
 const port = parentPort!;
 let chain: Promise<void> = Promise.resolve();
