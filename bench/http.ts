@@ -11,7 +11,7 @@ import { Agent, request } from 'node:https';
 import { join } from 'node:path';
 import { freePort } from '../test/http-helpers.js';
 import { percent, rate, ratio, target, type BenchContext, type Row, type Section } from './table.js';
-import { hasWrk, wrk, type WrkResult } from './wrk.js';
+import { alternate, hasWrk, wrk, type WrkResult } from './wrk.js';
 
 const FORMATS = ['text/turtle', 'application/n-triples', 'application/ld+json'];
 
@@ -121,7 +121,7 @@ async function run(context: BenchContext): Promise<Row[]> {
       children.push(bare);
       context.log(`http: GET ${type}`);
       // Alternating rounds, medians: this machine is shared, and one long run of each drifts apart.
-      const [mine, baseline] = await alternate(rounds, () => wrk(url, { connections: 16, seconds, headers: { Accept: type } }), () => wrk(`https://127.0.0.1:${barePort}/`, { connections: 16, seconds, headers: { Accept: type } }));
+      const [mine, baseline] = await alternate(rounds, [() => wrk(url, { connections: 16, seconds, headers: { Accept: type } }), () => wrk(`https://127.0.0.1:${barePort}/`, { connections: 16, seconds, headers: { Accept: type } })]);
       await stop(bare);
       rows.push(getRow(`GET ${type} (${body.length} B), 16 connections`, mine, baseline));
     }
@@ -134,11 +134,9 @@ async function run(context: BenchContext): Promise<Row[]> {
     rows.push({ section: 'http', measure: 'conditional PATCH (If-Match), 16 clients', value: rate(patches) });
 
     // GET p99 while writes run.
-    const [busy, quiet] = await alternate(
-      rounds,
-      async () => (await Promise.all([wrk(url, { connections: 16, seconds, headers: { Accept: 'text/turtle' } }), writeLoop(send, writers.slice(0, 4), seconds, 'PUT')]))[0],
+    const [busy, quiet] = await alternate(rounds, [async () => (await Promise.all([wrk(url, { connections: 16, seconds, headers: { Accept: 'text/turtle' } }), writeLoop(send, writers.slice(0, 4), seconds, 'PUT')]))[0],
       () => wrk(url, { connections: 16, seconds, headers: { Accept: 'text/turtle' } }),
-    );
+    ]);
     rows.push({
       section: 'http',
       measure: 'GET p99 during 4 concurrent writers',
@@ -156,7 +154,7 @@ async function run(context: BenchContext): Promise<Row[]> {
     const barePort = await freePort();
     const bare = await startChild(['bench/bare-koa-child.ts', String(barePort), join(data, 'secrets/server.pem'), dump, 'text/plain', dump], /ready/);
     children.push(bare);
-    const [endpoint, direct] = await alternate(rounds, () => wrk(`${base}sparql?query=${encodeURIComponent(query)}`, { connections: 16, seconds }), () => wrk(`https://127.0.0.1:${barePort}/sparql?query=${encodeURIComponent(query)}`, { connections: 16, seconds }));
+    const [endpoint, direct] = await alternate(rounds, [() => wrk(`${base}sparql?query=${encodeURIComponent(query)}`, { connections: 16, seconds }), () => wrk(`https://127.0.0.1:${barePort}/sparql?query=${encodeURIComponent(query)}`, { connections: 16, seconds })]);
     await stop(bare);
     rows.push({
       section: 'http',
@@ -170,23 +168,6 @@ async function run(context: BenchContext): Promise<Row[]> {
     for (const child of children) if (child.exitCode === null) await stop(child);
   }
   return rows;
-}
-
-/** Runs `a` and `b` in alternating rounds (after one warm-up of each) and returns their medians. */
-async function alternate(rounds: number, a: () => Promise<WrkResult>, b: () => Promise<WrkResult>): Promise<[WrkResult, WrkResult]> {
-  await a();
-  await b();
-  const as: WrkResult[] = [];
-  const bs: WrkResult[] = [];
-  for (let i = 0; i < rounds; i++) {
-    as.push(await a());
-    bs.push(await b());
-  }
-  const median = (results: WrkResult[]): WrkResult => {
-    const pick = (key: keyof WrkResult) => [...results.map((r) => r[key])].sort((x, y) => x - y)[Math.floor(results.length / 2)]!;
-    return { rps: pick('rps'), p50: pick('p50'), p99: pick('p99') };
-  };
-  return [median(as), median(bs)];
 }
 
 function getRow(measure: string, mine: WrkResult, baseline: WrkResult): Row {

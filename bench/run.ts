@@ -1,16 +1,17 @@
 /**
- * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, versions) and prints one
+ * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, access control, versions) and prints one
  * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { accessSection } from './access.js';
 import { httpSection } from './http.js';
 import { storageSection } from './storage.js';
 import { versionsSection } from './versions.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection, httpSection, versionsSection];
+const sections: Section[] = [storageSection, httpSection, accessSection, versionsSection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');
@@ -34,6 +35,9 @@ const LEGEND = [
   'Write runs are interleaved in rounds (Lodestone, isomorphic-git, git CLI; every run each round), so machine drift hits all alike.',
   'fsync calls per commit are counted by wrapping FileHandle.prototype.datasync/sync during the Lodestone writes.',
   'Reads: "cold" is the first store.read of a document after GitStore.open (the OS page cache is warm: files were just written).',
+  'Access: `lodestone serve --http --trusted-proxy 127.0.0.1`; wrk sends the client certificate in RFC 9440 Client-Cert from 127.0.0.1,',
+  '  as a TLS-terminating proxy would. There is no switch to turn access control off: the owner\'s GET (no decision) stands for it.',
+  '  Decisions: one Policy.modes call each, timed alone; "first" is the first decision of an (agent, document) pair, later ones are cached.',
 ];
 
 async function main(): Promise<void> {

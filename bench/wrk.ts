@@ -41,3 +41,14 @@ export async function wrk(url: string, options: { connections: number; seconds: 
   if (non2xx > 0) throw new Error(`wrk saw ${non2xx} error responses from ${url}`);
   return { rps, p50, p99 };
 }
+
+/** Runs each load once (warm-up), then in alternating rounds, and returns their medians: this machine is shared, and one long run of each drifts apart. */
+export async function alternate<T extends readonly (() => Promise<WrkResult>)[]>(rounds: number, loads: readonly [...T]): Promise<{ [K in keyof T]: WrkResult }> {
+  for (const load of loads) await load();
+  const results = loads.map((): WrkResult[] => []);
+  for (let i = 0; i < rounds; i++) for (const [k, load] of loads.entries()) results[k]!.push(await load());
+  return results.map((runs) => {
+    const pick = (key: keyof WrkResult) => runs.map((r) => r[key]).sort((x, y) => x - y)[Math.floor(runs.length / 2)]!;
+    return { rps: pick('rps'), p50: pick('p50'), p99: pick('p99') };
+  }) as { [K in keyof T]: WrkResult };
+}

@@ -20,7 +20,7 @@ export const serveOptions = {
   'trusted-proxy': { type: 'string', default: '127.0.0.1,::1', description: 'comma-separated addresses whose Client-Cert header is believed (with --http)' },
   'body-limit': { type: 'string', default: '2097152', description: 'largest request body in bytes; larger ones answer 413' },
   'sparql-timeout': { type: 'string', default: '30000', description: 'milliseconds a SPARQL query may run before it is stopped' },
-  'allow-internal-urls': { type: 'boolean', default: false, description: 'let outgoing requests reach loopback and private addresses' },
+  'allow-internal-urls': { type: 'boolean', default: false, description: 'let outgoing requests reach loopback and private addresses, and OpenID providers be plain HTTP' },
   'no-watch': { type: 'boolean', default: false, description: 'do not watch the repositories for git commits and edited .nt files' },
   'github-api': { type: 'string', default: 'https://api.github.com', description: 'REST API root the pusher mirrors GitHub repositories through (GitHub Enterprise: https://HOST/api/v3)' },
   'mirror-pacing': { type: 'string', default: '1000', description: 'least milliseconds between the pusher\'s content-creating API requests (GitHub asks for one second)' },

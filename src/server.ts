@@ -1,11 +1,13 @@
 /**
  * The composition root of `lodestone serve`: opens every dataspace (repository, index, working
- * tree, watcher), bootstraps an empty data directory, builds the HTTP app and listens over HTTPS
- * (asking for a client certificate without requiring one), or over HTTP behind a proxy.
+ * tree, watcher), bootstraps an empty data directory, sets up OpenID Connect login in the admin
+ * dataspace, builds the HTTP app and listens over HTTPS (asking for a client certificate without
+ * requiring one), or over HTTP behind a proxy.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { join } from 'node:path';
+import { OidcLogin } from './auth/oidc.js';
 import { WebIdVerifier } from './auth/webid-tls.js';
 import { RemoteWebIds } from './auth/remote-webid.js';
 import { safeFetch } from './net/safe-fetch.js';
@@ -13,12 +15,13 @@ import { parseRdf } from './rdf/ntriples.js';
 import { bootstrap, type Bootstrapped } from './bootstrap.js';
 import type { ServeConfig } from './config.js';
 import { Dataspace } from './dataspace.js';
-import { readVersioning } from './system-config.js';
+import { readSessionKey, readSystemConfig, type OidcProviderDeclaration } from './system-config.js';
 import { Composer } from './documents/composer.js';
 import { DocumentService } from './documents/document-service.js';
 import { createApp, runtimeFor } from './http/app.js';
 import { Authenticator } from './http/authenticate.js';
 import { fastReader } from './http/fast-read.js';
+import { enableOidc, oidcCallbackUrl } from './http/oauth2.js';
 import { startMirror } from './mirror/mirror.js';
 import { AccessControl } from './access/access-control.js';
 import { RepresentationCache } from './http/representations.js';
@@ -48,11 +51,30 @@ export interface Running {
   close(): Promise<void>;
 }
 
+function enabled(provider: OidcProviderDeclaration): boolean {
+  return provider.clientId !== undefined && provider.clientSecret !== undefined;
+}
+
+/** The OpenID Connect login service of the admin dataspace, with the providers that have a client; undefined without a usable session key. */
+async function startOidc(config: ServeConfig, adminBase: string, providers: readonly OidcProviderDeclaration[], log: (line: string) => void): Promise<OidcLogin | undefined> {
+  const secret = await readSessionKey(config.data, log);
+  const redirectUri = (name: string) => oidcCallbackUrl(adminBase, name);
+  for (const p of providers) {
+    const missing = [p.clientId === undefined && 'lds:clientId in system.ttl', p.clientSecret === undefined && 'a:clientSecret in secrets/credentials.ttl'].filter(Boolean).join(' and ');
+    log(`OpenID provider ${p.name} (${p.issuer}): ${missing ? `off until it has ${missing}` : `on, client ${p.clientId}, redirect URI ${redirectUri(p.name)}`}`);
+  }
+  if (!secret) return undefined;
+  const clients = providers.filter(enabled).map((p) => ({ name: p.name, issuer: p.issuer, clientId: p.clientId!, clientSecret: p.clientSecret! }));
+  // plain-HTTP issuers only where internal addresses are allowed too (tests, private networks)
+  return new OidcLogin({ providers: clients, redirectUri, secret, allowInsecureRequests: config.allowInternalUrls });
+}
+
 export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l)): Promise<Running> {
   const opened: Dataspace[] = [];
   const composer = new Composer();
   const compose = composer.compose.bind(composer);
-  const versioning = await readVersioning(config.data, config.base, log);
+  const system = await readSystemConfig(config.data, config.base, log);
+  const versioning = system.versioning;
   for (const spec of defaultDataspaces(config.base)) {
     const started = Date.now();
     const history = versioning.get(spec.base);
@@ -108,9 +130,18 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       return document && { blobId: document.blobId, quads: parseRdf(document.bytes.toString('utf8')) };
     },
   });
-  const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, secretary: agents.secretary.webId });
-  const representations = new RepresentationCache();
   const scheme = config.http ? 'http' : 'https';
+  const declared = system.oidcProviders.get(admin.dataspace.base) ?? [];
+  const oidc = await startOidc(config, admin.dataspace.base, declared, log);
+  enableOidc(admin, { login: oidc, providers: declared.map((p) => ({ name: p.name, enabled: enabled(p) })), home: endUser.dataspace.base, log });
+  // a session names an agent of the admin dataspace for as long as its document is there (deleting it ends its sessions)
+  const session = oidc && ((value: string) => {
+    const webId = oidc.verifySession(value);
+    const found = webId === undefined ? undefined : local(webId.replace(/#.*$/, ''));
+    return found && found.documents === admin.documents && found.documents.blobId(found.relative) !== undefined ? webId : undefined;
+  });
+  const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, secretary: agents.secretary.webId, session, scheme });
+  const representations = new RepresentationCache();
   const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, scheme, log });
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations });

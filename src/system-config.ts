@@ -2,10 +2,16 @@
  * The system configuration (SPEC §9.1): `DIR/system.ttl` describes each dataspace by its base URL.
  * A dataspace is versioned when it has `lds:versioningRepository`, a `doap:GitRepository` with
  * `doap:location` (the mirror; none means local history only), `repo:branch` (default `main`) and
- * `repo:pathPrefix` (default `graphs`). Access tokens live apart, as `a:authToken` on the repository
- * resource in `DIR/secrets/credentials.ttl` (mode 0600), and are never logged. Read at startup; a
- * new data directory gets a file that versions the end-user dataspace locally.
+ * `repo:pathPrefix` (default `graphs`). An admin dataspace offers OpenID Connect login (SPEC §4.7,
+ * §5.1) with each `lds:oidcProvider`, an `lds:OidcProvider` with `rdfs:label` (its name in
+ * `oauth2/login/<name>`: letters, digits, `-`, `_`), `lds:issuer` and `lds:clientId`; one without a
+ * client id or secret is declared but disabled. Secrets live apart, in `DIR/secrets/credentials.ttl`
+ * (mode 0600): `a:authToken` on a repository resource, `a:clientSecret` on a provider resource; they
+ * are never logged. The cookie key is `DIR/secrets/session.key` (32 random bytes, mode 0600). Read at
+ * startup; a new data directory gets a file that versions the end-user dataspace locally and
+ * declares the `google` and `orcid` providers, disabled.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { ns } from './rdf/namespaces.js';
@@ -22,15 +28,37 @@ export interface VersioningConfig {
   token: string | undefined;
 }
 
+export interface OidcProviderDeclaration {
+  /** The provider resource in the configuration. */
+  resource: string;
+  /** `rdfs:label`: the path segment of `oauth2/login/<name>` and `oauth2/authorize/<name>`. */
+  name: string;
+  /** `lds:issuer`: the issuer identifier, where OpenID Connect Discovery starts. */
+  issuer: string;
+  /** `lds:clientId`, or undefined: the provider is disabled. */
+  clientId: string | undefined;
+  /** `a:clientSecret` from the credentials file, or undefined: the provider is disabled. Never log it. */
+  clientSecret: string | undefined;
+}
+
+export interface SystemConfig {
+  /** The versioning of each dataspace base that has some. */
+  versioning: Map<string, VersioningConfig>;
+  /** The OpenID providers declared for each (admin) dataspace base, in the order of the file. */
+  oidcProviders: Map<string, OidcProviderDeclaration[]>;
+}
+
 export function systemConfigFile(data: string): string {
   return join(data, 'system.ttl');
 }
 
 export function defaultSystemConfig(endUserBase: string): string {
+  const adminBase = new URL('admin/', endUserBase).href;
   return [
     `@prefix lds: <${ns.lds}> .`,
     `@prefix doap: <${ns.doap}> .`,
     `@prefix repo: <${ns.repo}> .`,
+    `@prefix rdfs: <${ns.rdfs}> .`,
     '',
     '# The end-user dataspace keeps its history (Memento) in its own repository; add doap:location',
     '# to mirror it to GitHub, with the access token as a:authToken in secrets/credentials.ttl.',
@@ -39,11 +67,22 @@ export function defaultSystemConfig(endUserBase: string): string {
     '  repo:branch "main" ;',
     '  repo:pathPrefix "graphs" .',
     '',
+    '# OpenID Connect login for browsers, disabled until a client is registered with the provider: add',
+    '# lds:clientId "…" here and <urn:lodestone:oidc:NAME> a:clientSecret "…" . to secrets/credentials.ttl',
+    `# (mode 0600), register ${adminBase}oauth2/authorize/NAME as the redirect URI, and restart.`,
+    `<${adminBase}> lds:oidcProvider <urn:lodestone:oidc:google>, <urn:lodestone:oidc:orcid> .`,
+    '<urn:lodestone:oidc:google> a lds:OidcProvider ;',
+    '  rdfs:label "google" ;',
+    '  lds:issuer <https://accounts.google.com> .',
+    '<urn:lodestone:oidc:orcid> a lds:OidcProvider ;',
+    '  rdfs:label "orcid" ;',
+    '  lds:issuer <https://orcid.org> .',
+    '',
   ].join('\n');
 }
 
-/** The versioning of each dataspace base that has some; writes the default file when there is none. */
-export async function readVersioning(data: string, endUserBase: string, log: (line: string) => void = () => undefined): Promise<Map<string, VersioningConfig>> {
+/** Reads the system configuration and its secrets; writes the default file when there is none. */
+export async function readSystemConfig(data: string, endUserBase: string, log: (line: string) => void = () => undefined): Promise<SystemConfig> {
   const file = systemConfigFile(data);
   if (!existsSync(file)) {
     await fsp.mkdir(data, { recursive: true });
@@ -53,30 +92,71 @@ export async function readVersioning(data: string, endUserBase: string, log: (li
   const credentialsFile = join(data, 'secrets', 'credentials.ttl');
   const credentials = (await credentialsEnabled(credentialsFile, log)) ? parseRdf(await fsp.readFile(credentialsFile, 'utf8'), { format: 'text/turtle' }) : [];
   const value = (graph: typeof config, subject: string, predicate: string) => graph.find((q) => q.subject.value === subject && q.predicate.value === predicate)?.object.value;
-  const out = new Map<string, VersioningConfig>();
+  const versioning = new Map<string, VersioningConfig>();
+  const oidcProviders = new Map<string, OidcProviderDeclaration[]>();
   for (const q of config) {
-    if (q.predicate.value !== ns.lds + 'versioningRepository') continue;
-    const repository = q.object.value;
-    out.set(q.subject.value, {
-      repository,
-      location: value(config, repository, ns.doap + 'location'),
-      branch: value(config, repository, ns.repo + 'branch') ?? 'main',
-      pathPrefix: value(config, repository, ns.repo + 'pathPrefix') ?? 'graphs',
-      token: value(credentials, repository, ns.a + 'authToken'),
-    });
+    if (q.predicate.value === ns.lds + 'versioningRepository') {
+      const repository = q.object.value;
+      versioning.set(q.subject.value, {
+        repository,
+        location: value(config, repository, ns.doap + 'location'),
+        branch: value(config, repository, ns.repo + 'branch') ?? 'main',
+        pathPrefix: value(config, repository, ns.repo + 'pathPrefix') ?? 'graphs',
+        token: value(credentials, repository, ns.a + 'authToken'),
+      });
+    } else if (q.predicate.value === ns.lds + 'oidcProvider') {
+      const resource = q.object.value;
+      const name = value(config, resource, ns.rdfs + 'label');
+      const issuer = value(config, resource, ns.lds + 'issuer');
+      if (!name || !/^[A-Za-z0-9_-]+$/.test(name)) throw new Error(`${file}: the OpenID provider <${resource}> needs an rdfs:label of letters, digits, - or _ (its name in oauth2/login/<name>)`);
+      if (!issuer || !/^https?:\/\//.test(issuer)) throw new Error(`${file}: the OpenID provider ${name} needs an lds:issuer, the provider's https URL`);
+      const declared = oidcProviders.get(q.subject.value) ?? [];
+      if (declared.some((p) => p.name === name)) throw new Error(`${file}: two OpenID providers of <${q.subject.value}> are named ${name}`);
+      declared.push({ resource, name, issuer, clientId: value(config, resource, ns.lds + 'clientId'), clientSecret: value(credentials, resource, ns.a + 'clientSecret') });
+      oidcProviders.set(q.subject.value, declared);
+    }
   }
-  return out;
+  return { versioning, oidcProviders };
 }
 
 /**
- * The credentials secret is enabled when its file exists and only its owner may read it (like an
- * SSH key): a file others can read is refused, with a log line saying how to fix it.
+ * The key that signs login and session cookies: `DIR/secrets/session.key`, 32 random bytes made on
+ * first start. Undefined (and a log line saying why) when it is unusable: then nobody can log in
+ * with OpenID Connect, and no session cookie is believed.
  */
+export async function readSessionKey(data: string, log: (line: string) => void = () => undefined): Promise<Buffer | undefined> {
+  const dir = join(data, 'secrets');
+  const file = join(dir, 'session.key');
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) {
+    // written aside and linked into place: a crash leaves no half key, and of two servers starting on one directory the first key wins
+    const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+    await fsp.writeFile(tmp, randomBytes(32), { mode: 0o600 });
+    await fsp.link(tmp, file).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    await fsp.unlink(tmp);
+  }
+  if (!(await ownerOnly(file, log, 'the session key is not used and OpenID Connect login is off (chmod 600 it to enable it)'))) return undefined;
+  const key = await fsp.readFile(file);
+  if (key.length < 32) {
+    log(`${file} holds ${key.length} bytes, fewer than 32: OpenID Connect login is off (delete the file to have a new key made)`);
+    return undefined;
+  }
+  return key;
+}
+
+/** The credentials secret is enabled when its file exists and only its owner may read it (like an SSH key). */
 async function credentialsEnabled(file: string, log: (line: string) => void): Promise<boolean> {
-  const stat = await fsp.stat(file).catch(() => undefined);
-  if (!stat) return false;
+  if (!existsSync(file)) return false;
+  return ownerOnly(file, log, 'its tokens are not used (chmod 600 it to enable them)');
+}
+
+/** Whether only the owner of `file` may read it; a file others can read is refused, with a log line saying how to fix it. */
+async function ownerOnly(file: string, log: (line: string) => void, consequence: string): Promise<boolean> {
+  const stat = await fsp.stat(file);
   if ((stat.mode & 0o077) !== 0) {
-    log(`${file} can be read by others: its tokens are not used (chmod 600 it to enable them)`);
+    log(`${file} can be read by others: ${consequence}`);
     return false;
   }
   return true;

@@ -114,3 +114,8 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     await new Promise((r) => setTimeout(r, stepMs));
   }
 }
+
+/** The first-parent commit SHAs of `ref` in `repo`, newest first (git CLI). */
+export function firstParentShas(repo: string, ref = 'main'): string[] {
+  return git(repo, 'log', '--first-parent', '--format=%H', ref).trim().split('\n');
+}

@@ -195,3 +195,10 @@ export async function makePublic(s: TestServer, slug = 'public-test'): Promise<v
   const text = `<> <http://xmlns.com/foaf/0.1/primaryTopic> <#this> .\n<#this> a <${acl}Authorization> ; <${acl}agentClass> <http://xmlns.com/foaf/0.1/Agent> ; <${acl}mode> <${acl}Read> ; <${acl}accessTo> <${s.base}> ; <${acl}default> <${s.base}> .\n`;
   await admin.write({ method: 'PUT', relativePath: `acl/authorizations/${slug}/`, agent: s.running.agents.owner.webId, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });
 }
+
+/** PUTs a Turtle body as the owner, quoting the current ETag when the document exists; asserts 200/201. */
+export async function putTurtle(s: TestServer, path: string, body: string): Promise<void> {
+  const head = await s.request('HEAD', path);
+  const res = await s.request('PUT', path, { headers: { ...turtle, ...(head.status === 200 ? { 'If-Match': String(head.headers.etag) } : {}) }, body });
+  if (res.status !== 201 && res.status !== 200) throw new Error(`PUT ${path}: ${res.status} ${res.body}`);
+}

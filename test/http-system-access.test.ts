@@ -76,6 +76,15 @@ describe('signup (admin/sign%20up)', () => {
     assert.ok(profile.some((q) => q.subject.value === webId && q.predicate.value === ns.foaf + 'name' && q.object.value === 'Yan'));
     assert.ok(profile.some((q) => q.predicate.value === ns.acl + 'owner' && q.object.value === webId), 'the agent owns its document');
     assert.ok(!me.body.includes('another password'));
+    assert.match(me.body, /<mailto:yan@example.org>/, 'the agent sees its own e-mail address');
+    // DESIGN.md, "Access defaults": anonymous readers see the address only as foaf:mbox_sha1sum
+    for (let i = 0; i < 2; i++) {
+      const anonymous = await s.request('GET', webId.replace(/#this$/, ''), { as: 'anonymous', headers: { Accept: 'application/n-triples' } });
+      assert.equal(anonymous.status, 200);
+      assert.doesNotMatch(anonymous.body, /mailto:/);
+      assert.match(anonymous.body, /mbox_sha1sum/);
+      assert.notEqual(header(anonymous, 'etag'), header(me, 'etag'), 'another representation, another ETag');
+    }
   });
 
   it('answers malformed signups with 400/422 and commits nothing', async () => {

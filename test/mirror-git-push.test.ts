@@ -11,22 +11,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ns } from '../src/rdf/namespaces.js';
 import { startGitHttpServer, type GitHttpServer } from './fixtures/git-http-server.js';
-import { git, removeTempDirs, tempDir } from './helpers.js';
-import { freePort, startServer, turtle, type TestServer } from './http-helpers.js';
+import { firstParentShas, git, removeTempDirs, tempDir } from './helpers.js';
+import { freePort, putTurtle, startServer, type TestServer } from './http-helpers.js';
 
 const TOKEN = 'push-token-SECRET-77';
 
 after(removeTempDirs);
 
-function shas(repo: string): string[] {
-  return git(repo, 'log', '--first-parent', '--format=%H', 'main').trim().split('\n');
-}
 
-async function put(s: TestServer, path: string, body: string): Promise<void> {
-  const head = await s.request('HEAD', path);
-  const res = await s.request('PUT', path, { headers: { ...turtle, ...(head.status === 200 ? { 'If-Match': String(head.headers.etag) } : {}) }, body });
-  assert.ok(res.status === 201 || res.status === 200, `PUT ${path}: ${res.status} ${res.body}`);
-}
 
 describe('the git push transport (smart HTTP, git http-backend)', () => {
   let bare: string;
@@ -59,10 +51,10 @@ describe('the git push transport (smart HTTP, git http-backend)', () => {
   const mirror = () => s.running.runtimes[0]!.mirror!;
 
   it('pushes the local chain with the same SHAs', async () => {
-    await put(s, '/a/', '<#this> <http://purl.org/dc/terms/title> "A" .');
-    await put(s, '/b/', '<#this> <http://purl.org/dc/terms/title> "B" .');
+    await putTurtle(s, '/a/', '<#this> <http://purl.org/dc/terms/title> "A" .');
+    await putTurtle(s, '/b/', '<#this> <http://purl.org/dc/terms/title> "B" .');
     await mirror().settled();
-    assert.deepEqual(shas(bare), shas(repo()));
+    assert.deepEqual(firstParentShas(bare), firstParentShas(repo()));
     git(bare, 'fsck', '--strict');
   });
 
@@ -74,7 +66,7 @@ describe('the git push transport (smart HTTP, git http-backend)', () => {
     execFileSync('git', ['-C', other, '-c', 'user.name=Other', '-c', 'user.email=other@example.org', 'commit', '--quiet', '-m', 'foreign']);
     git(other, 'push', '--quiet', 'origin', 'main');
     const foreign = git(other, 'rev-parse', 'HEAD').trim();
-    await put(s, '/c/', '<#this> <http://purl.org/dc/terms/title> "C" .');
+    await putTurtle(s, '/c/', '<#this> <http://purl.org/dc/terms/title> "C" .');
     await mirror().settled();
     const clone = join(tempDir('clone'), 'c');
     execFileSync('git', ['clone', '--quiet', bare, clone]);

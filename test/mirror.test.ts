@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ns } from '../src/rdf/namespaces.js';
 import { startGitHubStandin, type GitHubStandin } from './fixtures/github-standin.js';
-import { git, removeTempDirs, tempDir } from './helpers.js';
-import { freePort, startServer, turtle, type TestServer } from './http-helpers.js';
+import { firstParentShas, git, removeTempDirs, tempDir } from './helpers.js';
+import { freePort, putTurtle, startServer, type TestServer } from './http-helpers.js';
 
 const TOKEN = 'github_pat_MIRROR_TEST_TOKEN_42';
 
@@ -32,9 +32,6 @@ function dataDir(port: number, location = 'https://github.com/lodestone/mirror')
   return data;
 }
 
-function shas(repo: string, ref = 'main'): string[] {
-  return git(repo, 'log', '--first-parent', '--format=%H', ref).trim().split('\n');
-}
 
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
@@ -44,11 +41,6 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-async function put(s: TestServer, path: string, body: string): Promise<void> {
-  const head = await s.request('HEAD', path);
-  const res = await s.request('PUT', path, { headers: { ...turtle, ...(head.status === 200 ? { 'If-Match': String(head.headers.etag) } : {}) }, body });
-  assert.ok(res.status === 201 || res.status === 200, `PUT ${path}: ${res.status} ${res.body}`);
-}
 
 describe('the GitHub pusher', () => {
   let bare: string;
@@ -76,22 +68,22 @@ describe('the GitHub pusher', () => {
   const mirror = () => s.running.runtimes[0]!.mirror!;
 
   it('mirrors an empty repository with the same SHAs as the local chain', async () => {
-    await put(s, '/a/', '<#this> <http://purl.org/dc/terms/title> "A" .');
-    await put(s, '/b/', '<#this> <http://purl.org/dc/terms/title> "B" .');
-    await put(s, '/a/', '<#this> <http://purl.org/dc/terms/title> "A2" .');
+    await putTurtle(s, '/a/', '<#this> <http://purl.org/dc/terms/title> "A" .');
+    await putTurtle(s, '/b/', '<#this> <http://purl.org/dc/terms/title> "B" .');
+    await putTurtle(s, '/a/', '<#this> <http://purl.org/dc/terms/title> "A2" .');
     assert.equal((await s.request('DELETE', '/b/', { headers: { 'If-Match': String((await s.request('HEAD', '/b/')).headers.etag) } })).status, 204);
     await mirror().settled();
-    assert.deepEqual(shas(bare), shas(repo()), 'the remote branch is the local chain, SHA for SHA');
+    assert.deepEqual(firstParentShas(bare), firstParentShas(repo()), 'the remote branch is the local chain, SHA for SHA');
     git(bare, 'fsck', '--strict');
     const clone = join(tempDir('clone'), 'c');
     execFileSync('git', ['clone', '--quiet', bare, clone]);
-    assert.deepEqual(shas(clone), shas(repo()));
+    assert.deepEqual(firstParentShas(clone), firstParentShas(repo()));
     assert.equal(git(clone, 'status', '--porcelain'), '');
     assert.equal(readFileSync(join(clone, 'graphs/a.nt'), 'utf8'), git(repo(), 'show', 'HEAD:graphs/a.nt'));
     const status = mirror().status();
     assert.equal(status.lag, 0);
     assert.equal(status.state, 'idle');
-    assert.equal(status.pushed?.remote, shas(repo())[0]);
+    assert.equal(status.pushed?.remote, firstParentShas(repo())[0]);
   });
 
   it('replays local changes onto a foreign commit pushed meanwhile, and drops none', async () => {
@@ -104,8 +96,8 @@ describe('the GitHub pusher', () => {
     git(other, 'push', '--quiet', 'origin', 'main');
     const foreign = git(other, 'rev-parse', 'HEAD').trim();
 
-    await put(s, '/c/', '<#this> <http://purl.org/dc/terms/title> "C" .');
-    await put(s, '/a/', '<#this> <http://purl.org/dc/terms/title> "A3" .');
+    await putTurtle(s, '/c/', '<#this> <http://purl.org/dc/terms/title> "C" .');
+    await putTurtle(s, '/a/', '<#this> <http://purl.org/dc/terms/title> "A3" .');
     await mirror().settled();
     const clone = join(tempDir('clone'), 'c2');
     execFileSync('git', ['clone', '--quiet', bare, clone]);
@@ -123,11 +115,11 @@ describe('the GitHub pusher', () => {
   it('waits out a secondary rate limit (Retry-After) and a primary one (x-ratelimit-reset)', async () => {
     standin.rateLimit('secondary', 1, { retryAfterSeconds: 1 });
     const started = Date.now();
-    await put(s, '/d/', '<#this> <http://purl.org/dc/terms/title> "D" .');
+    await putTurtle(s, '/d/', '<#this> <http://purl.org/dc/terms/title> "D" .');
     await mirror().settled();
     assert.ok(Date.now() - started >= 1000, 'waited for Retry-After');
     standin.rateLimit('primary', 1, { resetSeconds: 1 });
-    await put(s, '/e/', '<#this> <http://purl.org/dc/terms/title> "E" .');
+    await putTurtle(s, '/e/', '<#this> <http://purl.org/dc/terms/title> "E" .');
     await mirror().settled();
     const limited = standin.requests.filter((r) => r.status === 403 || r.status === 429);
     assert.equal(limited.length, 2);
@@ -140,12 +132,12 @@ describe('the GitHub pusher', () => {
     await s.close();
     const commitsBefore = standin.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/git/commits')).length;
     s = await startServer(['--port', String(port), '--github-api', standin.url, '--mirror-pacing', '0'], data, (line) => logs.push(line));
-    await put(s, '/f/', '<#this> <http://purl.org/dc/terms/title> "F" .');
+    await putTurtle(s, '/f/', '<#this> <http://purl.org/dc/terms/title> "F" .');
     await mirror().settled();
     const commitsAfter = standin.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/git/commits')).length;
     assert.equal(commitsAfter - commitsBefore, 1, 'only the new commit was replayed');
     const saved = JSON.parse(readFileSync(join(repo(), '.git/lodestone/mirror.json'), 'utf8')) as { pushed: { local: string } };
-    assert.equal(saved.pushed.local, shas(repo())[0]);
+    assert.equal(saved.pushed.local, firstParentShas(repo())[0]);
   });
 
   it('never writes the token into a log line, a commit or a file of the repository', () => {

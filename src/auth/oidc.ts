@@ -5,11 +5,14 @@
  * signature, issuer, audience, nonce, expiry, `iss` response parameter) is `openid-client`'s; this module owns the
  * cookies. Every cookie value is `base64url(JSON payload with exp).base64url(HMAC-SHA256)` under a key derived per
  * purpose from one secret, so a login cookie is never a session cookie. Error messages never carry codes, tokens or
- * client secrets.
+ * client secrets. `accountAgent` mints the agent document of an account, as signup.ts does for a certificate.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { DataFactory } from 'n3';
 import * as client from 'openid-client';
 import { LodestoneError } from '../errors.js';
+import { ns } from '../rdf/namespaces.js';
+import { termToNTriples } from '../rdf/ntriples.js';
 
 export interface OidcProviderConfig {
   /** Path segment of `oauth2/login/<name>` and `oauth2/authorize/<name>`, e.g. `google`, `orcid`. */
@@ -62,6 +65,8 @@ export class OidcLogin {
   private readonly configurations = new Map<string, Promise<client.Configuration>>();
   /** States of logins whose callback was accepted once, until their login cookie expires: a callback is never replayed. */
   private readonly completed = new Map<string, number>();
+  /** Signatures of session cookies logged out of, until they expire: in this process, a copied cookie dies with the logout. */
+  private readonly revoked = new Map<string, number>();
   private readonly loginKey: Buffer;
   private readonly sessionKey: Buffer;
   private readonly now: () => number;
@@ -148,14 +153,24 @@ export class OidcLogin {
     return { name: SESSION_COOKIE, value: sign(this.sessionKey, payload), attributes: `Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=${maxAgeSeconds}` };
   }
 
-  /** The WebID of a session cookie, or undefined when it is absent, forged or expired. */
+  /** The WebID of a session cookie, or undefined when it is absent, forged, expired or logged out of. */
   verifySession(cookieValue: string | undefined): string | undefined {
     if (!cookieValue) return undefined;
-    return verify<SessionPayload>(this.sessionKey, cookieValue, 'session', this.now())?.w;
+    const session = verify<SessionPayload>(this.sessionKey, cookieValue, 'session', this.now());
+    return session && !this.revoked.has(signatureOf(cookieValue)) ? session.w : undefined;
   }
 
-  /** A cookie that ends the session in the browser. Sessions are stateless: a copied session cookie stays valid until it expires. */
-  logout(): Cookie {
+  /**
+   * A cookie that ends the session in the browser. Sessions are stateless: the session cookie being closed (`current`)
+   * is refused by this instance until it expires, but another instance or a restarted one would still accept a copy.
+   */
+  logout(current?: string): Cookie {
+    const session = current && verify<SessionPayload>(this.sessionKey, current, 'session', this.now());
+    if (current && session) {
+      const now = this.now();
+      for (const [signature, exp] of this.revoked) if (exp * 1000 <= now) this.revoked.delete(signature);
+      this.revoked.set(signatureOf(current), session.exp);
+    }
     return { name: SESSION_COOKIE, value: '', attributes: 'Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=0' };
   }
 
@@ -214,6 +229,69 @@ export function readCookie(header: string | undefined, name: string): string | u
     if (eq > 0 && pair.slice(0, eq).trim() === name) return pair.slice(eq + 1).trim();
   }
   return undefined;
+}
+
+export interface AccountAgent {
+  /** `<adminBase>acl/agents/<uuid>/#this`. */
+  webId: string;
+  /** `acl/agents/<uuid>/`, relative to the admin base. */
+  agentPath: string;
+  agentTurtle: string;
+}
+
+/** The namespace of Lodestone's name-based account UUIDs (RFC 9562 §5.5); never change it, or every account gets a new agent. */
+const ACCOUNT_NAMESPACE = 'c4351575-2c0c-4ee3-93c0-6b85961ffba4';
+const NAME_MAX = 200;
+const EMAIL = /^[^\s@\p{Cc}]{1,64}@[A-Za-z0-9.-]{1,189}$/u;
+const CONTROL = /[\p{Cc}\u2028\u2029]/gu;
+
+/**
+ * The agent of an OpenID account: a `foaf:Agent, foaf:Person` (the shape of signup.ts) with `foaf:name`, `foaf:mbox` and
+ * `foaf:mbox_sha1sum` when the provider gives a verified address, and `foaf:account <#account>`, a `foaf:OnlineAccount`
+ * with `foaf:accountServiceHomepage <issuer>` and `foaf:accountName "<subject>"`. Its path is a name-based UUID of
+ * (issuer, subject): the same account always finds the same agent, and since the path, not the document (which its
+ * agent may edit), binds the account, no agent can claim another person's account by writing one into its profile.
+ */
+export function accountAgent(claims: OidcClaims, adminBase: string): AccountAgent {
+  if (!adminBase.endsWith('/')) throw new Error(`the admin base ${adminBase} does not end in "/"`);
+  const agentPath = `acl/agents/${nameBasedUuid(ACCOUNT_NAMESPACE, JSON.stringify([claims.issuer, claims.subject]))}/`;
+  const iri = (value: string) => termToNTriples(DataFactory.namedNode(value));
+  const text = (value: string) => termToNTriples(DataFactory.literal(value));
+  const name = [...(claims.name ?? '').replace(CONTROL, ' ').trim()].slice(0, NAME_MAX).join('') || `${claims.provider} account ${claims.subject}`;
+  const email = claims.email !== undefined && claims.emailVerified !== false && EMAIL.test(claims.email) ? claims.email : undefined;
+  const mbox = email && mailto(email);
+  const agentTurtle = `@prefix foaf: <${ns.foaf}> .
+<> foaf:primaryTopic <#this> .
+
+<#this> a foaf:Agent, foaf:Person ;
+  foaf:name ${text(name)} ;
+${mbox ? `  foaf:mbox ${iri(mbox)} ;\n  foaf:mbox_sha1sum ${text(createHash('sha1').update(mbox).digest('hex'))} ;\n` : ''}  foaf:account <#account> .
+
+<#account> a foaf:OnlineAccount ;
+  foaf:accountServiceHomepage ${iri(claims.issuer)} ;
+  foaf:accountName ${text(claims.subject)} .
+`;
+  return { webId: `${adminBase}${agentPath}#this`, agentPath, agentTurtle };
+}
+
+/** RFC 6068 §2 with signup.ts's set of unescaped characters (one ASCII address, one foaf:mbox_sha1sum), over UTF-8 bytes. */
+function mailto(email: string): string {
+  const at = email.lastIndexOf('@');
+  const local = Buffer.from(email.slice(0, at)).toString('latin1').replace(/[^A-Za-z0-9\-._~!$'()*+,;:@]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0'));
+  return `mailto:${local}${email.slice(at).toLowerCase()}`;
+}
+
+/** RFC 9562 §5.5: UUID version 5, SHA-1 of the namespace's 16 bytes and the name. */
+function nameBasedUuid(namespace: string, name: string): string {
+  const hash = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name, 'utf8').digest().subarray(0, 16);
+  hash.writeUInt8((hash.readUInt8(6) & 0x0f) | 0x50, 6);
+  hash.writeUInt8((hash.readUInt8(8) & 0x3f) | 0x80, 8);
+  const hex = hash.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+function signatureOf(cookieValue: string): string {
+  return cookieValue.slice(cookieValue.lastIndexOf('.') + 1);
 }
 
 function sign(key: Buffer, payload: LoginPayload | SessionPayload): string {

@@ -7,6 +7,7 @@
 import type Koa from 'koa';
 import contentType from 'content-type';
 import { LodestoneError } from '../errors.js';
+import { ns } from '../rdf/namespaces.js';
 import { readableTypes, writableTypes } from '../rdf/formats.js';
 import { canonicalDocumentPath, parentDocumentPath } from '../store/paths.js';
 import type { Mode } from '../access/access-control.js';
@@ -56,6 +57,21 @@ export function documentLinks(runtime: DataspaceRuntime, documentUrl: string, ag
   return links.length ? links.join(', ') : undefined;
 }
 
+const PUBLIC_VIEW = ';public';
+const MBOX = `> <${ns.foaf}mbox> <`;
+
+/** DESIGN.md, "Access defaults": anonymous readers of an agent document see its e-mail only as foaf:mbox_sha1sum. */
+export function publicAgentView(runtime: DataspaceRuntime, relativePath: string, agent: string | undefined): boolean {
+  return agent === undefined && runtime.dataspace.id === 'admin' && relativePath.startsWith('acl/agents/');
+}
+
+function withoutMailboxes(ntriples: string): string {
+  return ntriples
+    .split('\n')
+    .filter((line) => !line.includes(MBOX))
+    .join('\n');
+}
+
 /** Authorizes the request (403 otherwise) and returns the modes the agent holds on the document. */
 async function authorizeDocument(ctx: Koa.ParameterizedContext<State>, relativePath: string, memento: MementoQuery | undefined): Promise<ReadonlySet<Mode> | undefined> {
   const { runtime, agent } = ctx.state;
@@ -97,7 +113,8 @@ export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware
         const document = await documents.read(relativePath);
         if (!document) throw new LodestoneError('NotFound', `there is no document at ${documentUrl}`);
         if (!responseType) throw notAcceptable();
-        const tag = etag(documentUrl, document.blobId, responseType);
+        const variant = publicAgentView(runtime, relativePath, ctx.state.agent) ? PUBLIC_VIEW : '';
+        const tag = etag(documentUrl, document.blobId, responseType + variant);
         ctx.set('ETag', tag);
         const outcome = checkRead(conditionsOf(ctx.headers), tag);
         if (outcome === 'failed') throw new LodestoneError('PreconditionFailed', 'the document has changed since the ETag in If-Match was read', { etag: tag });
@@ -106,7 +123,8 @@ export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware
           return;
         }
         ctx.type = contentTypeOf(responseType); // before the body: N-Triples starts with '<' and Koa would call it HTML
-        ctx.body = await options.representations.get(document.blobId, responseType, () => document.bytes.toString('utf8'));
+        const text = () => (variant ? withoutMailboxes(document.bytes.toString('utf8')) : document.bytes.toString('utf8'));
+        ctx.body = await options.representations.get(document.blobId, responseType, text, variant);
         return;
       }
       case 'OPTIONS':

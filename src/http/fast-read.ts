@@ -12,7 +12,7 @@ import { canonicalDocumentPath } from '../store/paths.js';
 import { UNKNOWN } from '../auth/webid-tls.js';
 import type { Authenticator } from './authenticate.js';
 import { locate, type AppOptions } from './app.js';
-import { documentLinks } from './documents.js';
+import { documentLinks, publicAgentView } from './documents.js';
 import { ALL_MODES, type Mode } from '../access/access-control.js';
 import { holds } from './authorize.js';
 import { negotiate } from './negotiate.js';
@@ -33,6 +33,7 @@ export function fastReader(options: Pick<AppOptions, 'runtimes' | 'scheme'> & { 
     if (agent === UNKNOWN || headers['on-behalf-of'] !== undefined) return undefined;
 
     const relativePath = canonicalDocumentPath(relative);
+    if (publicAgentView(runtime, relativePath, agent)) return undefined; // a redacted view: Koa makes it
     const blobId = runtime.documents.blobId(relativePath);
     const responseType = negotiate(headers.accept, writableTypes);
     if (!blobId || !responseType) return undefined;

@@ -32,9 +32,12 @@ export class RepresentationCache {
     return this.entries.get(`${blobId} ${mediaType}`);
   }
 
-  /** The document (canonical N-Triples, blob `blobId`) in `mediaType`. */
-  async get(blobId: string, mediaType: string, ntriples: () => string): Promise<Buffer> {
-    const key = `${blobId} ${mediaType}`;
+  /**
+   * The document (canonical N-Triples, blob `blobId`) in `mediaType`; a `variant` (e.g. the public
+   * view of an agent document) is cached apart and `ntriples` gives its lines.
+   */
+  async get(blobId: string, mediaType: string, ntriples: () => string, variant = ''): Promise<Buffer> {
+    const key = `${blobId} ${mediaType}${variant}`;
     const hit = this.entries.get(key);
     if (hit) return hit;
     const body = Buffer.from(await serialise(ntriples(), mediaType), 'utf8');

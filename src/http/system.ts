@@ -3,7 +3,8 @@
  * `robots.txt` in every dataspace (the sitemap lists what the public read rules of the dataspace's
  * own admin cover; none in an admin dataspace), and in the admin dataspace `sign%20up` (WebID-TLS
  * signup returning a PKCS#12 certificate), `access` (the asking agent's authorizations on a
- * document) and `access/request` (an access request stored for the owners to grant).
+ * document), `access/request` (an access request stored for the owners to grant), and the
+ * OpenID Connect routes of oauth2.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
@@ -17,6 +18,7 @@ import { canonicalDocumentPath } from '../store/paths.js';
 import { modesOnEndpoint, readableGraphs, requireMode } from './authorize.js';
 import { decodeUtf8, readBody } from './body.js';
 import { HttpError } from './http-error.js';
+import { oidcCallback, oidcLogin, oidcLogout } from './oauth2.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { runtimeFor } from './app.js';
 import type { DataspaceRuntime, State } from './state.js';
@@ -43,10 +45,13 @@ export function systemEndpoint(options: SystemOptions, runtime: DataspaceRuntime
   if (relative === 'sign%20up') return (ctx) => signup(ctx, options);
   if (relative === 'access') return (ctx) => access(ctx, options);
   if (relative === 'access/request') return (ctx) => accessRequest(ctx, options);
+  const oauth = /^oauth2\/(login|authorize)\/([^/]*)$/.exec(relative);
+  if (oauth) return oauth[1] === 'login' ? (ctx) => oidcLogin(ctx, oauth[2]!) : (ctx) => oidcCallback(ctx, oauth[2]!);
+  if (relative === 'oauth2/logout') return (ctx) => oidcLogout(ctx);
   return undefined;
 }
 
-function only(ctx: Koa.Context, allow: string): void {
+export function only(ctx: Koa.Context, allow: string): void {
   if (!allow.split(', ').includes(ctx.method)) throw new HttpError(405, `${ctx.method} is not supported here`, { Allow: allow });
 }
 
@@ -205,3 +210,4 @@ async function accessRequest(ctx: Koa.ParameterizedContext<State>, options: Syst
   ctx.set('Location', url);
   ctx.body = '';
 }
+

@@ -1,0 +1,118 @@
+/**
+ * OpenID Connect for browsers in the admin dataspace (SPEC §4.7, §5.1): `oauth2/login/<provider>`
+ * (302 to the provider), `oauth2/authorize/<provider>` (the callback: finds or creates the
+ * account's agent, starts the session, 302 home) and `oauth2/logout`, open to anyone (they are how
+ * one stops being anonymous). No code, token or secret reaches a log line or an error message.
+ */
+import type Koa from 'koa';
+import { accountAgent, readCookie, serializeCookie, SESSION_COOKIE, type OidcClaims, type OidcLogin } from '../auth/oidc.js';
+import { LodestoneError } from '../errors.js';
+import { sendError } from './error-middleware.js';
+import { HttpError, toHttpError } from './http-error.js';
+import { only } from './system.js';
+import type { DataspaceRuntime, State } from './state.js';
+
+/** OpenID Connect in an admin dataspace (SPEC §4.7, §5.1), as the composition root sets it up. */
+export interface OidcEndpoints {
+  /** The login service; undefined when the session key is unusable (then every provider is off). */
+  login: OidcLogin | undefined;
+  /** Every declared provider, and whether it has its client id and secret. */
+  providers: ReadonlyArray<{ name: string; enabled: boolean }>;
+  /** Where a browser is sent after logging in or out. */
+  home: string;
+  log: (line: string) => void;
+}
+
+// app.ts builds the SystemOptions of each request itself, so the login service is found by its admin runtime.
+const oidcOf = new WeakMap<DataspaceRuntime, OidcEndpoints>();
+
+export function enableOidc(admin: DataspaceRuntime, endpoints: OidcEndpoints): void {
+  oidcOf.set(admin, endpoints);
+}
+
+/** The redirect URI to register with provider `name`. */
+export function oidcCallbackUrl(adminBase: string, name: string): string {
+  return `${adminBase}oauth2/authorize/${name}`;
+}
+
+function redirect(ctx: Koa.Context, location: string, status = 302): void {
+  ctx.status = status;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Location', location);
+  ctx.body = '';
+}
+
+/** The login service of provider `name`, or a 404 that says what to configure. */
+function loginWith(runtime: DataspaceRuntime, name: string): { endpoints: OidcEndpoints; login: OidcLogin } {
+  const endpoints = oidcOf.get(runtime);
+  const declared = endpoints?.providers.find((p) => p.name === name);
+  if (!endpoints || !declared) {
+    throw new HttpError(404, `there is no OpenID provider named ${name.slice(0, 64)}; declared: ${endpoints?.providers.map((p) => p.name).join(', ') || 'none'} (lds:oidcProvider in system.ttl)`);
+  }
+  if (!declared.enabled) {
+    throw new HttpError(404, `the OpenID provider ${name} is not configured: register a client with it whose redirect URI is ${oidcCallbackUrl(runtime.dataspace.base, name)}, give the provider lds:clientId in system.ttl and a:clientSecret in secrets/credentials.ttl (mode 0600), and restart`);
+  }
+  if (!endpoints.login) throw new HttpError(404, 'OpenID Connect login is off: the session key in secrets/session.key is unusable (the server log says why)');
+  return { endpoints, login: endpoints.login };
+}
+
+/** A failure to reach the provider (discovery) as a 502; refusals pass as they are. */
+function unreachable(error: unknown): never {
+  if (error instanceof HttpError || error instanceof LodestoneError) throw error;
+  throw new HttpError(502, error instanceof Error ? error.message : 'the OpenID provider could not be reached');
+}
+
+export async function oidcLogin(ctx: Koa.ParameterizedContext<State>, name: string): Promise<void> {
+  only(ctx, 'GET');
+  const { login } = loginWith(ctx.state.runtime, name);
+  const started = await login.login(name).catch(unreachable);
+  ctx.append('Set-Cookie', serializeCookie(started.cookie));
+  redirect(ctx, started.location);
+}
+
+export async function oidcCallback(ctx: Koa.ParameterizedContext<State>, name: string): Promise<void> {
+  only(ctx, 'GET');
+  const { endpoints, login } = loginWith(ctx.state.runtime, name);
+  const ended = serializeCookie(login.endLogin(name)); // the login cookie goes, whatever the outcome
+  try {
+    const claims = await login.callback(name, ctx.url, readCookie(ctx.get('Cookie'), login.loginCookieName(name))).catch(unreachable);
+    const webId = await agentOfAccount(ctx.state.runtime, claims, endpoints.log);
+    ctx.append('Set-Cookie', [ended, serializeCookie(login.session(webId))]);
+    redirect(ctx, endpoints.home);
+  } catch (error) {
+    // Answered here rather than by the error middleware, which drops Set-Cookie and would log the query (the code).
+    const http = toHttpError(error);
+    if (http.status >= 500) endpoints.log(`${ctx.method} ${ctx.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    await sendError(ctx, http.status, http.message, { ...http.headers, 'Set-Cookie': ended, 'Cache-Control': 'no-store' });
+  }
+}
+
+/** The agent of an account: the document at the account's path (oidc.ts, accountAgent), else a new one that owns itself. */
+async function agentOfAccount(admin: DataspaceRuntime, claims: OidcClaims, log: (line: string) => void): Promise<string> {
+  const agent = accountAgent(claims, admin.dataspace.base);
+  if (admin.documents.blobId(agent.agentPath) !== undefined) return agent.webId;
+  const exists = new LodestoneError('PreconditionFailed', `${agent.webId} exists`);
+  try {
+    await admin.documents.write({
+      method: 'PUT',
+      relativePath: agent.agentPath,
+      agent: agent.webId,
+      body: { text: agent.agentTurtle, mediaType: 'text/turtle' },
+      precondition: (current) => {
+        if (current !== undefined) throw exists; // a concurrent login of the same account made it first
+      },
+    });
+    log(`${agent.webId}: a new agent, for an account with the OpenID provider ${claims.provider}`);
+  } catch (error) {
+    if (error !== exists) throw error;
+  }
+  return agent.webId;
+}
+
+/** Ends the session: the cookie is cleared in the browser and refused by this server until it expires. */
+export async function oidcLogout(ctx: Koa.ParameterizedContext<State>): Promise<void> {
+  only(ctx, 'GET, POST');
+  const endpoints = oidcOf.get(ctx.state.runtime);
+  if (endpoints?.login) ctx.append('Set-Cookie', serializeCookie(endpoints.login.logout(readCookie(ctx.get('Cookie'), SESSION_COOKIE))));
+  redirect(ctx, endpoints?.home ?? ctx.state.runtime.dataspace.base, ctx.method === 'POST' ? 303 : 302); // RFC 9110 §15.4.4: after a POST, GET the target
+}

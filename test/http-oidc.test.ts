@@ -1,0 +1,300 @@
+/**
+ * OpenID Connect login over HTTP (SPEC §4.7 `oauth2/login/<provider>`, `oauth2/authorize/<provider>`, SPEC §5.1; DESIGN.md
+ * "Authentication"): a real Lodestone server whose system.ttl declares provider `op`, a real OpenID provider
+ * (`oidc-provider` on loopback, as in oidc.test.ts) and a browser written here (manual redirects, a cookie jar, the
+ * provider's login and consent forms submitted). The admin repository, read with the git CLI, is the source of truth
+ * for "one agent per account" and "a refused callback commits nothing".
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Provider, { type Configuration } from 'oidc-provider';
+import { ns } from '../src/rdf/namespaces.js';
+import { defaultSystemConfig } from '../src/system-config.js';
+import { git, headOf, removeTempDirs, tempDir } from './helpers.js';
+import { assertRdfError, freePort, header, sendRequest, startServer, type Response, type TestServer } from './http-helpers.js';
+
+const USER = { sub: 'user-1', email: 'ada@example.org', email_verified: true, name: 'Ada Lovelace' };
+const CLIENT = { clientId: 'lodestone-test', clientSecret: `client-secret-${randomBytes(18).toString('base64url')}` };
+const SESSION = '__Host-lodestone-session';
+const AGENT_LINK = (webId: string) => `<${webId}>; rel="${ns.acl}agent"`;
+
+interface Jarred { host: string; name: string; value: string; path: string }
+
+/** A browser reduced to what a login needs: cookies by host, name and path, redirects followed by hand, forms submitted. */
+class Browser {
+  readonly jar: Jarred[] = [];
+  /** Every URL this browser was sent to, to check that no code reached the server log. */
+  readonly visited: string[] = [];
+
+  cookie(name: string): string | undefined {
+    return this.jar.find((c) => c.name === name)?.value;
+  }
+
+  async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+    const target = new URL(url);
+    this.visited.push(target.href);
+    const cookies = this.jar.filter((c) => c.host === target.hostname && target.pathname.startsWith(c.path)).map((c) => `${c.name}=${c.value}`);
+    const headers: Record<string, string> = { ...init.headers };
+    if (cookies.length) headers.Cookie = cookies.join('; ');
+    const body = init.form ? new URLSearchParams(init.form).toString() : undefined;
+    if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    const response = await sendRequest(target, { method: init.method ?? 'GET', headers, rejectUnauthorized: false }, body);
+    for (const line of [response.headers['set-cookie'] ?? []].flat()) {
+      const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq);
+      const value = pair.slice(eq + 1);
+      const path = attributes.find((a) => /^path=/i.test(a))?.slice(5) || '/';
+      const expired = attributes.some((a) => /^max-age=0$/i.test(a) || (/^expires=/i.test(a) && Date.parse(a.slice(8)) <= Date.now()));
+      const kept = this.jar.filter((c) => !(c.host === target.hostname && c.name === name && c.path === path));
+      this.jar.splice(0, this.jar.length, ...kept);
+      if (!expired && value !== '') this.jar.push({ host: target.hostname, name, value, path });
+    }
+    return response;
+  }
+
+  /** Follows the provider's redirects, signing in as `login` and consenting, until it redirects to `stopAt`: that URL. */
+  async authorize(location: string, stopAt: string, login: string): Promise<string> {
+    let url = location;
+    let form: Record<string, string> | undefined;
+    for (let step = 0; step < 20; step++) {
+      const response = await this.request(url, form ? { method: 'POST', form } : {});
+      form = undefined;
+      const next = header(response, 'location');
+      if (response.status >= 300 && response.status < 400 && next) {
+        url = new URL(next, url).href;
+        if (url.startsWith(stopAt)) return url;
+        continue;
+      }
+      assert.equal(response.status, 200, `the provider answered ${response.status}: ${response.body.slice(0, 500)}`);
+      const action = /<form[^>]*action="([^"]+)"[^>]*method="post"/i.exec(response.body)?.[1];
+      assert.ok(action, `no form in ${response.body.slice(0, 500)}`);
+      const prompt = /name="prompt" value="([^"]+)"/.exec(response.body)?.[1];
+      form = prompt === 'login' ? { prompt, login, password: 'any' } : { prompt: prompt ?? 'consent' };
+      url = new URL(action.replaceAll('&amp;', '&'), url).href;
+    }
+    throw new Error('the provider never redirected to the callback');
+  }
+}
+
+/** `oidc-provider` on 127.0.0.1 with one client (redirect URI `redirectUri`) and the account USER. */
+async function startProvider(redirectUri: string): Promise<{ issuer: string; server: Server }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+  const configuration: Configuration = {
+    clients: [{ client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret, redirect_uris: [redirectUri], token_endpoint_auth_method: 'client_secret_post' }],
+    jwks: { keys: [{ ...signingKey, kid: 'test', use: 'sig', alg: 'RS256' }] },
+    cookies: { keys: [randomBytes(32).toString('hex')] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    findAccount: (_ctx, sub) => (sub === USER.sub ? { accountId: sub, claims: () => ({ ...USER }) } : undefined),
+    pkce: { methods: ['S256'], required: () => true },
+    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600 },
+  };
+  server.on('request', new Provider(issuer, configuration).callback());
+  return { issuer, server };
+}
+
+describe('OpenID Connect login over HTTP, against oidc-provider', () => {
+  const lines: string[] = [];
+  const browsers: Browser[] = [];
+  let provider: { issuer: string; server: Server };
+  let s: TestServer;
+  let adminRepo: string;
+  let callbackBase: string;
+  let webId = '';
+
+  const agentFiles = () => git(adminRepo, 'ls-tree', '-r', '--name-only', 'HEAD', 'graphs/acl/agents/').trim().split('\n').sort();
+  const browser = () => {
+    const made = new Browser();
+    browsers.push(made);
+    return made;
+  };
+  /** Starts a login with `op` and walks the provider: the browser, and the callback URL it was sent to (not yet visited). */
+  const untilCallback = async (b = browser()) => {
+    const started = await b.request(`${s.admin}oauth2/login/op`);
+    assert.equal(started.status, 302, started.body);
+    return { b, started, callbackUrl: await b.authorize(header(started, 'location')!, callbackBase, USER.sub) };
+  };
+  /** A whole login: the browser, holding its session cookie. */
+  const logIn = async () => {
+    const { b, callbackUrl } = await untilCallback();
+    const done = await b.request(callbackUrl);
+    assert.equal(done.status, 302, done.body);
+    assert.equal(header(done, 'location'), s.base);
+    assert.ok(b.cookie(SESSION), 'the callback starts a session');
+    return b;
+  };
+
+  before(async () => {
+    const data = tempDir('oidc');
+    const port = await freePort();
+    const base = `https://localhost:${port}/`;
+    callbackBase = `${base}admin/oauth2/authorize/op`;
+    provider = await startProvider(callbackBase);
+    // the default configuration (google and orcid declared, disabled) and provider op, with its secret apart
+    writeFileSync(join(data, 'system.ttl'), [
+      defaultSystemConfig(base),
+      `<${base}admin/> lds:oidcProvider <urn:test:op> .`,
+      `<urn:test:op> a lds:OidcProvider ; rdfs:label "op" ; lds:issuer <${provider.issuer}> ; lds:clientId "${CLIENT.clientId}" .`,
+      '',
+    ].join('\n'));
+    mkdirSync(join(data, 'secrets'), { recursive: true });
+    writeFileSync(join(data, 'secrets', 'credentials.ttl'), `<urn:test:op> <${ns.a}clientSecret> "${CLIENT.clientSecret}" .\n`, { mode: 0o600 });
+    s = await startServer(['--port', String(port), '--allow-internal-urls'], data, (line) => lines.push(line));
+    adminRepo = s.running.runtimes[1]!.dataspace.store.dir;
+  });
+
+  after(async () => {
+    await s?.close();
+    provider?.server.closeAllConnections();
+    await new Promise<void>((resolve) => provider?.server.close(() => resolve()));
+    removeTempDirs();
+  });
+
+  it('logs in: login → provider sign-in and consent → callback → a session of a new agent that owns its document', async () => {
+    const agentsBefore = agentFiles();
+    const { b, started, callbackUrl } = await untilCallback();
+    const authorization = new URL(header(started, 'location')!);
+    assert.equal(authorization.origin, provider.issuer);
+    assert.equal(authorization.searchParams.get('redirect_uri'), callbackBase);
+    assert.equal(authorization.searchParams.get('client_id'), CLIENT.clientId);
+    assert.ok(!authorization.href.includes(CLIENT.clientSecret));
+    assert.match(String(started.headers['set-cookie']), /^__Secure-lodestone-login-op=[^;]+; Path=\/admin\/oauth2\/authorize\/op; HttpOnly; Secure; SameSite=Lax; Max-Age=600$/);
+    assert.equal(header(started, 'cache-control'), 'no-store');
+
+    const done = await b.request(callbackUrl);
+    assert.equal(done.status, 302, done.body);
+    assert.equal(header(done, 'location'), s.base);
+    const cookies = [done.headers['set-cookie'] ?? []].flat();
+    assert.ok(cookies.some((c) => /^__Secure-lodestone-login-op=; Path=\/admin\/oauth2\/authorize\/op; .*Max-Age=0$/.test(c)), 'the login cookie is cleared');
+    assert.ok(cookies.some((c) => new RegExp(`^${SESSION}=[^;]+; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=\\d+$`).test(c)), String(cookies));
+
+    // one new agent document in the admin repository: a foaf:Person with the account, owned and created by itself
+    const added = agentFiles().filter((file) => !agentsBefore.includes(file));
+    assert.equal(added.length, 1, `one agent document is added: ${added.join(', ')}`);
+    const path = added[0]!.slice('graphs/'.length, -'.nt'.length) + '/';
+    webId = `${s.admin}${path}#this`;
+    const stored = git(adminRepo, 'show', `HEAD:${added[0]}`);
+    for (const line of [
+      `<${webId}> <${ns.rdf}type> <${ns.foaf}Person> .`,
+      `<${webId}> <${ns.foaf}name> "${USER.name}" .`,
+      `<${webId}> <${ns.foaf}mbox> <mailto:${USER.email}> .`,
+      `<${webId}> <${ns.foaf}account> <${s.admin}${path}#account> .`,
+      `<${s.admin}${path}#account> <${ns.foaf}accountServiceHomepage> <${provider.issuer}> .`,
+      `<${s.admin}${path}#account> <${ns.foaf}accountName> "${USER.sub}" .`,
+      `<${s.admin}${path}> <${ns.acl}owner> <${webId}> .`,
+    ]) assert.ok(stored.includes(line + '\n'), `${line} in\n${stored}`);
+    assert.match(git(adminRepo, 'log', '-1', '--format=%an %s'), new RegExp(`^${webId.replace(/[.?*+^$[\]\\(){}|-]/g, '\\$&')} PUT `));
+
+    // the session identifies the agent, on the Koa route and on the read fast path alike (the second GET)
+    for (let i = 0; i < 2; i++) {
+      const own = await b.request(webId);
+      assert.equal(own.status, 200, own.body);
+      assert.ok(header(own, 'link')?.includes(AGENT_LINK(webId)), `the agent is known: ${header(own, 'link')}`);
+      assert.ok(header(own, 'link')?.includes(`<${ns.acl}Write>; rel="${ns.acl}mode"`), 'it owns its document');
+    }
+    const anonymous = await browser().request(webId);
+    assert.equal(anonymous.status, 200, 'agent documents are public');
+    assert.ok(!header(anonymous, 'link')?.includes(`rel="${ns.acl}agent"`));
+    // a cross-origin request (CORS answers any origin with credentials) does not act as the cookie's holder
+    const crossOrigin = await b.request(webId, { headers: { Origin: 'https://elsewhere.example' } });
+    assert.ok(!header(crossOrigin, 'link')?.includes(AGENT_LINK(webId)), `${header(crossOrigin, 'link')}`);
+    // a client certificate wins over the cookie
+    const both = await s.request('GET', webId, { headers: { Cookie: `${SESSION}=${b.cookie(SESSION)}` } });
+    assert.ok(header(both, 'link')?.includes(AGENT_LINK(s.running.agents.owner.webId)));
+    // known is not authorised: the end-user root is not the agent's, so 403 as for anonymous
+    assertRdfError(await b.request(s.base), 403);
+    assertRdfError(await browser().request(s.base), 403);
+  });
+
+  it('finds the same agent at the next login of the same account, and commits nothing', async () => {
+    const agents = agentFiles();
+    const head = headOf(adminRepo);
+    const b = await logIn();
+    const own = await b.request(webId);
+    assert.ok(header(own, 'link')?.includes(AGENT_LINK(webId)), `${header(own, 'link')}`);
+    assert.deepEqual(agentFiles(), agents);
+    assert.equal(headOf(adminRepo), head);
+  });
+
+  it('logs out (GET or POST): the cookie is cleared, and a copy of it is no longer believed', async () => {
+    for (const method of ['GET', 'POST']) {
+      const b = await logIn();
+      const copy = b.cookie(SESSION)!;
+      const out = await b.request(`${s.admin}oauth2/logout`, { method });
+      assert.equal(out.status, method === 'POST' ? 303 : 302, out.body);
+      assert.equal(header(out, 'location'), s.base);
+      assert.match(String(out.headers['set-cookie']), new RegExp(`^${SESSION}=; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=0$`));
+      assert.equal(b.cookie(SESSION), undefined);
+      assert.ok(!header(await b.request(webId), 'link')?.includes(`rel="${ns.acl}agent"`));
+      const replayed = await browser().request(webId, { headers: { Cookie: `${SESSION}=${copy}` } });
+      assert.ok(!header(replayed, 'link')?.includes(`rel="${ns.acl}agent"`), 'a logged-out session is refused');
+    }
+    assertRdfError(await browser().request(`${s.admin}oauth2/logout`, { method: 'DELETE' }), 405);
+  });
+
+  it('answers 404 for a provider declared without a client (google, orcid by default) or not declared at all', async () => {
+    for (const name of ['google', 'orcid']) {
+      const res = await browser().request(`${s.admin}oauth2/login/${name}`);
+      assertRdfError(res, 404, { title: new RegExp(`OpenID provider ${name} is not configured: .*redirect URI is ${s.admin}oauth2/authorize/${name}.*lds:clientId in system\\.ttl and a:clientSecret in secrets/credentials\\.ttl`) });
+      assert.equal(res.headers['set-cookie'], undefined);
+      assertRdfError(await browser().request(`${s.admin}oauth2/authorize/${name}?code=c&state=s`), 404);
+    }
+    assertRdfError(await browser().request(`${s.admin}oauth2/login/nope`), 404, { title: /no OpenID provider named nope; declared: google, orcid, op/ });
+    assert.ok(lines.some((l) => l === 'OpenID provider google (https://accounts.google.com): off until it has lds:clientId in system.ttl and a:clientSecret in secrets/credentials.ttl'), lines.join('\n'));
+  });
+
+  it('refuses a tampered or replayed callback with a 4xx, clears the login cookie and commits nothing', async () => {
+    const head = headOf(adminRepo);
+    const refused = (res: Response, pattern: RegExp, code: string) => {
+      const title = assertRdfError(res, 401, { title: pattern });
+      assert.ok(!title.includes(code) && !res.body.includes(code), 'the code is not echoed');
+      assert.ok(!res.body.includes(CLIENT.clientSecret));
+      const cookies = [res.headers['set-cookie'] ?? []].flat();
+      assert.ok(cookies.some((c) => /^__Secure-lodestone-login-op=; .*Max-Age=0$/.test(c)), `the login cookie is cleared: ${cookies.join(' | ')}`);
+      assert.ok(!cookies.some((c) => c.startsWith(`${SESSION}=`) && !/Max-Age=0/.test(c)), 'no session');
+      assert.equal(header(res, 'cache-control'), 'no-store');
+    };
+
+    let { b, callbackUrl } = await untilCallback();
+    let code = new URL(callbackUrl).searchParams.get('code')!;
+    const tampered = new URL(callbackUrl);
+    tampered.searchParams.set('state', `${tampered.searchParams.get('state')}x`);
+    refused(await b.request(tampered.href), /state of the callback does not match/, code);
+    refused(await b.request(callbackUrl), /login cookie is missing/, code); // the refusal ended the login in this browser
+
+    ({ b, callbackUrl } = await untilCallback());
+    code = new URL(callbackUrl).searchParams.get('code')!;
+    const forged = new URL(callbackUrl);
+    forged.searchParams.set('code', `${code.slice(0, -4)}AAAA`);
+    refused(await b.request(forged.href), /the provider answered invalid_grant/, code);
+
+    ({ b, callbackUrl } = await untilCallback());
+    refused(await browser().request(callbackUrl), /login cookie is missing/, new URL(callbackUrl).searchParams.get('code')!); // another browser
+    const loginCookie = b.cookie('__Secure-lodestone-login-op')!;
+    assert.equal((await b.request(callbackUrl)).status, 302);
+    // the same callback again, with the login cookie put back: the login was completed
+    refused(await browser().request(callbackUrl, { headers: { Cookie: `__Secure-lodestone-login-op=${loginCookie}` } }), /already been completed/, new URL(callbackUrl).searchParams.get('code')!);
+    assert.equal(headOf(adminRepo), head, 'no refused callback made a commit');
+  });
+
+  it('keeps the session key in secrets/session.key (32 bytes, mode 0600) and never logs the client secret or a code', () => {
+    const key = join(s.data, 'secrets', 'session.key');
+    assert.equal(readFileSync(key).length, 32);
+    assert.equal(statSync(key).mode & 0o777, 0o600);
+    const log = lines.join('\n');
+    assert.match(log, new RegExp(`OpenID provider op \\(${provider.issuer.replace(/\./g, '\\.')}\\): on, client ${CLIENT.clientId}, redirect URI ${callbackBase}`));
+    assert.match(log, /a new agent, for an account with the OpenID provider op/);
+    assert.ok(!log.includes(CLIENT.clientSecret), 'the client secret is not logged');
+    const codes = browsers.flatMap((b) => b.visited).map((url) => new URL(url).searchParams.get('code')).filter((c): c is string => c !== null && c.length >= 20);
+    assert.ok(codes.length >= 4);
+    for (const code of codes) assert.ok(!log.includes(code), 'no authorization code is logged');
+  });
+});
