@@ -4,6 +4,7 @@
  * machine is not shared with a Node load generator.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -12,6 +13,19 @@ export interface WrkResult {
   rps: number;
   p50: number;
   p99: number;
+  /** Server CPU time (user + system) per request in µs, when the server's pid was given. */
+  cpu: number;
+}
+
+/** CPU time (user + system) of process `pid` so far, in µs (Linux /proc; clock ticks of 10 ms). */
+function cpuTime(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return NaN;
+  }
 }
 
 function toMs(value: string): number {
@@ -30,7 +44,12 @@ export async function hasWrk(): Promise<boolean> {
   }
 }
 
-export async function wrk(url: string, options: { connections: number; seconds: number; headers?: Record<string, string> }): Promise<WrkResult> {
+/**
+ * One wrk run. With `pid` (the server's), the server's CPU time per request is measured too: on a
+ * shared machine it is steadier than throughput, which other processes' load moves around.
+ */
+export async function wrk(url: string, options: { connections: number; seconds: number; headers?: Record<string, string>; pid?: number }): Promise<WrkResult> {
+  const cpuBefore = cpuTime(options.pid);
   const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency'];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   const { stdout } = await run('wrk', [...args, url], { maxBuffer: 1 << 20 });
@@ -39,7 +58,8 @@ export async function wrk(url: string, options: { connections: number; seconds: 
   const p99 = toMs(/\s99%\s+(\S+)/.exec(stdout)?.[1] ?? '');
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
   if (non2xx > 0) throw new Error(`wrk saw ${non2xx} error responses from ${url}`);
-  return { rps, p50, p99 };
+  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1]);
+  return { rps, p50, p99, cpu: (cpuTime(options.pid) - cpuBefore) / requests };
 }
 
 /** Runs each load once (warm-up), then in alternating rounds, and returns their medians: this machine is shared, and one long run of each drifts apart. */
@@ -49,6 +69,6 @@ export async function alternate<T extends readonly (() => Promise<WrkResult>)[]>
   for (let i = 0; i < rounds; i++) for (const [k, load] of loads.entries()) results[k]!.push(await load());
   return results.map((runs) => {
     const pick = (key: keyof WrkResult) => runs.map((r) => r[key]).sort((x, y) => x - y)[Math.floor(runs.length / 2)]!;
-    return { rps: pick('rps'), p50: pick('p50'), p99: pick('p99') };
+    return { rps: pick('rps'), p50: pick('p50'), p99: pick('p99'), cpu: pick('cpu') };
   }) as { [K in keyof T]: WrkResult };
 }

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { issueCredentials } from '../src/auth/certificates.js';
 import { writableTypes } from '../src/rdf/formats.js';
+import { git } from './helpers.js';
 import { assertRdfError, header, serverForFile, turtle, type Response, type TestServer } from './http-helpers.js';
 
 let s: TestServer;
@@ -37,6 +38,19 @@ describe('the read fast path', () => {
         }
       }
     }
+  });
+
+  it('answers a memento (?version=) the second time alike, in every format, and never to a reader without Read', async () => {
+    const commit = git(s.running.runtimes[0]!.dataspace.store.dir, 'rev-parse', 'HEAD').trim();
+    for (const type of writableTypes) {
+      for (const method of ['GET', 'HEAD']) {
+        const first = await s.request(method, `fast/?version=${commit}`, { as: 'secretary', headers: { Accept: type } });
+        const second = await s.request(method, `fast/?version=${commit}`, { as: 'secretary', headers: { Accept: type } });
+        assert.equal(first.status, 200, `${method} ${type}: ${first.body}`);
+        assert.deepEqual(visible(second), visible(first), `${method} ${type}`);
+      }
+    }
+    assert.equal((await s.request('GET', `fast/?version=${commit}`, { as: 'anonymous' })).status, 403);
   });
 
   it('answers 304 and 412 as the Koa route does', async () => {

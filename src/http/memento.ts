@@ -48,6 +48,24 @@ export function httpDate(seconds: number): string {
 }
 
 /** The Link headers every document of a versioned dataspace carries (SPEC §9.1, TimeMap 4). */
+/** The headers of a memento (SPEC §2.5, §5.5, §8.4), but Vary and Content-Type. */
+export function mementoHeaders(documentUrl: string, sha: string, time: number): Record<string, string> {
+  return {
+    'Memento-Datetime': httpDate(time),
+    ETag: `"${sha}"`, // SPEC §2.5: a memento's ETag is its commit SHA
+    'Cache-Control': 'public, max-age=31536000, immutable', // mementos never change
+    Link: `<${documentUrl}>; rel="original", ${versionLinks(documentUrl)}, ${READ_MODE}`, // only acl:Read
+  };
+}
+
+// A memento is immutable: once found, its blob and time are kept for the read fast path.
+const remembered = new Map<string, { blob: string; time: number }>();
+
+/** The blob and time of a memento served before, if any. */
+export function knownMemento(documentUrl: string, sha: string): { blob: string; time: number } | undefined {
+  return remembered.get(`${documentUrl}?version=${sha}`);
+}
+
 export function versionLinks(documentUrl: string): string {
   return `<${documentUrl}?timemap>; rel="timemap"; type="${LINK_FORMAT}", <${documentUrl}?timegate>; rel="timegate"`;
 }
@@ -113,12 +131,11 @@ export async function handleMemento(ctx: Koa.ParameterizedContext<State>, query:
     const type = negotiate(accept, writableTypes);
     if (!type) throw new HttpError(406, `none of the requested media types is available; available: ${writableTypes.join(', ')}`);
     const bytes = await dataspace.store.readBlob(found.blob);
-    ctx.set('Memento-Datetime', httpDate(found.time));
-    ctx.set('ETag', `"${query.sha}"`); // SPEC §2.5: a memento's ETag is its commit SHA
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable'); // SPEC §8.4
-    ctx.set('Link', `<${documentUrl}>; rel="original", ${versionLinks(documentUrl)}, ${READ_MODE}`); // SPEC §5.5: only acl:Read
+    ctx.set(mementoHeaders(documentUrl, query.sha, found.time));
     ctx.type = type;
     ctx.body = await options.representations.get(found.blob, type, () => bytes.toString('utf8'));
+    remembered.set(`${documentUrl}?version=${query.sha}`, found); // the read fast path answers the next one
+    if (remembered.size > 100_000) remembered.clear();
     return;
   }
 
