@@ -201,3 +201,49 @@ describe('access control: delegation (On-Behalf-Of)', () => {
     assertRdfError(await s.request('GET', 'private/doc/', { ...as(ivy), headers: { 'On-Behalf-Of': jack.webId } }), 403); // only the secretary delegates
   });
 });
+
+describe('access control: each mode × each rule kind, over HTTPS', () => {
+  // who: acl:agent, acl:agentGroup (a group of its own), acl:agentClass acl:AuthenticatedAgent;
+  // what: acl:accessTo, acl:accessToClass, acl:default; mode: Read (GET), Append (POST), Write (PUT),
+  // Control (advertised in Link). Each combination gets a fresh document; the agent may do what
+  // the mode allows and nothing the others would.
+  const modes = ['Read', 'Append', 'Write', 'Control'] as const;
+  const whos = ['agent', 'agentGroup', 'agentClass'] as const;
+  const whats = ['accessTo', 'accessToClass', 'default'] as const;
+
+  it('grants exactly the mode named, whichever way the agent and the document are named', async () => {
+    await s.request('PUT', 'matrix/', { headers: turtle, body: `<> a <${ns.dh}Container> .` });
+    const agents = { agent: await agent('Matrix agent'), agentGroup: await agent('Matrix member'), agentClass: await agent('Matrix authenticated') };
+    await adminPut('acl/groups/matrix/', `<#this> a <${ns.foaf}Group> ; <${ns.foaf}member> <${agents.agentGroup.webId}> .`);
+    let n = 0;
+    for (const mode of modes) {
+      for (const who of whos) {
+        for (const what of whats) {
+          n++;
+          const me = agents[who];
+          const container = `matrix/c${n}/`;
+          const path = `${container}doc/`;
+          const cls = `${EX}Matrix${n}`;
+          await s.request('PUT', container, { headers: turtle, body: `<> a <${ns.dh}Container> .` });
+          const created = await s.request('PUT', path, { headers: turtle, body: `<> a <${cls}> . <#this> <http://purl.org/dc/terms/title> "${n}" .` });
+          assert.equal(created.status, 201, created.body);
+          const whoRule = who === 'agent' ? `<${ns.acl}agent> <${me.webId}>` : who === 'agentGroup' ? `<${ns.acl}agentGroup> <${s.admin}acl/groups/matrix/#this>` : `<${ns.acl}agentClass> <${ns.acl}AuthenticatedAgent>`;
+          const whatRule = what === 'accessTo' ? `<${ns.acl}accessTo> <${s.base}${path}>` : what === 'accessToClass' ? `<${ns.acl}accessToClass> <${cls}>` : `<${ns.acl}default> <${s.base}${container}>`;
+          await authorize(`matrix-${n}`, `${whoRule} ; <${ns.acl}mode> <${ns.acl}${mode}> ; ${whatRule}`);
+          const label = `${mode} by ${who} on ${what}`;
+          const head = await s.request('HEAD', path, as(me));
+          assert.equal(head.status, 200, `${label}: HEAD with any mode`);
+          assert.match(String(header(head, 'link')), new RegExp(`acl#${mode}>; rel="${ns.acl.replace(/[.#]/g, '\\$&')}mode"`), label);
+          const tag = String(header(head, 'etag'));
+          const get = await s.request('GET', path, as(me));
+          assert.equal(get.status, mode === 'Read' ? 200 : 403, `${label}: GET`);
+          const post = await s.request('POST', path, { ...as(me), headers: { ...turtle, 'If-Match': tag }, body: `<#more> <http://purl.org/dc/terms/title> "appended" .` });
+          assert.equal(post.status, mode === 'Append' || mode === 'Write' ? 204 : 403, `${label}: POST`);
+          const current = String(header(await s.request('HEAD', path), 'etag'));
+          const put = await s.request('PUT', path, { ...as(me), headers: { ...turtle, 'If-Match': current }, body: `<> a <${cls}> .` });
+          assert.equal(put.status, mode === 'Write' ? 200 : 403, `${label}: PUT`);
+        }
+      }
+    }
+  });
+});
