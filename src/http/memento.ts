@@ -169,11 +169,13 @@ export async function handleMemento(ctx: Koa.ParameterizedContext<State>, query:
     ctx.body = cached;
     return;
   }
-  ctx.body = await timemapBody(documentUrl, list, memento, type);
-  timemaps.put(key, ctx.body as string);
+  const body = Buffer.from(await timemapBody(documentUrl, list, memento, type));
+  timemaps.put(key, body);
+  ctx.body = body;
 }
 
-const timemaps = new ByteCache<string>(16 * 1024 * 1024, (body) => body.length);
+// kept as bytes: a TimeMap of a thousand versions is ~130 KB, not worth encoding per request
+const timemaps = new ByteCache<Buffer>(16 * 1024 * 1024, (body) => body.length);
 
 async function timemapBody(documentUrl: string, list: readonly Version[], memento: (v: Version) => string, type: string): Promise<string> {
   if (type === LINK_FORMAT) {
