@@ -6,100 +6,20 @@
  * for "one agent per account" and "a refused callback commits nothing".
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Provider, { type Configuration } from 'oidc-provider';
 import { ns } from '../src/rdf/namespaces.js';
 import { defaultSystemConfig } from '../src/system-config.js';
+import { Browser, startProvider, USER } from './fixtures/oidc-provider.js';
 import { git, headOf, removeTempDirs, tempDir } from './helpers.js';
-import { assertRdfError, freePort, header, sendRequest, startServer, type Response, type TestServer } from './http-helpers.js';
+import { assertRdfError, freePort, header, startServer, type Response, type TestServer } from './http-helpers.js';
 
-const USER = { sub: 'user-1', email: 'ada@example.org', email_verified: true, name: 'Ada Lovelace' };
 const CLIENT = { clientId: 'lodestone-test', clientSecret: `client-secret-${randomBytes(18).toString('base64url')}` };
 const SESSION = '__Host-lodestone-session';
 const AGENT_LINK = (webId: string) => `<${webId}>; rel="${ns.acl}agent"`;
-
-interface Jarred { host: string; name: string; value: string; path: string }
-
-/** A browser reduced to what a login needs: cookies by host, name and path, redirects followed by hand, forms submitted. */
-class Browser {
-  readonly jar: Jarred[] = [];
-  /** Every URL this browser was sent to, to check that no code reached the server log. */
-  readonly visited: string[] = [];
-
-  cookie(name: string): string | undefined {
-    return this.jar.find((c) => c.name === name)?.value;
-  }
-
-  async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
-    const target = new URL(url);
-    this.visited.push(target.href);
-    const cookies = this.jar.filter((c) => c.host === target.hostname && target.pathname.startsWith(c.path)).map((c) => `${c.name}=${c.value}`);
-    const headers: Record<string, string> = { ...init.headers };
-    if (cookies.length) headers.Cookie = cookies.join('; ');
-    const body = init.form ? new URLSearchParams(init.form).toString() : undefined;
-    if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
-    const response = await sendRequest(target, { method: init.method ?? 'GET', headers, rejectUnauthorized: false }, body);
-    for (const line of [response.headers['set-cookie'] ?? []].flat()) {
-      const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq);
-      const value = pair.slice(eq + 1);
-      const path = attributes.find((a) => /^path=/i.test(a))?.slice(5) || '/';
-      const expired = attributes.some((a) => /^max-age=0$/i.test(a) || (/^expires=/i.test(a) && Date.parse(a.slice(8)) <= Date.now()));
-      const kept = this.jar.filter((c) => !(c.host === target.hostname && c.name === name && c.path === path));
-      this.jar.splice(0, this.jar.length, ...kept);
-      if (!expired && value !== '') this.jar.push({ host: target.hostname, name, value, path });
-    }
-    return response;
-  }
-
-  /** Follows the provider's redirects, signing in as `login` and consenting, until it redirects to `stopAt`: that URL. */
-  async authorize(location: string, stopAt: string, login: string): Promise<string> {
-    let url = location;
-    let form: Record<string, string> | undefined;
-    for (let step = 0; step < 20; step++) {
-      const response = await this.request(url, form ? { method: 'POST', form } : {});
-      form = undefined;
-      const next = header(response, 'location');
-      if (response.status >= 300 && response.status < 400 && next) {
-        url = new URL(next, url).href;
-        if (url.startsWith(stopAt)) return url;
-        continue;
-      }
-      assert.equal(response.status, 200, `the provider answered ${response.status}: ${response.body.slice(0, 500)}`);
-      const action = /<form[^>]*action="([^"]+)"[^>]*method="post"/i.exec(response.body)?.[1];
-      assert.ok(action, `no form in ${response.body.slice(0, 500)}`);
-      const prompt = /name="prompt" value="([^"]+)"/.exec(response.body)?.[1];
-      form = prompt === 'login' ? { prompt, login, password: 'any' } : { prompt: prompt ?? 'consent' };
-      url = new URL(action.replaceAll('&amp;', '&'), url).href;
-    }
-    throw new Error('the provider never redirected to the callback');
-  }
-}
-
-/** `oidc-provider` on 127.0.0.1 with one client (redirect URI `redirectUri`) and the account USER. */
-async function startProvider(redirectUri: string): Promise<{ issuer: string; server: Server }> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
-  const configuration: Configuration = {
-    clients: [{ client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret, redirect_uris: [redirectUri], token_endpoint_auth_method: 'client_secret_post' }],
-    jwks: { keys: [{ ...signingKey, kid: 'test', use: 'sig', alg: 'RS256' }] },
-    cookies: { keys: [randomBytes(32).toString('hex')] },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    findAccount: (_ctx, sub) => (sub === USER.sub ? { accountId: sub, claims: () => ({ ...USER }) } : undefined),
-    pkce: { methods: ['S256'], required: () => true },
-    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600 },
-  };
-  server.on('request', new Provider(issuer, configuration).callback());
-  return { issuer, server };
-}
 
 describe('OpenID Connect login over HTTP, against oidc-provider', () => {
   const lines: string[] = [];
@@ -137,7 +57,7 @@ describe('OpenID Connect login over HTTP, against oidc-provider', () => {
     const port = await freePort();
     const base = `https://localhost:${port}/`;
     callbackBase = `${base}admin/oauth2/authorize/op`;
-    provider = await startProvider(callbackBase);
+    provider = await startProvider([callbackBase], CLIENT);
     // the default configuration (google and orcid declared, disabled) and provider op, with its secret apart
     writeFileSync(join(data, 'system.ttl'), [
       defaultSystemConfig(base),

@@ -5,86 +5,16 @@
  * at the redirect to the registered redirect URI and hands that URL to `callback()`, as the HTTP layer would.
  */
 import assert from 'node:assert/strict';
-import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import Provider, { type Configuration } from 'oidc-provider';
 import { OidcLogin, SESSION_COOKIE, readCookie, serializeCookie, type Cookie, type OidcProviderConfig } from '../src/auth/oidc.js';
 import { isLodestoneError } from '../src/errors.js';
+import { Browser, startProvider, USER } from './fixtures/oidc-provider.js';
 
-const USER = { sub: 'user-1', email: 'ada@example.org', email_verified: true, name: 'Ada Lovelace' };
 const CLIENT = { clientId: 'lodestone', clientSecret: randomBytes(24).toString('base64url') };
 const REDIRECT_BASE = 'https://localhost:5443/admin/oauth2/authorize/';
 
-/** A browser reduced to what a login needs: cookies by name and path, redirects followed by hand, forms submitted. */
-class Browser {
-  private readonly jar = new Map<string, { value: string; path: string }>();
-
-  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
-    const target = new URL(url);
-    const cookies = [...this.jar].filter(([, c]) => target.pathname.startsWith(c.path)).map(([name, c]) => `${name}=${c.value}`);
-    const headers: Record<string, string> = {};
-    if (cookies.length) headers.Cookie = cookies.join('; ');
-    if (init.form) headers['Content-Type'] = 'application/x-www-form-urlencoded';
-    const response = await fetch(target, { method: init.method ?? 'GET', headers, body: init.form ? new URLSearchParams(init.form).toString() : undefined, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = '', ...attributes] = line.split(';').map((part) => part.trim());
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq);
-      const value = pair.slice(eq + 1);
-      const path = attributes.find((a) => /^path=/i.test(a))?.slice(5) || '/';
-      const expired = attributes.some((a) => /^max-age=0$/i.test(a) || (/^expires=/i.test(a) && Date.parse(a.slice(8)) <= Date.now()));
-      if (expired || value === '') this.jar.delete(name);
-      else this.jar.set(name, { value, path });
-    }
-    return response;
-  }
-
-  /** Follows the provider's redirects, signing in as `login` and consenting, until it redirects to `stopAt`: that URL. */
-  async authorize(location: string, stopAt: string, login: string): Promise<string> {
-    let url = location;
-    let form: Record<string, string> | undefined;
-    for (let step = 0; step < 20; step++) {
-      const response = await this.request(url, form ? { method: 'POST', form } : {});
-      form = undefined;
-      const next = response.headers.get('location');
-      if (response.status >= 300 && response.status < 400 && next) {
-        url = new URL(next, url).href;
-        if (url.startsWith(stopAt)) return url;
-        continue;
-      }
-      const html = await response.text();
-      assert.equal(response.status, 200, `the provider answered ${response.status}: ${html.slice(0, 500)}`);
-      const action = /<form[^>]*action="([^"]+)"[^>]*method="post"/i.exec(html)?.[1];
-      assert.ok(action, `no form in ${html.slice(0, 500)}`);
-      const prompt = /name="prompt" value="([^"]+)"/.exec(html)?.[1];
-      form = prompt === 'login' ? { prompt, login, password: 'any' } : { prompt: prompt ?? 'consent' };
-      url = new URL(action.replaceAll('&amp;', '&'), url).href;
-    }
-    throw new Error('the provider never redirected to the callback');
-  }
-}
-
-/** `oidc-provider` on 127.0.0.1, with `redirectUris` registered for the one client. */
-async function startProvider(redirectUris: string[]): Promise<{ issuer: string; server: Server }> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
-  const configuration: Configuration = {
-    clients: [{ client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret, redirect_uris: redirectUris, token_endpoint_auth_method: 'client_secret_post' }],
-    jwks: { keys: [{ ...signingKey, kid: 'test', use: 'sig', alg: 'RS256' }] },
-    cookies: { keys: [randomBytes(32).toString('hex')] },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    findAccount: (_ctx, sub) => (sub === USER.sub ? { accountId: sub, claims: () => ({ ...USER }) } : undefined),
-    pkce: { methods: ['S256'], required: () => true },
-    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600 },
-  };
-  const provider = new Provider(issuer, configuration);
-  server.on('request', provider.callback());
-  return { issuer, server };
-}
 
 function oidcLogin(providers: OidcProviderConfig[], secret: Buffer, now?: () => number): OidcLogin {
   return new OidcLogin({ providers, redirectUri: (name) => REDIRECT_BASE + name, secret, allowInsecureRequests: true, now });
@@ -121,7 +51,7 @@ describe('OpenID Connect login against oidc-provider', () => {
   const secret = randomBytes(32);
 
   before(async () => {
-    const started = await startProvider([REDIRECT_BASE + 'op']);
+    const started = await startProvider([REDIRECT_BASE + 'op'], CLIENT);
     server = started.server;
     providers = [
       { name: 'op', issuer: started.issuer, ...CLIENT },
