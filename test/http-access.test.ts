@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 import { issueCredentials, rsaPublicKey } from '../src/auth/certificates.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { git, headOf } from './helpers.js';
-import { assertRdfError, header, serverForFile, turtle, type TestServer } from './http-helpers.js';
+import { assertRdfError, header, putTurtle, serverForFile, turtle, type TestServer } from './http-helpers.js';
 
 let s: TestServer;
 let repo: string;
@@ -43,10 +43,9 @@ async function agent(name: string): Promise<{ webId: string; pem: string }> {
   return { webId, pem: credentials.certPem + credentials.keyPem };
 }
 
-async function adminPut(path: string, body: string): Promise<void> {
-  const existing = await s.request('HEAD', `/admin/${path}`);
-  const res = await s.request('PUT', `/admin/${path}`, { headers: { ...turtle, ...(existing.status === 200 ? { 'If-Match': String(header(existing, 'etag')) } : {}) }, body });
-  assert.ok(res.status === 201 || res.status === 200, `${path}: ${res.status} ${res.body}`);
+/** PUTs a document of the admin dataspace as the owner. */
+function adminPut(path: string, body: string): Promise<void> {
+  return putTurtle(s, `/admin/${path}`, body);
 }
 
 /** An authorization document in the admin dataspace. */

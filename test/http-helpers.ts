@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { request as httpsRequest, Agent, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import { request as httpRequest, STATUS_CODES, type IncomingMessage } from 'node:http';
 import { createServer } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Quad } from '@rdfjs/types';
 import oxigraph from 'oxigraph';
 import { serveConfig } from '../src/config.js';
@@ -201,4 +202,17 @@ export async function putTurtle(s: TestServer, path: string, body: string): Prom
   const head = await s.request('HEAD', path);
   const res = await s.request('PUT', path, { headers: { ...turtle, ...(head.status === 200 ? { 'If-Match': String(head.headers.etag) } : {}) }, body });
   if (res.status !== 201 && res.status !== 200) throw new Error(`PUT ${path}: ${res.status} ${res.body}`);
+}
+
+/** A data directory whose end-user dataspace (at https://localhost:`port`/) mirrors to `location` with `token` (credentials mode 0600). */
+export function mirroredDataDir(port: number, location: string, token: string): string {
+  const data = tempDir('mirror');
+  writeFileSync(join(data, 'system.ttl'), [
+    `@prefix lds: <${ns.lds}> . @prefix doap: <${ns.doap}> . @prefix repo: <${ns.repo}> .`,
+    `<https://localhost:${port}/> lds:versioningRepository <urn:lodestone:repository:end-user> .`,
+    `<urn:lodestone:repository:end-user> a doap:GitRepository ; doap:location <${location}> ; repo:branch "main" ; repo:pathPrefix "graphs" .`,
+  ].join('\n'));
+  mkdirSync(join(data, 'secrets'), { recursive: true });
+  writeFileSync(join(data, 'secrets', 'credentials.ttl'), `<urn:lodestone:repository:end-user> <${ns.a}authToken> "${token}" .\n`, { mode: 0o600 });
+  return data;
 }

@@ -6,13 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ns } from '../src/rdf/namespaces.js';
 import { startGitHttpServer, type GitHttpServer } from './fixtures/git-http-server.js';
 import { firstParentShas, git, removeTempDirs, tempDir } from './helpers.js';
-import { freePort, putTurtle, startServer, type TestServer } from './http-helpers.js';
+import { freePort, mirroredDataDir, putTurtle, startServer, type TestServer } from './http-helpers.js';
 
 const TOKEN = 'push-token-SECRET-77';
 
@@ -31,14 +30,7 @@ describe('the git push transport (smart HTTP, git http-backend)', () => {
     execFileSync('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare]);
     remote = await startGitHttpServer({ bareRepo: bare, token: TOKEN });
     const port = await freePort();
-    const data = tempDir('mirror');
-    writeFileSync(join(data, 'system.ttl'), [
-      `@prefix lds: <${ns.lds}> . @prefix doap: <${ns.doap}> . @prefix repo: <${ns.repo}> .`,
-      `<https://localhost:${port}/> lds:versioningRepository <urn:repo> .`,
-      `<urn:repo> a doap:GitRepository ; doap:location <${remote.url}> .`,
-    ].join('\n'));
-    mkdirSync(join(data, 'secrets'), { recursive: true });
-    writeFileSync(join(data, 'secrets', 'credentials.ttl'), `<urn:repo> <${ns.a}authToken> "${TOKEN}" .\n`, { mode: 0o600 });
+    const data = mirroredDataDir(port, remote.url, TOKEN);
     s = await startServer(['--port', String(port)], data, (line) => logs.push(line));
   });
 

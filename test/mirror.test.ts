@@ -7,30 +7,17 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ns } from '../src/rdf/namespaces.js';
 import { startGitHubStandin, type GitHubStandin } from './fixtures/github-standin.js';
 import { firstParentShas, git, removeTempDirs, tempDir } from './helpers.js';
-import { freePort, putTurtle, startServer, type TestServer } from './http-helpers.js';
+import { freePort, mirroredDataDir, putTurtle, startServer, type TestServer } from './http-helpers.js';
 
 const TOKEN = 'github_pat_MIRROR_TEST_TOKEN_42';
 
 after(removeTempDirs);
 
-/** A data directory whose end-user dataspace mirrors to https://github.com/lodestone/mirror. */
-function dataDir(port: number, location = 'https://github.com/lodestone/mirror'): string {
-  const data = tempDir('mirror');
-  writeFileSync(join(data, 'system.ttl'), [
-    `@prefix lds: <${ns.lds}> . @prefix doap: <${ns.doap}> . @prefix repo: <${ns.repo}> .`,
-    `<https://localhost:${port}/> lds:versioningRepository <urn:lodestone:repository:end-user> .`,
-    `<urn:lodestone:repository:end-user> a doap:GitRepository ; doap:location <${location}> ; repo:branch "main" ; repo:pathPrefix "graphs" .`,
-  ].join('\n'));
-  mkdirSync(join(data, 'secrets'), { recursive: true });
-  writeFileSync(join(data, 'secrets', 'credentials.ttl'), `<urn:lodestone:repository:end-user> <${ns.a}authToken> "${TOKEN}" .\n`, { mode: 0o600 });
-  return data;
-}
 
 
 /** Every file under `dir`, recursively. */
@@ -55,7 +42,7 @@ describe('the GitHub pusher', () => {
     execFileSync('git', ['init', '--bare', '--quiet', '--initial-branch=main', bare]);
     standin = await startGitHubStandin({ bareRepo: bare, owner: 'lodestone', repo: 'mirror', token: TOKEN });
     port = await freePort();
-    data = dataDir(port);
+    data = mirroredDataDir(port, 'https://github.com/lodestone/mirror', TOKEN);
     s = await startServer(['--port', String(port), '--github-api', standin.url, '--mirror-pacing', '0'], data, (line) => logs.push(line));
   });
 

@@ -111,7 +111,7 @@ export class AccessControl {
   }
 
   /** The target for the document at `relativePath` of `runtime` (existing or not). */
-  async targetFor(runtime: { dataspace: Dataspace; documents: { blobId(path: string): string | undefined } }, relativePath: string): Promise<Target> {
+  async targetFor(runtime: DocumentsOf, relativePath: string): Promise<Target> {
     const url = runtime.dataspace.base + relativePath;
     const blobId = runtime.documents.blobId(relativePath);
     const store = runtime.dataspace.store;
@@ -126,4 +126,52 @@ export class AccessControl {
     if (agent !== undefined && agent === this.owner) return ALL_MODES;
     return policy.modes(agent, target);
   }
+
+  /**
+   * The modes `agent` holds on the document at `relativePath` when they can be decided from memory
+   * (the owner; a built policy and the document's bytes cached), else undefined. For the read fast
+   * path, and the first try of every decision.
+   */
+  modesNow(runtime: DocumentsOf, relativePath: string, agent: string | undefined): ReadonlySet<Mode> | undefined {
+    if (agent !== undefined && agent === this.owner) return ALL_MODES;
+    const policy = this.current();
+    if (!policy) return undefined;
+    const blobId = runtime.documents.blobId(relativePath);
+    const store = runtime.dataspace.store;
+    const target = this.targetOf(runtime.dataspace.base + relativePath, blobId, () => (blobId ? store.cachedBlob(blobId) : undefined));
+    return target && policy.modes(agent, target);
+  }
+
+  /** The modes `agent` holds on the document at `relativePath` (existing or not), reading what it must. */
+  async modesOn(runtime: DocumentsOf, relativePath: string, agent: string | undefined): Promise<ReadonlySet<Mode>> {
+    return this.modesNow(runtime, relativePath, agent) ?? this.modesWith(await this.policy(), agent, await this.targetFor(runtime, relativePath));
+  }
+
+  private readonly readable = new Map<string, string[]>();
+
+  /**
+   * The documents of `runtime` that `agent` may read, or undefined when it may read them all
+   * without a decision (the owner). Computed once per agent, data HEAD and policy.
+   */
+  async readableGraphs(runtime: DocumentsOf, agent: string | undefined): Promise<{ key: string; graphs: string[] } | undefined> {
+    if (agent !== undefined && agent === this.owner) return undefined;
+    const policy = await this.policy();
+    const store = runtime.dataspace.store;
+    const key = `${agent ?? ''}\n${runtime.dataspace.base}\n${store.head ?? ''}\n${this.generation}`;
+    let graphs = this.readable.get(key);
+    if (!graphs) {
+      graphs = [];
+      for (const file of store.listFiles().keys()) {
+        const relative = fileDocument(file, store.prefix);
+        if (relative === undefined) continue;
+        if (policy.modes(agent, await this.targetFor(runtime, relative)).has('Read')) graphs.push(runtime.dataspace.base + relative);
+      }
+      if (this.readable.size > 1000) this.readable.clear();
+      this.readable.set(key, graphs);
+    }
+    return { key, graphs };
+  }
 }
+
+/** A dataspace and its documents, as a decision needs them. */
+type DocumentsOf = { dataspace: Dataspace; documents: { blobId(path: string): string | undefined } };

@@ -56,7 +56,7 @@ export class WebIdVerifier {
     for (const webId of webIds) {
       const blobs = new Map<string, string>();
       if (await this.listsKey(webId, key, blobs)) {
-        this.cache.set(cert.fingerprint256, { webId, blobs });
+        this.cache.set(this.factsOf(cert).fingerprint, { webId, blobs });
         return webId;
       }
     }
@@ -70,11 +70,21 @@ export class WebIdVerifier {
    */
   known(cert: X509Certificate | undefined, now = new Date()): string | undefined | typeof UNKNOWN {
     if (!cert) return undefined;
-    if (new Date(cert.validFrom) > now || new Date(cert.validTo) < now) return undefined;
-    const cached = this.cache.get(cert.fingerprint256);
+    const facts = this.factsOf(cert);
+    if (facts.from > now.getTime() || facts.to < now.getTime()) return undefined;
+    const cached = this.cache.get(facts.fingerprint);
     if (cached && this.unchanged(cached.blobs)) return cached.webId;
     if (!webIdsOf(cert).some((id) => /^https?:\/\//.test(id))) return undefined;
     return UNKNOWN;
+  }
+
+  // A connection keeps its certificate object: its validity and fingerprint are read once, not per request.
+  private readonly facts = new WeakMap<X509Certificate, { from: number; to: number; fingerprint: string }>();
+
+  private factsOf(cert: X509Certificate): { from: number; to: number; fingerprint: string } {
+    let facts = this.facts.get(cert);
+    if (!facts) this.facts.set(cert, (facts = { from: Date.parse(cert.validFrom), to: Date.parse(cert.validTo), fingerprint: cert.fingerprint256 }));
+    return facts;
   }
 
   private unchanged(blobs: Map<string, string>): boolean {

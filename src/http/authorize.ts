@@ -4,25 +4,14 @@
  * container), what the agent may do (the Policy, or the owner's shortcut), decide. Anonymous and
  * unauthorised both answer 403 with the §2.4 body. The modes held are advertised in `Link`.
  */
-import { ALL_MODES, modeIris, type AccessControl, type Mode } from '../access/access-control.js';
+import { modeIris, type AccessControl, type Mode } from '../access/access-control.js';
 import { ns } from '../rdf/namespaces.js';
-import { fileDocument } from '../store/paths.js';
 import { HttpError } from './http-error.js';
-import type { DataspaceRuntime } from './state.js';
 
 export type Need = Mode | 'Any';
 
-/** The modes `agent` holds on the document at `relativePath` (existing or not) of `runtime`. */
-export async function modesOn(access: AccessControl, runtime: DataspaceRuntime, relativePath: string, agent: string | undefined): Promise<ReadonlySet<Mode>> {
-  if (agent !== undefined && agent === access.owner) return ALL_MODES;
-  const policy = await access.policy();
-  const target = await access.targetFor(runtime, relativePath);
-  return access.modesWith(policy, agent, target);
-}
-
 /** The modes on an endpoint of the dataspace (`sparql`, …): it has no document, so no types or owners. */
 export async function modesOnEndpoint(access: AccessControl, url: string, agent: string | undefined): Promise<ReadonlySet<Mode>> {
-  if (agent !== undefined && agent === access.owner) return ALL_MODES;
   return access.modesWith(await access.policy(), agent, { url, types: [], owners: [] });
 }
 
@@ -60,31 +49,4 @@ export function accessLinks(agent: string | undefined, modes: ReadonlySet<Mode>)
   const links = modeIris(modes).map((iri) => `<${iri}>; rel="${ns.acl}mode"`);
   if (agent) links.unshift(`<${agent}>; rel="${ns.acl}agent"`);
   return links;
-}
-
-const readableCache = new Map<string, string[]>();
-
-/**
- * The named graphs (documents) of `runtime` that `agent` may read, or undefined when it may read
- * them all without a decision (the owner). Computed once per agent, data HEAD and admin policy.
- */
-export async function readableGraphs(access: AccessControl, runtime: DataspaceRuntime, agent: string | undefined): Promise<{ key: string; graphs: string[] } | undefined> {
-  if (agent !== undefined && agent === access.owner) return undefined;
-  const policy = await access.policy();
-  const store = runtime.dataspace.store;
-  const key = `${agent ?? ''}\n${store.head ?? ''}\n${access.generation}`;
-  let graphs = readableCache.get(key);
-  if (!graphs) {
-    graphs = [];
-    for (const file of store.listFiles().keys()) {
-      const relative = fileDocument(file, store.prefix);
-      if (relative === undefined) continue;
-      const url = runtime.dataspace.base + relative;
-      const target = await access.targetFor(runtime, relative);
-      if (access.modesWith(policy, agent, target).has('Read')) graphs.push(url);
-    }
-    if (readableCache.size > 1000) readableCache.clear();
-    readableCache.set(key, graphs);
-  }
-  return { key, graphs };
 }

@@ -11,7 +11,7 @@ import { ns } from '../rdf/namespaces.js';
 import { readableTypes, writableTypes } from '../rdf/formats.js';
 import { canonicalDocumentPath, parentDocumentPath } from '../store/paths.js';
 import type { Mode } from '../access/access-control.js';
-import { accessLinks, modesOn, needOf, requireMode } from './authorize.js';
+import { accessLinks, needOf, requireMode } from './authorize.js';
 import type { WriteMethod } from '../documents/document-service.js';
 import { decodeUtf8, readBody } from './body.js';
 import { HttpError } from './http-error.js';
@@ -80,12 +80,12 @@ async function authorizeDocument(ctx: Koa.ParameterizedContext<State>, relativeP
   if (ctx.method === 'OPTIONS') return undefined;
   const need = memento ? (memento.kind === 'restore' ? 'Write' : 'Read') : needOf(ctx.method);
   if (!need) return undefined;
-  const modes = await modesOn(access, runtime, relativePath, agent);
+  const modes = await access.modesOn(runtime, relativePath, agent);
   const creating = !memento && (ctx.method === 'PUT' || ctx.method === 'POST') && runtime.documents.blobId(relativePath) === undefined;
   const parent = parentDocumentPath(relativePath);
   if (creating && parent !== undefined) {
     // SPEC §5: a new document is authorized against its parent container
-    requireMode(await modesOn(access, runtime, parent, agent), 'Append', agent, runtime.dataspace.base + parent);
+    requireMode(await access.modesOn(runtime, parent, agent), 'Append', agent, runtime.dataspace.base + parent);
   } else {
     requireMode(modes, need, agent, url);
   }

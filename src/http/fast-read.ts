@@ -14,7 +14,6 @@ import type { Authenticator } from './authenticate.js';
 import { locate, type AppOptions } from './app.js';
 import { documentLinks, publicAgentView } from './documents.js';
 import { knownMemento, mementoHeaders } from './memento.js';
-import { ALL_MODES, type Mode } from '../access/access-control.js';
 import { holds } from './authorize.js';
 import { negotiate } from './negotiate.js';
 import { checkRead, conditionsOf } from './preconditions.js';
@@ -49,15 +48,8 @@ export function fastReader(options: Pick<AppOptions, 'runtimes' | 'scheme'> & { 
     const documentUrl = runtime.dataspace.base + relativePath;
 
     // authorization, when it is decided in memory (else Koa decides, and answers 403 if it must)
-    const { access } = runtime;
-    let modes: ReadonlySet<Mode> = ALL_MODES;
-    if (agent === undefined || agent !== access.owner) {
-      const policy = access.current();
-      const target = policy && access.targetOf(documentUrl, blobId, () => (blobId ? runtime.dataspace.store.cachedBlob(blobId) : undefined));
-      if (!policy || !target) return undefined;
-      modes = access.modesWith(policy, agent, target);
-    }
-    if (!holds(modes, method === 'GET' || version ? 'Read' : 'Any')) return undefined;
+    const modes = runtime.access.modesNow(runtime, relativePath, agent);
+    if (!modes || !holds(modes, method === 'GET' || version ? 'Read' : 'Any')) return undefined;
 
     if (version) return mementoReply(documentUrl, version, responseType, method, headers);
     if (!blobId) return undefined;

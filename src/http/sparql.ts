@@ -16,7 +16,7 @@ import { decodeUtf8, readBody } from './body.js';
 import { HttpError } from './http-error.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import type { State } from './state.js';
-import { modesOnEndpoint, readableGraphs, requireMode } from './authorize.js';
+import { modesOnEndpoint, requireMode } from './authorize.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { memo } from '../util/memo.js';
 
@@ -130,7 +130,7 @@ export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
     const hasDataset = request.defaultGraphs.length > 0 || request.namedGraphs.length > 0;
     let dataset = { defaultGraphs: hasDataset ? request.defaultGraphs : undefined, namedGraphs: hasDataset ? request.namedGraphs : undefined };
     // issue 4: an agent queries only the documents it may read; the dataset is narrowed to them
-    const readable = await readableGraphs(runtime.access, runtime, agent);
+    const readable = await runtime.access.readableGraphs(runtime, agent);
     if (readable) dataset = restrict(readable.graphs, hasDataset ? request : shape.hasFrom ? { defaultGraphs: shape.fromDefault, namedGraphs: shape.fromNamed } : undefined);
     const key = JSON.stringify([request.query, request.defaultGraphs, request.namedGraphs, type, commit, readable?.key]);
     let entry = cache.get(key);

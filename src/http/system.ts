@@ -15,7 +15,7 @@ import { createSignup, parseSignup } from '../auth/signup.js';
 import { ns } from '../rdf/namespaces.js';
 import { serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { canonicalDocumentPath } from '../store/paths.js';
-import { modesOnEndpoint, readableGraphs, requireMode } from './authorize.js';
+import { modesOnEndpoint, requireMode } from './authorize.js';
 import { decodeUtf8, readBody } from './body.js';
 import { HttpError } from './http-error.js';
 import { oidcCallback, oidcLogin, oidcLogout } from './oauth2.js';
@@ -58,7 +58,7 @@ export function only(ctx: Koa.Context, allow: string): void {
 /** The documents anonymous agents may read (empty for an admin dataspace, which has no sitemap). */
 async function publicDocuments(runtime: DataspaceRuntime): Promise<string[]> {
   if (isAdmin(runtime)) return [];
-  return (await readableGraphs(runtime.access, runtime, undefined))?.graphs ?? [];
+  return (await runtime.access.readableGraphs(runtime, undefined))?.graphs ?? [];
 }
 
 const modifiedOf = new Map<string, string | undefined>();
