@@ -46,9 +46,9 @@ describe('crash recovery', () => {
       }
       // Writers of one round race on the shared document, so only the round is ordered: HEAD holds
       // a value from the last round that had a write of it acknowledged, or a later one.
-      const rounds = acks.filter((l) => l.startsWith('shared ')).map((l) => Math.floor(Number(l.split(' ')[1]) / 1_000_000));
+      const sharedRounds = acks.filter((l) => l.startsWith('shared ')).map((l) => Math.floor(Number(l.split(' ')[1]) / 1_000_000));
       const shared = (await ds.read('shared/'))!.bytes.toString();
-      assert.ok(Math.floor(Number(/"(\d+)"/.exec(shared)![1]) / 1_000_000) >= Math.max(...rounds), 'the shared document is at least at its last acknowledged round');
+      assert.ok(Math.floor(Number(/"(\d+)"/.exec(shared)![1]) / 1_000_000) >= Math.max(...sharedRounds), 'the shared document is at least at its last acknowledged round');
       const [index, truth] = await Promise.all([ds.index.dump().then(graphsInIndex), graphsAtHead(dir, base)]);
       assert.deepEqual([...index].sort(), [...truth].sort());
       assert.equal(git(dir, 'status', '--porcelain'), '');

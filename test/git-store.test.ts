@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { agentIdentity } from '../src/dataspace.js';
@@ -136,6 +136,33 @@ describe('GitStore', () => {
     await put(store, 'graphs/d5.nt', '<http://ex/d5> <http://ex/p> "5" .\n');
     assert.equal(commitCount(dir), 6);
     git(dir, 'fsck', '--strict');
+  });
+
+  it('merges the packs of its writes geometrically, and leaves a pack of git gc alone', async () => {
+    const dir = tempDir('store');
+    const store = await GitStore.open({ dir });
+    const packs = () => readdirSync(join(dir, '.git/objects/pack')).filter((f) => f.endsWith('.pack')).map((f) => statSync(join(dir, '.git/objects/pack', f)).size);
+    for (let i = 0; i < 4; i++) await put(store, `graphs/d${i}.nt`, `<http://ex/d${i}> <http://ex/p> "first ${i}" .\n`);
+    git(dir, 'gc', '-q', '--prune=now', '--aggressive');
+    const gcPack = readdirSync(join(dir, '.git/objects/pack')).find((f) => f.endsWith('.pack'))!;
+    // one pack per write (each awaited alone): 32 writes bring a merge
+    for (let i = 0; i < 300; i++) await put(store, `graphs/d${i % 40}.nt`, `<http://ex/d${i % 40}> <http://ex/p> "${i}" .\n`);
+    await store.refresh(); // the merge after the last batch has finished
+    const sizes = packs().sort((a, b) => a - b);
+    assert.ok(sizes.length < 32 + 12, `${sizes.length} packs`);
+    assert.ok(existsSync(join(dir, '.git/objects/pack', gcPack)), 'the pack git wrote is still there');
+    // past the packs written since the last merge, each pack is over twice all smaller ones together
+    const merged = sizes.filter((size) => size > 2048);
+    let smaller = 0;
+    for (const size of merged) {
+      assert.ok(size > smaller, `a pack of ${size} B after ${smaller} B of smaller ones`);
+      smaller += size;
+    }
+    git(dir, 'fsck', '--strict', '--full');
+    assert.equal(commitCount(dir), 304);
+    const reopened = await GitStore.open({ dir });
+    for (let i = 0; i < 40; i++) assert.equal((await reopened.read(`graphs/d${i}.nt`))!.bytes.toString(), git(dir, 'cat-file', 'blob', `HEAD:graphs/d${i}.nt`));
+    assert.equal(git(dir, 'log', '--format=%H', '--raw').split('\n').filter((l) => l.startsWith(':')).length, 304);
   });
 
   it('reopens an existing repository at the same HEAD with the same files', async () => {

@@ -13,9 +13,11 @@ import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { isLodestoneError } from '../errors.js';
 import { ByteCache } from '../util/byte-cache.js';
-import { ObjectStore, blobObject, commitObject, type GitObject, type Signature } from './objects.js';
+import { disk } from './disk.js';
+import { ObjectStore, blobObject, commitObject, sanitise, type GitObject, type Signature } from './objects.js';
 import { clearStaleLocks, defaultLockOptions, readRef, updateRef, type LockOptions } from './refs.js';
 import { TreeCache, buildTree, diffTrees, type FileDiff } from './trees.js';
+
 
 export interface Identity {
   name: string;
@@ -61,6 +63,19 @@ export interface HeadChange {
   files: FileDiff[];
   /** True when the commit came from another git client rather than this store. */
   external: boolean;
+  /**
+   * This store's commits from `before` to `after`, oldest first, each with the files it changed
+   * (absent for external commits, whose history is read from git).
+   */
+  commits?: CommitSummary[];
+}
+
+export interface CommitSummary {
+  id: string;
+  /** Committer time, in seconds since the epoch. */
+  time: number;
+  author: string;
+  files: FileDiff[];
 }
 
 export interface GitStoreOptions {
@@ -138,7 +153,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     await fsp.mkdir(join(store.dir, store.prefix), { recursive: true });
     await clearStaleLocks(store.gitdir, store.ref);
     await store.objects.clearTemporary();
-    await store.load(await readRef(store.gitdir, store.ref));
+    await Promise.all([store.load(await readRef(store.gitdir, store.ref)), disk.ready()]);
     return store;
   }
 
@@ -304,6 +319,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
       let head = this.headId;
       let tree = this.headTree;
       const changedFiles = new Map<string, { before: string | undefined; after: string | undefined }>();
+      const commits: CommitSummary[] = [];
       for (const item of batch) {
         try {
           const { intent, result } = await item.run(view);
@@ -337,11 +353,14 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
             message: intent.message.endsWith('\n') ? intent.message : intent.message + '\n',
           });
           objects.push(commit);
+          const files: FileDiff[] = [];
           for (const [path, id] of changes) {
+            files.push({ path, before: view.blobId(path), after: id ?? undefined });
             const before = changedFiles.has(path) ? changedFiles.get(path)!.before : this.files.get(path);
             changedFiles.set(path, { before, after: id ?? undefined });
             overlay.set(path, id);
           }
+          commits.push({ id: commit.id, time: now, author: sanitise(intent.author.name), files });
           head = commit.id;
           tree = newTree;
           outcomes.push({ ok: true, value: { commit: commit.id, result } });
@@ -367,7 +386,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
         this.applyFiles(files);
         this.headId = head;
         this.headTree = tree;
-        this.emit('head', { before, after: head!, files, external: false });
+        this.emit('head', { before, after: head!, files, external: false, commits });
       }
       batch.forEach((item, i) => {
         const outcome = outcomes[i]!;

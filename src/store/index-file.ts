@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { acquireLock, type LockOptions } from './refs.js';
+import { disk } from './disk.js';
+import { defaultLockOptions, type LockOptions } from './refs.js';
 
 export interface IndexEntry {
   path: string;
@@ -109,8 +110,8 @@ function encodeEntry(entry: IndexEntry): Buffer {
   return out;
 }
 
-/** Writes the index through `index.lock`; entries outside `entries` are dropped. */
-export async function writeIndexFile(gitdir: string, entries: Iterable<IndexEntry>, lock?: LockOptions): Promise<void> {
+/** Writes the index through `index.lock` (by the disk worker); entries outside `entries` are dropped. */
+export async function writeIndexFile(gitdir: string, entries: Iterable<IndexEntry>, lock: LockOptions = defaultLockOptions): Promise<void> {
   const sorted = [...entries].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
   const header = Buffer.alloc(12);
   header.write('DIRC', 0, 'latin1');
@@ -118,16 +119,5 @@ export async function writeIndexFile(gitdir: string, entries: Iterable<IndexEntr
   header.writeUInt32BE(sorted.length, 8);
   const body = Buffer.concat([header, ...sorted.map(encodeEntry)]);
   const checksum = createHash('sha1').update(body).digest();
-  const path = join(gitdir, 'index');
-  const handle = await acquireLock(path + '.lock', lock);
-  let renamed = false;
-  try {
-    await handle.writeFile(Buffer.concat([body, checksum]));
-    await handle.close();
-    await fsp.rename(path + '.lock', path);
-    renamed = true;
-  } finally {
-    await handle.close().catch(() => undefined);
-    if (!renamed) await fsp.rm(path + '.lock', { force: true });
-  }
+  await disk.replaceLocked(join(gitdir, 'index'), Buffer.concat([body, checksum]), lock);
 }

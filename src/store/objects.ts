@@ -8,13 +8,12 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { deflate as deflateCallback, inflateSync } from 'node:zlib';
+import { inflateSync } from 'node:zlib';
 import git from 'isomorphic-git';
 import { LodestoneError } from '../errors.js';
-import { PackSet, packEntry } from './packs.js';
+import { disk } from './disk.js';
+import { PackSet } from './packs.js';
 
-const deflate = promisify(deflateCallback);
 
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
@@ -110,7 +109,8 @@ export function parseTree(content: Buffer): TreeEntry[] {
   return entries;
 }
 
-function sanitise(value: string): string {
+/** A name or e-mail address as a commit records it. */
+export function sanitise(value: string): string {
   // git refuses '<', '>' and newlines in identities
   return value.replace(/[<>\n\r\0]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0'));
 }
@@ -158,6 +158,7 @@ export function emptyTreeId(): string {
 export class ObjectStore {
   readonly gitdir: string;
   private readonly tmpdir: string;
+  private readonly packDir: string;
   private readonly packCache: object = {};
   private readonly packs: PackSet;
 
@@ -165,6 +166,7 @@ export class ObjectStore {
     this.gitdir = gitdir;
     this.packs = new PackSet(gitdir);
     this.tmpdir = join(gitdir, 'lodestone', 'tmp');
+    this.packDir = join(gitdir, 'objects', 'pack');
   }
 
   private loosePath(id: string): string {
@@ -185,8 +187,8 @@ export class ObjectStore {
   }
 
   /**
-   * Writes the objects that are not there yet as one pack (pack, index, directory: three fsyncs
-   * for the whole batch). Returns when all of it is on disk.
+   * Writes the objects that are not there yet as one pack, compressed and made durable by the disk
+   * worker (pack, index, directory: three fsyncs for the whole batch).
    */
   async write(objects: Iterable<GitObject>): Promise<void> {
     await this.ready();
@@ -198,18 +200,33 @@ export class ObjectStore {
       todo.push(object);
     }
     if (todo.length === 0) return;
-    // zlib runs on the thread pool: a batch's objects compress in parallel, off the event loop
-    const deflated = await Promise.all(todo.map((object) => deflate(object.content, { level: 1 })));
-    await this.packs.write(todo.map((object, i) => packEntry(object, deflated[i]!)), this.tmpdir);
+    this.packs.register(await disk.writePack(this.packDir, this.tmpdir, todo));
+    this.written++;
   }
+
+  /** Packs written since the last merge. */
+  private written = 0;
 
   async close(): Promise<void> {
     await this.packs.close();
   }
 
-  /** Merges small packs once enough of them have been written (see PackSet.consolidate). */
+  /**
+   * Once 32 packs have been written since the last time, merges packs geometrically (see
+   * PackSet.mergeCandidates); the disk worker copies them, then the merged ones are deleted.
+   */
   async consolidate(): Promise<void> {
-    if (this.packs.written >= 32) await this.packs.consolidate(this.tmpdir);
+    if (this.written < 32) return;
+    this.written = 0;
+    const packs = await this.packs.mergeCandidates();
+    if (packs.length < 2) return;
+    const merged = await disk.mergePacks(this.packDir, this.tmpdir, packs);
+    if ('deltaPack' in merged) {
+      this.packs.deltaPacks.add(merged.deltaPack);
+      return;
+    }
+    this.packs.register(merged);
+    await this.packs.remove(packs.filter((pack) => pack !== merged.pack));
   }
 
   /** Reads an object, loose or packed; undefined when the repository does not have it. */
@@ -258,14 +275,5 @@ export class ObjectStore {
 
   async readCommit(id: string): Promise<Commit> {
     return parseCommit(await this.readTyped(id, 'commit'));
-  }
-}
-
-export async function fsyncDirectory(dir: string): Promise<void> {
-  const handle = await fsp.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }

@@ -3,19 +3,18 @@
  * pack of whole (non-delta) objects, so group commit costs one fsync per file for the batch rather
  * than one per object. PackSet knows where every object of every pack lies (from the .idx files,
  * rescanned when an object is not found) and reads whole objects itself; delta entries, which only
- * git's own repacking writes, are left to the caller's fallback. Small packs this process wrote are
- * merged by copying their entries, so their number stays bounded.
+ * git's own repacking writes, are left to the caller's fallback. Packs are written, and merged
+ * geometrically so that their number stays small, by the disk worker (disk-ops.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, inflateSync } from 'node:zlib';
-import type { GitObject, ObjectType } from './objects.js';
-import { fsyncDirectory } from './objects.js';
+import type { ObjectType } from './objects.js';
 import { ByteCache } from '../util/byte-cache.js';
 
 const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3 };
-const TYPE_NAMES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob' };
+export const TYPE_NAMES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob' };
 
 interface Location {
   pack: string;
@@ -42,47 +41,69 @@ function entryHeader(type: number, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
-/** A pack and its index from entries, in the order given (ids need not be sorted). */
-export function encodePack(entries: readonly Entry[]): { pack: Buffer; idx: Buffer; name: string; offsets: number[] } {
+/** The version 2 index of a pack: ids with their entries' CRC-32 and offsets, and the pack's checksum. */
+export function encodeIndex(ids: readonly string[], crcs: readonly number[], offsets: readonly number[], packChecksum: Buffer): Buffer {
+  const n = ids.length;
+  const order = ids.map((_, i) => i).sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1));
+  const large = offsets.filter((offset) => offset >= 0x80000000).length;
+  const idx = Buffer.alloc(8 + 1024 + n * 28 + large * 8 + 40);
+  idx.writeUInt32BE(0xff744f63, 0);
+  idx.writeUInt32BE(2, 4);
+  const fanout = new Array<number>(256).fill(0);
+  for (const id of ids) fanout[parseInt(id.slice(0, 2), 16)]!++;
+  let total = 0;
+  for (let i = 0; i < 256; i++) idx.writeUInt32BE((total += fanout[i]!), 8 + i * 4);
+  let nextLarge = 0;
+  order.forEach((at, k) => {
+    idx.write(ids[at]!, 1032 + k * 20, 'hex');
+    idx.writeUInt32BE(crcs[at]! >>> 0, 1032 + n * 20 + k * 4);
+    const offset = offsets[at]!;
+    if (offset < 0x80000000) idx.writeUInt32BE(offset, 1032 + n * 24 + k * 4);
+    else {
+      idx.writeUInt32BE((0x80000000 | nextLarge) >>> 0, 1032 + n * 24 + k * 4);
+      idx.writeBigUInt64BE(BigInt(offset), 1032 + n * 28 + nextLarge++ * 8);
+    }
+  });
+  const tail = 1032 + n * 28 + large * 8;
+  packChecksum.copy(idx, tail);
+  createHash('sha1').update(idx.subarray(0, tail + 20)).digest().copy(idx, tail + 20);
+  return idx;
+}
+
+export function packHeader(count: number): Buffer {
   const header = Buffer.alloc(12);
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(entries.length, 8);
+  header.writeUInt32BE(count, 8);
+  return header;
+}
+
+/** A pack and its index from entries, in the order given (ids need not be sorted). */
+export function encodePack(entries: readonly Entry[]): { pack: Buffer; idx: Buffer; name: string; offsets: number[] } {
   const offsets: number[] = [];
   let offset = 12;
   for (const entry of entries) {
     offsets.push(offset);
     offset += entry.raw.length;
   }
-  const body = Buffer.concat([header, ...entries.map((e) => e.raw)]);
+  const body = Buffer.concat([packHeader(entries.length), ...entries.map((e) => e.raw)]);
   const checksum = createHash('sha1').update(body).digest();
   const pack = Buffer.concat([body, checksum]);
-  const order = entries.map((_, i) => i).sort((a, b) => (entries[a]!.id < entries[b]!.id ? -1 : 1));
-  const n = entries.length;
-  const idx = Buffer.alloc(8 + 1024 + n * 28 + 40);
-  idx.writeUInt32BE(0xff744f63, 0);
-  idx.writeUInt32BE(2, 4);
-  const fanout = new Array<number>(256).fill(0);
-  for (const entry of entries) fanout[parseInt(entry.id.slice(0, 2), 16)]!++;
-  let total = 0;
-  for (let i = 0; i < 256; i++) idx.writeUInt32BE((total += fanout[i]!), 8 + i * 4);
-  order.forEach((at, k) => {
-    idx.write(entries[at]!.id, 1032 + k * 20, 'hex');
-    idx.writeUInt32BE(crc32(entries[at]!.raw) >>> 0, 1032 + n * 20 + k * 4);
-    idx.writeUInt32BE(offsets[at]!, 1032 + n * 24 + k * 4);
-  });
-  checksum.copy(idx, 1032 + n * 28);
-  createHash('sha1').update(idx.subarray(0, 1032 + n * 28 + 20)).digest().copy(idx, 1032 + n * 28 + 20);
+  const idx = encodeIndex(
+    entries.map((e) => e.id),
+    entries.map((e) => crc32(e.raw)),
+    offsets,
+    checksum,
+  );
   return { pack, idx, name: `pack-${checksum.toString('hex')}`, offsets };
 }
 
-export function packEntry(object: GitObject, deflated: Buffer): Entry {
+export function packEntry(object: { id: string; type: ObjectType; content: Uint8Array }, deflated: Buffer): Entry {
   return { id: object.id, raw: Buffer.concat([entryHeader(TYPE_CODES[object.type], object.content.length), deflated]) };
 }
 
-/** The object ids of an index and their offsets, sorted by offset, with the end of each entry. */
 /** The objects of a pack index (v2): ids and offsets, in the index's (id) order. */
-function readIndex(idx: Buffer): { ids: string[]; offsets: Float64Array } {
+export function readIndex(idx: Buffer): { ids: string[]; offsets: Float64Array } {
   if (idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) return { ids: [], offsets: new Float64Array(0) };
   const n = idx.readUInt32BE(8 + 255 * 4);
   const large = 1032 + n * 28;
@@ -98,6 +119,8 @@ function readIndex(idx: Buffer): { ids: string[]; offsets: Float64Array } {
 }
 
 const WHOLE_PACK_BYTES = 32 * 1024 * 1024;
+/** Each pack of a merge is at most this many times the size of all smaller packs together. */
+const GEOMETRIC_FACTOR = 2;
 
 export class PackSet {
   private readonly dir: string;
@@ -130,9 +153,6 @@ export class PackSet {
     this.dir = join(gitdir, 'objects', 'pack');
   }
 
-  /** Packs written since the last consolidation. */
-  written = 0;
-
   has(id: string): boolean {
     return this.locations.has(id);
   }
@@ -161,6 +181,7 @@ export class PackSet {
     this.loaded.delete(pack);
     this.sortedOffsets.delete(pack);
     this.indexOffsets.delete(pack);
+    this.packBytes.delete(pack);
     const handle = this.handles.get(pack);
     this.handles.delete(pack);
     void handle?.close().catch(() => undefined);
@@ -260,70 +281,43 @@ export class PackSet {
     return { type: TYPE_NAMES[type]!, content: inflateSync(raw.subarray(at + 1)) };
   }
 
-  /** Writes entries as one pack, durably: pack, then index (git sees a pack once its .idx exists). */
-  async write(entries: readonly Entry[], tmpdir: string): Promise<string> {
-    const { pack, idx, name, offsets } = encodePack(entries);
-    await fsp.mkdir(this.dir, { recursive: true });
-    const packPath = join(this.dir, `${name}.pack`);
-    const durable = async (data: Buffer) => {
-      const tmp = join(tmpdir, `${name}-${randomBytes(4).toString('hex')}`);
-      const handle = await fsp.open(tmp, 'wx', 0o444);
-      try {
-        await handle.writeFile(data);
-        await handle.datasync();
-      } finally {
-        await handle.close();
-      }
-      return tmp;
-    };
-    const [packTmp, idxTmp] = await Promise.all([durable(pack), durable(idx)]);
-    await fsp.rename(packTmp, packPath); // the pack first: git uses a pack once its .idx is there
-    await fsp.rename(idxTmp, join(this.dir, `${name}.idx`));
-    await fsyncDirectory(this.dir);
-    const base = this.packNumber(packPath) * 2 ** 32;
-    entries.forEach((entry, i) => this.locations.set(entry.id, base + offsets[i]!));
-    this.indexOffsets.set(packPath, Float64Array.from(offsets));
-    this.loaded.set(packPath, entries.map((entry) => entry.id));
-    this.written++;
-    return packPath;
+  /** Knows the objects of a pack just written (see disk-ops.ts). */
+  register(written: { pack: string; ids: readonly string[]; offsets: readonly number[] }): void {
+    const base = this.packNumber(written.pack) * 2 ** 32;
+    written.ids.forEach((id, i) => this.locations.set(id, base + written.offsets[i]!));
+    this.indexOffsets.set(written.pack, Float64Array.from(written.offsets));
+    this.loaded.set(written.pack, [...written.ids]);
   }
 
+  /** Packs found to hold delta entries (git's own repacking): never merged. */
+  readonly deltaPacks = new Set<string>();
+
   /**
-   * Merges small packs of whole objects (the kind a write batch makes) once there are more than
-   * `limit` of them: their entries are copied as they are, the merged pack is made durable, then
-   * the small ones go. A pack holding delta entries (git's own repacking) is left alone.
+   * The packs to merge, chosen as `git repack --geometric=2` does: the smallest packs, while the
+   * next one is at most twice the size of all of them together. After the merge every pack is more
+   * than twice the size of all smaller ones, so their number grows with the logarithm of the
+   * history and each object is copied a logarithmic number of times. Fewer than two: nothing to do.
    */
-  async consolidate(tmpdir: string, limit = 32, smallBytes = 4 * 1024 * 1024): Promise<boolean> {
-    this.written = 0;
-    const small: string[] = [];
+  async mergeCandidates(): Promise<string[]> {
+    const sized: Array<{ pack: string; size: number }> = [];
     for (const pack of this.loaded.keys()) {
+      if (this.deltaPacks.has(pack)) continue;
       const stat = await fsp.stat(pack).catch(() => undefined);
-      if (stat && stat.size < smallBytes) small.push(pack);
+      if (stat) sized.push({ pack, size: stat.size });
     }
-    if (small.length <= limit) return false;
-    const entries: Entry[] = [];
-    const merged: string[] = [];
-    const seen = new Set<string>();
-    for (const pack of small) {
-      const mine: Entry[] = [];
-      for (const id of this.loaded.get(pack) ?? []) {
-        const location = this.locate(id);
-        if (!location || location.pack !== pack || seen.has(id)) continue;
-        mine.push({ id, raw: await this.rawEntry(location) });
-      }
-      if (mine.some((entry) => !TYPE_NAMES[(entry.raw[0]! >> 4) & 7])) continue; // deltas: git's pack
-      for (const entry of mine) seen.add(entry.id);
-      entries.push(...mine);
-      merged.push(pack);
-    }
-    if (merged.length <= 1) return false;
-    const target = await this.write(entries, tmpdir);
-    for (const pack of merged) {
-      if (pack === target) continue;
+    sized.sort((a, b) => a.size - b.size);
+    let total = 0;
+    let count = 0;
+    while (count < sized.length && (count < 2 || sized[count]!.size <= GEOMETRIC_FACTOR * total)) total += sized[count++]!.size;
+    return count < 2 ? [] : sized.slice(0, count).map((s) => s.pack);
+  }
+
+  /** Deletes packs whose objects are all in another pack now. */
+  async remove(packs: readonly string[]): Promise<void> {
+    for (const pack of packs) {
       this.forget(pack);
       await fsp.rm(pack.slice(0, -5) + '.idx', { force: true });
       await fsp.rm(pack, { force: true });
     }
-    return true;
   }
 }

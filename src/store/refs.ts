@@ -5,12 +5,22 @@
  * renames the lock over the ref and fsyncs the directory. Refs may also live in `packed-refs`.
  */
 import { promises as fsp } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LodestoneError } from '../errors.js';
-import { fsyncDirectory } from './objects.js';
+import { disk, type LockOptions } from './disk.js';
 
 const SHA = /^[0-9a-f]{40}$/;
+
+/** The id a loose ref file holds, if its text is one. */
+export function looseRef(text: string | undefined): string | undefined {
+  const id = text?.trim();
+  return id && SHA.test(id) ? id : undefined;
+}
+
+/** The id of `ref` in the text of packed-refs. */
+export function packedRef(ref: string, text: string | undefined): string | undefined {
+  return text?.split('\n').find((line) => line.endsWith(' ' + ref) && SHA.test(line.slice(0, 40)))?.slice(0, 40);
+}
 
 async function readText(path: string): Promise<string | undefined> {
   try {
@@ -23,82 +33,20 @@ async function readText(path: string): Promise<string | undefined> {
 
 /** The id a ref points to, from its loose file or from packed-refs; undefined if unborn. */
 export async function readRef(gitdir: string, ref: string): Promise<string | undefined> {
-  const loose = (await readText(join(gitdir, ref)))?.trim();
-  if (loose && SHA.test(loose)) return loose;
-  const packed = await readText(join(gitdir, 'packed-refs'));
-  if (!packed) return undefined;
-  for (const line of packed.split('\n')) {
-    if (line.endsWith(' ' + ref) && SHA.test(line.slice(0, 40))) return line.slice(0, 40);
-  }
-  return undefined;
+  return looseRef(await readText(join(gitdir, ref))) ?? packedRef(ref, await readText(join(gitdir, 'packed-refs')));
 }
 
-export interface LockOptions {
-  /** How long to wait for another process's lock before giving up. */
-  waitMs: number;
-  /** A lock file older than this is taken to be left by a crash, and removed. */
-  staleMs: number;
-}
+export type { LockOptions };
 
 export const defaultLockOptions: LockOptions = { waitMs: 5_000, staleMs: 10_000 };
 
-/** Creates `path` exclusively, waiting for a live holder and breaking a stale lock. */
-export async function acquireLock(path: string, options: LockOptions = defaultLockOptions): Promise<fsp.FileHandle> {
-  const deadline = Date.now() + options.waitMs;
-  let delay = 1;
-  for (;;) {
-    try {
-      return await fsp.open(path, 'wx', 0o644);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const stat = await fsp.stat(path).catch(() => undefined);
-    if (stat && Date.now() - stat.mtimeMs > options.staleMs) {
-      await fsp.rm(path, { force: true });
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new LodestoneError('LockTimeout', `${path} is held by another process`, { path });
-    }
-    await sleep(delay);
-    delay = Math.min(delay * 2, 50);
-  }
-}
-
 /**
- * Points `ref` at `next` if it still points at `expected` (undefined: the ref must not exist).
- * Throws RefConflict, leaving the ref as it was, when someone else moved it.
+ * Points `ref` at `next` if it still points at `expected` (undefined: the ref must not exist); the
+ * disk worker does it as git does (see disk-ops.ts). Throws RefConflict, leaving the ref as it
+ * was, when someone else moved it.
  */
-export async function updateRef(
-  gitdir: string,
-  ref: string,
-  next: string,
-  expected: string | undefined,
-  options: LockOptions = defaultLockOptions,
-): Promise<void> {
-  const path = join(gitdir, ref);
-  await fsp.mkdir(dirname(path), { recursive: true });
-  const lockPath = path + '.lock';
-  const handle = await acquireLock(lockPath, options);
-  let renamed = false;
-  try {
-    await handle.writeFile(next + '\n');
-    await handle.datasync();
-    await handle.close();
-    const current = await readRef(gitdir, ref);
-    if (current !== expected) {
-      throw new LodestoneError('RefConflict', `${ref} moved to ${current ?? 'nothing'} (expected ${expected ?? 'nothing'})`, {
-        current,
-        expected,
-      });
-    }
-    await fsp.rename(lockPath, path);
-    renamed = true;
-    await fsyncDirectory(dirname(path));
-  } finally {
-    await handle.close().catch(() => undefined);
-    if (!renamed) await fsp.rm(lockPath, { force: true });
-  }
+export function updateRef(gitdir: string, ref: string, next: string, expected: string | undefined, options: LockOptions = defaultLockOptions): Promise<void> {
+  return disk.updateRef(gitdir, ref, next, expected, options);
 }
 
 /** Lock files a crashed writer may have left; removed at startup when they stay put. */

@@ -11,7 +11,8 @@
 import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import type { GitStore, HeadChange } from './git-store.js';
+import { disk } from './disk.js';
+import type { CommitSummary, GitStore, HeadChange } from './git-store.js';
 import { lookupPath } from './trees.js';
 import { TREE_MODE } from './objects.js';
 import { diffTrees } from './trees.js';
@@ -81,7 +82,7 @@ export class VersionIndex {
     private readonly useGit = true,
   ) {
     store.on('head', (change: HeadChange) => {
-      this.work = this.work.then(() => this.extendTo(change.after)).catch(() => undefined);
+      this.work = this.work.then(() => (change.commits && change.before === this.indexed ? this.recordCommits(change.after, change.commits) : this.extendTo(change.after))).catch(() => undefined);
     });
   }
 
@@ -171,6 +172,15 @@ export class VersionIndex {
     await this.record(head, changes);
   }
 
+  /** The store's own commits, as it made them: nothing to read back from git. */
+  private recordCommits(head: string, commits: readonly CommitSummary[]): Promise<void> {
+    const changes: Change[] = [];
+    for (const commit of commits) {
+      for (const file of commit.files) changes.push({ path: file.path, version: { commit: commit.id, time: commit.time, author: commit.author, blob: file.after ?? null } });
+    }
+    return this.record(head, changes);
+  }
+
   /** Adds `changes` (oldest first) to the index and to the log, which then ends at `head`. */
   private async record(head: string, changes: readonly Change[]): Promise<void> {
     let log = '';
@@ -181,8 +191,7 @@ export class VersionIndex {
       log += `${version.commit}\t${version.time}\t${encodeURIComponent(version.author)}\t${encodeURIComponent(path)}\t${version.blob ?? '-'}\n`;
     }
     this.indexed = head;
-    await fsp.mkdir(join(this.store.gitdir, 'lodestone'), { recursive: true });
-    await fsp.appendFile(this.logPath, `${log}#head ${head}\n`);
+    await disk.append(this.logPath, `${log}#head ${head}\n`);
   }
 
   /** The blob of `path` at any commit of the repository; undefined when absent or unknown. */

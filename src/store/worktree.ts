@@ -25,7 +25,10 @@ export interface WorkingTreeOptions {
   store: GitStore;
   /** Dataspace base URL, for commit messages. */
   base: string;
-  /** How long to wait after a commit before syncing the working tree. */
+  /**
+   * How long to wait after a commit before syncing the working tree: the writes of that time go
+   * out together, with one git index for all of them.
+   */
   delayMs?: number;
   log?: (line: string) => void;
 }
@@ -47,7 +50,7 @@ export class WorkingTree {
   constructor(options: WorkingTreeOptions) {
     this.store = options.store;
     this.base = options.base;
-    this.delayMs = options.delayMs ?? 20;
+    this.delayMs = options.delayMs ?? 200;
     this.log = options.log ?? ((line) => console.error(line));
     this.journal = join(this.store.gitdir, 'lodestone', 'worktree-journal');
     this.tmpdir = join(this.store.gitdir, 'lodestone', 'tmp');

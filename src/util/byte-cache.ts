@@ -21,6 +21,13 @@ export class ByteCache<V> {
     return value;
   }
 
+  delete(key: string): void {
+    const value = this.entries.get(key);
+    if (value === undefined) return;
+    this.entries.delete(key);
+    this.bytes -= this.sizeOf(value);
+  }
+
   put(key: string, value: V): void {
     const size = this.sizeOf(value);
     if (this.entries.has(key) || size > this.maxEntry) return;

@@ -3,7 +3,8 @@
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { Worker, parentPort, type Transferable } from 'node:worker_threads';
+import { LodestoneError, type ErrorCode } from '../errors.js';
 
 /**
  * Starts a worker. Run from source (under tsx) a worker does not inherit the TypeScript loader,
@@ -15,7 +16,6 @@ export function startWorker(entry: URL, workerData?: unknown): Worker {
   const code = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`;
   return new Worker(code, { eval: true, workerData });
 }
-
 
 /**
  * Lowers the scheduling priority of the calling thread (Linux: a thread is a task with its own
@@ -29,4 +29,86 @@ export function lowerThreadPriority(niceness: number): void {
   } catch {
     // not Linux, or not allowed: run at the normal priority
   }
+}
+
+type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; code?: string; message: string; data?: Record<string, unknown> };
+
+/**
+ * Calls into a worker started on first use: each call resolves to what the worker's handler
+ * returned, or rejects with the error it threw (a LodestoneError keeps its code and data). A
+ * crashed worker fails the calls it had in hand and is started again by the next call. An idle
+ * worker does not keep the process alive.
+ */
+export class WorkerCalls<Request> {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, { resolve: (value: never) => void; reject: (error: Error) => void }>();
+  private nextId = 1;
+
+  constructor(
+    private readonly entry: URL,
+    private readonly workerData?: unknown,
+  ) {}
+
+  call<T>(request: Request, transfer: readonly Transferable[] = []): Promise<T> {
+    const worker = (this.worker ??= this.spawn());
+    if (this.pending.size === 0) worker.ref();
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: never) => void, reject });
+      worker.postMessage({ id, request }, transfer);
+    });
+  }
+
+  /** Starts the worker now rather than on the first call. */
+  start(): void {
+    this.worker ??= this.spawn();
+  }
+
+  private spawn(): Worker {
+    const worker = startWorker(this.entry, this.workerData);
+    worker.unref();
+    worker.on('message', (reply: Reply) => {
+      const waiter = this.pending.get(reply.id);
+      if (!waiter) return;
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) worker.unref();
+      if (reply.ok) waiter.resolve(reply.value as never);
+      else waiter.reject(reply.code ? new LodestoneError(reply.code as ErrorCode, reply.message, reply.data) : new Error(reply.message));
+    });
+    const fail = (error: Error) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      for (const waiter of this.pending.values()) waiter.reject(error);
+      this.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`worker exited (${code})`)));
+    return worker;
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.terminate();
+  }
+}
+
+/** The worker side of WorkerCalls: answers each request, in the order they come, with `handle`'s value or error. */
+export function serveCalls<Request>(handle: (request: Request) => unknown): void {
+  const port = parentPort!;
+  let chain: Promise<void> = Promise.resolve();
+  port.on('message', ({ id, request }: { id: number; request: Request }) => {
+    chain = chain.then(async () => {
+      let reply: Reply;
+      try {
+        reply = { id, ok: true, value: await handle(request) };
+      } catch (error) {
+        reply =
+          error instanceof LodestoneError
+            ? { id, ok: false, code: error.code, message: error.message, data: error.data }
+            : { id, ok: false, message: error instanceof Error ? error.message : String(error) };
+      }
+      port.postMessage(reply);
+    });
+  });
 }

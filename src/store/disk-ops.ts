@@ -1,0 +1,264 @@
+/**
+ * The disk side of writes, done synchronously in the disk worker (disk-worker.ts): a batch's
+ * objects compressed into one pack, the pack and its index made durable, a ref moved under its
+ * lock, packs merged, a log appended to. On the main thread each of these took a few dozen
+ * thread-pool round trips (every one of them a thread woken, on a 2-core machine a request
+ * preempted); here they are plain system calls on a thread of their own, one message each way.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { dirname, join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { LodestoneError } from '../errors.js';
+import type { ObjectType } from './objects.js';
+import { looseRef, packedRef } from './refs.js';
+import { TYPE_NAMES, encodeIndex, encodePack, packEntry, packHeader, readIndex } from './packs.js';
+
+export interface PackObject {
+  id: string;
+  type: ObjectType;
+  content: Uint8Array;
+}
+
+/** A pack now in `objects/pack`: its path, and each object's offset in it. */
+export interface WrittenPack {
+  pack: string;
+  ids: string[];
+  offsets: number[];
+}
+
+export interface LockOptions {
+  /** How long to wait for another process's lock before giving up. */
+  waitMs: number;
+  /** A lock file older than this is taken to be left by a crash, and removed. */
+  staleMs: number;
+}
+
+/** Bytes a merge reads and writes at a time. */
+const MERGE_CHUNK = 4 * 1024 * 1024;
+
+export function fsyncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array, position: number): void {
+  for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
+}
+
+/** Writes `bytes` to a new file in `tmpdir` and fsyncs it; returns its path. */
+function durableFile(tmpdir: string, name: string, bytes: Uint8Array): string {
+  const tmp = join(tmpdir, `${name}-${randomBytes(4).toString('hex')}`);
+  const fd = fs.openSync(tmp, 'wx', 0o444);
+  try {
+    writeAll(fd, bytes, 0);
+    fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return tmp;
+}
+
+/** Moves a durable pack and its index into place, the pack first: git uses a pack once its .idx is there. */
+function install(packDir: string, name: string, packTmp: string, idxTmp: string): string {
+  fs.mkdirSync(packDir, { recursive: true });
+  const pack = join(packDir, `${name}.pack`);
+  fs.renameSync(packTmp, pack);
+  fs.renameSync(idxTmp, join(packDir, `${name}.idx`));
+  fsyncDirectory(packDir);
+  return pack;
+}
+
+/** Compresses `objects` into one pack of whole objects and makes it durable (pack, index, directory). */
+export function writePack(packDir: string, tmpdir: string, objects: readonly PackObject[]): WrittenPack {
+  const entries = objects.map((object) => packEntry(object, deflateSync(object.content, { level: 1 })));
+  const { pack, idx, name, offsets } = encodePack(entries);
+  const packTmp = durableFile(tmpdir, name, pack);
+  const idxTmp = durableFile(tmpdir, name, idx);
+  return { pack: install(packDir, name, packTmp, idxTmp), ids: entries.map((entry) => entry.id), offsets };
+}
+
+/**
+ * Copies the entries of `packs` into one new durable pack, a run of adjacent entries (up to a few
+ * MiB) at a time; an object in two of them is copied once. The merged packs are left in place for
+ * the caller to remove once it reads from the new one. A pack holding delta entries (git's own
+ * repacking) stops the merge, changing nothing: its path is returned to be left alone from then on.
+ */
+export function mergePacks(packDir: string, tmpdir: string, packs: readonly string[]): WrittenPack | { deltaPack: string } {
+  const seen = new Set<string>();
+  const plans: Array<{ pack: string; entries: Array<{ id: string; offset: number; end: number }> }> = [];
+  for (const pack of packs) {
+    const { ids, offsets } = readIndex(fs.readFileSync(pack.slice(0, -5) + '.idx'));
+    const size = fs.statSync(pack).size;
+    const order = ids.map((_, k) => k).sort((a, b) => offsets[a]! - offsets[b]!);
+    const entries = order.map((k, i) => ({ id: ids[k]!, offset: offsets[k]!, end: i + 1 < order.length ? offsets[order[i + 1]!]! : size - 20 }));
+    const fresh = entries.filter((entry) => !seen.has(entry.id));
+    for (const entry of fresh) seen.add(entry.id);
+    plans.push({ pack, entries: fresh });
+  }
+  const header = packHeader(seen.size);
+  const hash = createHash('sha1').update(header);
+  const ids: string[] = [];
+  const crcs: number[] = [];
+  const offsets: number[] = [];
+  const tmp = join(tmpdir, `merge-${randomBytes(4).toString('hex')}`);
+  const output = fs.openSync(tmp, 'wx', 0o444);
+  let checksum: Buffer;
+  try {
+    writeAll(output, header, 0);
+    let position = 12;
+    for (const { pack, entries } of plans) {
+      const input = fs.openSync(pack, 'r');
+      try {
+        for (let first = 0; first < entries.length; ) {
+          let last = first; // a run of entries adjacent in the pack
+          while (last + 1 < entries.length && entries[last + 1]!.offset === entries[last]!.end && entries[last + 1]!.end - entries[first]!.offset <= MERGE_CHUNK) last++;
+          const start = entries[first]!.offset;
+          const run = Buffer.allocUnsafe(entries[last]!.end - start);
+          for (let done = 0; done < run.length; ) {
+            const read = fs.readSync(input, run, done, run.length - done, start + done);
+            if (read === 0) throw new LodestoneError('Corrupt', `${pack} ends inside an entry`);
+            done += read;
+          }
+          for (let k = first; k <= last; k++) {
+            const raw = run.subarray(entries[k]!.offset - start, entries[k]!.end - start);
+            if (!TYPE_NAMES[(raw[0]! >> 4) & 7]) {
+              fs.closeSync(output);
+              fs.rmSync(tmp, { force: true });
+              return { deltaPack: pack };
+            }
+            ids.push(entries[k]!.id);
+            crcs.push(crc32(raw));
+            offsets.push(position + entries[k]!.offset - start);
+          }
+          hash.update(run);
+          writeAll(output, run, position);
+          position += run.length;
+          first = last + 1;
+        }
+      } finally {
+        fs.closeSync(input);
+      }
+    }
+    checksum = hash.digest();
+    writeAll(output, checksum, position);
+    fs.fdatasyncSync(output);
+    fs.closeSync(output);
+  } catch (error) {
+    try {
+      fs.closeSync(output);
+    } catch {
+      // already closed
+    }
+    fs.rmSync(tmp, { force: true });
+    throw error;
+  }
+  const name = `pack-${checksum.toString('hex')}`;
+  const idxTmp = durableFile(tmpdir, name, encodeIndex(ids, crcs, offsets, checksum));
+  return { pack: install(packDir, name, tmp, idxTmp), ids, offsets };
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** Creates `path` exclusively (a lock file), waiting for a live holder and breaking a stale lock. */
+export function acquireLock(path: string, options: LockOptions): number {
+  const deadline = Date.now() + options.waitMs;
+  let delay = 1;
+  for (;;) {
+    try {
+      return fs.openSync(path, 'wx', 0o644);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') fs.mkdirSync(dirname(path), { recursive: true });
+      else if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      else {
+        const stat = fs.statSync(path, { throwIfNoEntry: false });
+        if (stat && Date.now() - stat.mtimeMs > options.staleMs) fs.rmSync(path, { force: true });
+        else if (Date.now() > deadline) throw new LodestoneError('LockTimeout', `${path} is held by another process`, { path });
+        else {
+          Atomics.wait(sleeper, 0, 0, delay);
+          delay = Math.min(delay * 2, 50);
+        }
+      }
+    }
+  }
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return fs.readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function readRef(gitdir: string, ref: string): string | undefined {
+  return looseRef(readText(join(gitdir, ref))) ?? packedRef(ref, readText(join(gitdir, 'packed-refs')));
+}
+
+/**
+ * Points `ref` at `next` if it still points at `expected` (undefined: the ref must not exist), as
+ * git does: `<ref>.lock` taken with O_EXCL, the new id written and fsynced, the ref compared, the
+ * lock renamed over the ref and the directory fsynced. Throws RefConflict, leaving the ref as it
+ * was, when someone else moved it.
+ */
+export function updateRef(gitdir: string, ref: string, next: string, expected: string | undefined, options: LockOptions): void {
+  const path = join(gitdir, ref);
+  const lockPath = path + '.lock';
+  const fd = acquireLock(lockPath, options);
+  let closed = false;
+  let renamed = false;
+  try {
+    writeAll(fd, Buffer.from(next + '\n'), 0);
+    fs.fdatasyncSync(fd);
+    fs.closeSync(fd);
+    closed = true;
+    const current = readRef(gitdir, ref);
+    if (current !== expected) {
+      throw new LodestoneError('RefConflict', `${ref} moved to ${current ?? 'nothing'} (expected ${expected ?? 'nothing'})`, { current, expected });
+    }
+    fs.renameSync(lockPath, path);
+    renamed = true;
+    fsyncDirectory(dirname(path));
+  } finally {
+    if (!closed) fs.closeSync(fd);
+    if (!renamed) fs.rmSync(lockPath, { force: true });
+  }
+}
+
+/** Appends `text` to a file, creating it (and its folder) when absent. */
+export function append(path: string, text: string): void {
+  try {
+    fs.appendFileSync(path, text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    fs.mkdirSync(dirname(path), { recursive: true });
+    fs.appendFileSync(path, text);
+  }
+}
+
+/** Replaces `path` through `<path>.lock` and a rename, as git does for its index. */
+export function replaceLocked(path: string, bytes: Uint8Array, options: LockOptions): void {
+  const lockPath = path + '.lock';
+  const fd = acquireLock(lockPath, options);
+  let renamed = false;
+  try {
+    writeAll(fd, bytes, 0);
+    fs.closeSync(fd);
+    fs.renameSync(lockPath, path);
+    renamed = true;
+  } finally {
+    if (!renamed) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // closed before the rename failed
+      }
+      fs.rmSync(lockPath, { force: true });
+    }
+  }
+}

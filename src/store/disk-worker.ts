@@ -1,0 +1,22 @@
+/** The disk worker: runs the synchronous disk operations of disk-ops.ts for the main thread, one at a time. */
+import { lowerThreadPriority, serveCalls } from '../util/worker.js';
+import * as ops from './disk-ops.js';
+import type { DiskRequest } from './disk.js';
+
+lowerThreadPriority(Number(process.env.NICE_DISK ?? 5)); // compressing and copying packs yields to the thread answering requests
+serveCalls<DiskRequest>((request) => {
+  switch (request.op) {
+    case 'writePack':
+      return ops.writePack(request.packDir, request.tmpdir, request.objects);
+    case 'mergePacks':
+      return ops.mergePacks(request.packDir, request.tmpdir, request.packs);
+    case 'updateRef':
+      return ops.updateRef(request.gitdir, request.ref, request.next, request.expected, request.lock);
+    case 'append':
+      return ops.append(request.path, request.text);
+    case 'replaceLocked':
+      return ops.replaceLocked(request.path, request.bytes, request.lock);
+    case 'ping':
+      return undefined;
+  }
+});
