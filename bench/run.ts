@@ -33,7 +33,7 @@ const LEGEND = [
   '(mutex): the baseline is not safe under concurrent writers, so its 16 writers take turns.',
   'Write rates are the median of the per-round rates.',
   'Write runs are interleaved in rounds (Lodestone, isomorphic-git, git CLI; every run each round), so machine drift hits all alike.',
-  'fsync calls per commit are counted by wrapping FileHandle.prototype.datasync/sync during the Lodestone writes.',
+  'fsync calls per commit are counted by the disk worker, which makes every fdatasync and fsync of a write (src/store/disk-ops.ts).',
   'Reads: "cold" is the first store.read of a document after GitStore.open (the OS page cache is warm: files were just written).',
   'Access: `lodestone serve --http --trusted-proxy 127.0.0.1`; wrk sends the client certificate in RFC 9440 Client-Cert from 127.0.0.1,',
   '  as a TLS-terminating proxy would. There is no switch to turn access control off: the owner\'s GET (no decision) stands for it.',

@@ -6,7 +6,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDocuments, makeUpdates, type DocumentFile } from './documents.js';
-import { durableWriteLatency, installFsyncCounter } from './fsync-probe.js';
+import { durableWriteLatency } from './fsync-probe.js';
 import { GitCliProcess } from './git-cli-process.js';
 import { buildRepo, commitCount, copyRepo, extendHistory, gitdirOf } from './repos.js';
 import { indexRows, measureIndex } from './storage-index.js';
@@ -134,7 +134,6 @@ export const storageSection: Section = {
     const containers = await timedStep(context, `generate ${sizes.large} documents`, () => makeDocuments(sizes.large, 'containers'));
     const cli = new GitCliProcess();
     const part: Part = { context, sizes, containers, cli, setup: [] };
-    await installFsyncCounter();
     try {
       const disk = await diskPart(part);
       const reads = await readPart(part);

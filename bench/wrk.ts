@@ -48,11 +48,15 @@ export async function hasWrk(): Promise<boolean> {
  * One wrk run. With `pid` (the server's), the server's CPU time per request is measured too: on a
  * shared machine it is steadier than throughput, which other processes' load moves around.
  */
-export async function wrk(url: string, options: { connections: number; seconds: number; headers?: Record<string, string>; pid?: number }): Promise<WrkResult> {
+export async function wrk(
+  url: string,
+  options: { connections: number; seconds: number; headers?: Record<string, string>; pid?: number; threads?: number; script?: string; scriptArgs?: string[] },
+): Promise<WrkResult> {
   const cpuBefore = cpuTime(options.pid);
-  const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency'];
+  const args = [`-t${options.threads ?? 1}`, `-c${options.connections}`, `-d${options.seconds}s`, '--latency'];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
-  const { stdout } = await run('wrk', [...args, url], { maxBuffer: 1 << 20 });
+  if (options.script) args.push('-s', options.script);
+  const { stdout } = await run('wrk', [...args, url, ...(options.scriptArgs ? ['--', ...options.scriptArgs] : [])], { maxBuffer: 1 << 20 });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
   const p50 = toMs(/\s50%\s+(\S+)/.exec(stdout)?.[1] ?? '');
   const p99 = toMs(/\s99%\s+(\S+)/.exec(stdout)?.[1] ?? '');

@@ -7,7 +7,8 @@
 import type { Quad } from '@rdfjs/types';
 import { canonicalBytes, type CanonicalLimits } from '../rdf/canonical.js';
 import { parseBody, TURTLE } from '../rdf/formats.js';
-import { parseRdf } from '../rdf/ntriples.js';
+import { DataFactory } from 'n3';
+import { parseRdf, termToNTriples } from '../rdf/ntriples.js';
 import { asksForContainer, readMetadata, withMetadata, type Metadata } from './metadata.js';
 import { applyUpdate } from './patch.js';
 
@@ -34,10 +35,21 @@ function bodyQuads(body: ComposeInput['body'], url: string): Quad[] {
   return parseBody(body.text, body.mediaType, url);
 }
 
+/** The lines of canonical N-Triples whose subject is `iri`. */
+function linesAbout(ntriples: string, iri: string): string {
+  const start = termToNTriples(DataFactory.namedNode(iri)) + ' ';
+  return ntriples
+    .split('\n')
+    .filter((line) => line.startsWith(start))
+    .join('\n');
+}
+
 export async function composeDocument(input: ComposeInput): Promise<Buffer> {
   const { method, url, existing } = input;
   const sent = bodyQuads(input.body, url); // parsed first: a syntax error is reported as such
-  const existingGraph = existing === undefined ? [] : parseRdf(existing);
+  // A PUT replaces the content: of the stored document it needs only the server's own triples
+  // about the document, the lines of canonical N-Triples that start with its IRI
+  const existingGraph = existing === undefined ? [] : parseRdf(method === 'PUT' ? linesAbout(existing, url) : existing);
   let graph: readonly Quad[];
   if (method === 'PUT') graph = sent;
   else if (method === 'POST') graph = [...existingGraph, ...sent];

@@ -7,7 +7,7 @@ lowerThreadPriority(Number(process.env.NICE_DISK ?? 5)); // compressing and copy
 serveCalls<DiskRequest>((request) => {
   switch (request.op) {
     case 'writePack':
-      return ops.writePack(request.packDir, request.tmpdir, request.objects);
+      return ops.writePack(request.packDir, request.tmpdir, request.objects, request.then);
     case 'mergePacks':
       return ops.mergePacks(request.packDir, request.tmpdir, request.packs);
     case 'updateRef':
@@ -18,5 +18,7 @@ serveCalls<DiskRequest>((request) => {
       return ops.replaceLocked(request.path, request.bytes, request.lock);
     case 'ping':
       return undefined;
+    case 'syncCalls':
+      return ops.syncCalls;
   }
 });

@@ -3,17 +3,18 @@
  * returns once its data is durable; calls run one at a time, in the order they were made.
  */
 import { WorkerCalls } from '../util/worker.js';
-import type { LockOptions, PackObject, WrittenPack } from './disk-ops.js';
+import type { LockOptions, PackObject, RefUpdate, WrittenPack } from './disk-ops.js';
 
-export type { LockOptions, PackObject, WrittenPack };
+export type { LockOptions, PackObject, RefUpdate, WrittenPack };
 
 export type DiskRequest =
-  | { op: 'writePack'; packDir: string; tmpdir: string; objects: PackObject[] }
+  | { op: 'writePack'; packDir: string; tmpdir: string; objects: PackObject[]; then?: RefUpdate }
   | { op: 'mergePacks'; packDir: string; tmpdir: string; packs: string[] }
   | { op: 'updateRef'; gitdir: string; ref: string; next: string; expected: string | undefined; lock: LockOptions }
   | { op: 'append'; path: string; text: string }
   | { op: 'replaceLocked'; path: string; bytes: Uint8Array; lock: LockOptions }
-  | { op: 'ping' };
+  | { op: 'ping' }
+  | { op: 'syncCalls' };
 
 const calls = new WorkerCalls<DiskRequest>(new URL('./disk-worker.js', import.meta.url));
 
@@ -34,9 +35,9 @@ function transferable(objects: readonly PackObject[]): { objects: PackObject[]; 
 }
 
 export const disk = {
-  writePack: (packDir: string, tmpdir: string, objects: readonly PackObject[]) => {
+  writePack: (packDir: string, tmpdir: string, objects: readonly PackObject[], then?: RefUpdate) => {
     const moved = transferable(objects);
-    return calls.call<WrittenPack>({ op: 'writePack', packDir, tmpdir, objects: moved.objects }, [moved.buffer]);
+    return calls.call<WrittenPack>({ op: 'writePack', packDir, tmpdir, objects: moved.objects, ...(then ? { then } : {}) }, [moved.buffer]);
   },
   mergePacks: (packDir: string, tmpdir: string, packs: string[]) => calls.call<WrittenPack | { deltaPack: string }>({ op: 'mergePacks', packDir, tmpdir, packs }),
   updateRef: (gitdir: string, ref: string, next: string, expected: string | undefined, lock: LockOptions) => calls.call<void>({ op: 'updateRef', gitdir, ref, next, expected, lock }),
@@ -44,4 +45,6 @@ export const disk = {
   replaceLocked: (path: string, bytes: Uint8Array, lock: LockOptions) => calls.call<void>({ op: 'replaceLocked', path, bytes, lock }),
   /** Resolves once the worker answers: started before a store takes writes, not by the first one. */
   ready: () => calls.call<void>({ op: 'ping' }),
+  /** How many fdatasync and fsync calls the worker has made (benchmarks count them per commit). */
+  syncCalls: () => calls.call<{ fdatasync: number; fsync: number }>({ op: 'syncCalls' }),
 };

@@ -15,7 +15,7 @@ import { isLodestoneError } from '../errors.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { disk } from './disk.js';
 import { ObjectStore, blobObject, commitObject, sanitise, type GitObject, type Signature } from './objects.js';
-import { clearStaleLocks, defaultLockOptions, readRef, updateRef, type LockOptions } from './refs.js';
+import { clearStaleLocks, defaultLockOptions, readRef, type LockOptions } from './refs.js';
 import { TreeCache, buildTree, diffTrees, type FileDiff } from './trees.js';
 
 
@@ -370,8 +370,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
       }
       if (head !== this.headId) {
         try {
-          await this.objects.write(objects);
-          await updateRef(this.gitdir, this.ref, head!, this.headId, this.lockOptions);
+          await this.objects.write(objects, { gitdir: this.gitdir, ref: this.ref, next: head!, expected: this.headId, lock: this.lockOptions });
         } catch (error) {
           if (isLodestoneError(error, 'RefConflict') && attempt < 10) {
             await this.syncFromDisk();

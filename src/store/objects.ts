@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import git from 'isomorphic-git';
 import { LodestoneError } from '../errors.js';
-import { disk } from './disk.js';
+import { disk, type RefUpdate } from './disk.js';
 import { PackSet } from './packs.js';
 
 
@@ -188,9 +188,10 @@ export class ObjectStore {
 
   /**
    * Writes the objects that are not there yet as one pack, compressed and made durable by the disk
-   * worker (pack, index, directory: three fsyncs for the whole batch).
+   * worker (pack, index, directory: three fsyncs for the whole batch), then moves `then`'s ref if
+   * given, in the same call.
    */
-  async write(objects: Iterable<GitObject>): Promise<void> {
+  async write(objects: Iterable<GitObject>, then?: RefUpdate): Promise<void> {
     await this.ready();
     const todo: GitObject[] = [];
     const seen = new Set<string>();
@@ -199,8 +200,16 @@ export class ObjectStore {
       seen.add(object.id);
       todo.push(object);
     }
-    if (todo.length === 0) return;
-    this.packs.register(await disk.writePack(this.packDir, this.tmpdir, todo));
+    if (todo.length === 0) {
+      if (then) await disk.updateRef(then.gitdir, then.ref, then.next, then.expected, then.lock);
+      return;
+    }
+    try {
+      this.packs.register(await disk.writePack(this.packDir, this.tmpdir, todo, then));
+    } catch (error) {
+      await this.packs.rescan(); // the pack may be in place even though the ref did not move
+      throw error;
+    }
     this.written++;
   }
 
