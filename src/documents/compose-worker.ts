@@ -2,5 +2,5 @@
 import { lowerThreadPriority, serveCalls } from '../util/worker.js';
 import { composeDocument, type ComposeInput } from './compose.js';
 
-lowerThreadPriority(Number(process.env.NICE_COMPOSE ?? 5)); // parsing and canonicalising writes yields to the thread answering requests
+lowerThreadPriority(5); // parsing and canonicalising writes yields to the thread answering requests
 serveCalls<ComposeInput>((input) => composeDocument(input));

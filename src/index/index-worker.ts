@@ -15,7 +15,7 @@ export type IndexRequest =
 
 export type IndexResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
 
-lowerThreadPriority(Number(process.env.NICE_INDEX ?? 10)); // index syncs and queries yield to the thread answering requests
+lowerThreadPriority(10); // index syncs and queries yield to the thread answering requests
 let core = new IndexCore(workerData as IndexConfig);
 const port = parentPort!;
 let chain: Promise<void> = Promise.resolve();

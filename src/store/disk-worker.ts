@@ -3,7 +3,7 @@ import { lowerThreadPriority, serveCalls } from '../util/worker.js';
 import * as ops from './disk-ops.js';
 import type { DiskRequest } from './disk.js';
 
-lowerThreadPriority(Number(process.env.NICE_DISK ?? 5)); // compressing and copying packs yields to the thread answering requests
+lowerThreadPriority(5); // compressing and copying packs yields to the thread answering requests
 serveCalls<DiskRequest>((request) => {
   switch (request.op) {
     case 'writePack':
