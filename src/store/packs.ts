@@ -296,7 +296,10 @@ export class PackSet {
    * The packs to merge, chosen as `git repack --geometric=2` does: the smallest packs, while the
    * next one is at most twice the size of all of them together. After the merge every pack is more
    * than twice the size of all smaller ones, so their number grows with the logarithm of the
-   * history and each object is copied a logarithmic number of times. Fewer than two: nothing to do.
+   * history and each object is copied a logarithmic number of times. The merged size has no cap:
+   * the packs small enough to be read whole then add up to less than 1.5 × WHOLE_PACK_BYTES and
+   * all fit in the cache of whole packs (a 32 MiB cap, tried, left a 100k-commit history in
+   * packs of just under 32 MiB that thrashed it). Fewer than two: nothing to do.
    */
   async mergeCandidates(): Promise<string[]> {
     const sized: Array<{ pack: string; size: number }> = [];
