@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { join } from 'node:path';
 import { freePort } from '../test/http-helpers.js';
-import { percent, rate, ratio, target, type BenchContext, type Row, type Section } from './table.js';
+import { percent, quantile, rate, ratio, target, type BenchContext, type Row, type Section } from './table.js';
 import { alternate, hasWrk, wrk, type WrkResult } from './wrk.js';
 
 const FORMATS = ['text/turtle', 'application/n-triples', 'application/ld+json'];
@@ -163,7 +163,7 @@ async function run(context: BenchContext): Promise<Row[]> {
     ]);
     rows.push({
       section: 'http',
-      measure: `GET p99 during 4 writers (wrk, conditional PUTs, median ${rate(median(writeRates))})`,
+      measure: `GET p99 during 4 writers (wrk, conditional PUTs, median ${rate(quantile(writeRates, 0.5))})`,
       value: `${busy.p99.toFixed(2)} ms`,
       baseline: `${quiet.p99.toFixed(2)} ms idle`,
       ratio: ratio(busy.p99 / quiet.p99),
@@ -192,10 +192,6 @@ async function run(context: BenchContext): Promise<Row[]> {
     for (const child of children) if (child.exitCode === null) await stop(child);
   }
   return rows;
-}
-
-function median(values: number[]): number {
-  return [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? NaN;
 }
 
 function getRow(measure: string, mine: WrkResult, baseline: WrkResult): Row {

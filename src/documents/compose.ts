@@ -5,9 +5,9 @@
  * and canonicalisation never hold up reads on the main thread.
  */
 import type { Quad } from '@rdfjs/types';
+import { DataFactory } from 'n3';
 import { canonicalBytes, type CanonicalLimits } from '../rdf/canonical.js';
 import { parseBody, TURTLE } from '../rdf/formats.js';
-import { DataFactory } from 'n3';
 import { parseRdf, termToNTriples } from '../rdf/ntriples.js';
 import { asksForContainer, readMetadata, withMetadata, type Metadata } from './metadata.js';
 import { applyUpdate } from './patch.js';

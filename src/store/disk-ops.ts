@@ -20,9 +20,10 @@ export interface PackObject {
   content: Uint8Array;
 }
 
-/** A pack now in `objects/pack`: its path, and each object's offset in it. */
+/** A pack now in `objects/pack`: its path and size, and each object's offset in it. */
 export interface WrittenPack {
   pack: string;
+  size: number;
   ids: string[];
   offsets: number[];
 }
@@ -100,7 +101,7 @@ export function writePack(packDir: string, tmpdir: string, objects: readonly Pac
   const { pack, idx, name, offsets } = encodePack(entries);
   const packTmp = durableFile(tmpdir, name, pack);
   const idxTmp = durableFile(tmpdir, name, idx);
-  const written = { pack: install(packDir, name, packTmp, idxTmp), ids: entries.map((entry) => entry.id), offsets };
+  const written = { pack: install(packDir, name, packTmp, idxTmp), size: pack.length, ids: entries.map((entry) => entry.id), offsets };
   if (then) updateRef(then.gitdir, then.ref, then.next, then.expected, then.lock);
   return written;
 }
@@ -131,9 +132,9 @@ export function mergePacks(packDir: string, tmpdir: string, packs: readonly stri
   const tmp = join(tmpdir, `merge-${randomBytes(4).toString('hex')}`);
   const output = fs.openSync(tmp, 'wx', 0o444);
   let checksum: Buffer;
+  let position = 12;
   try {
     writeAll(output, header, 0);
-    let position = 12;
     for (const { pack, entries } of plans) {
       const input = fs.openSync(pack, 'r');
       try {
@@ -182,7 +183,7 @@ export function mergePacks(packDir: string, tmpdir: string, packs: readonly stri
   }
   const name = `pack-${checksum.toString('hex')}`;
   const idxTmp = durableFile(tmpdir, name, encodeIndex(ids, crcs, offsets, checksum));
-  return { pack: install(packDir, name, tmp, idxTmp), ids, offsets };
+  return { pack: install(packDir, name, tmp, idxTmp), size: position + 20, ids, offsets };
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));

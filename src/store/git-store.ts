@@ -18,7 +18,6 @@ import { ObjectStore, blobObject, commitObject, sanitise, type GitObject, type S
 import { clearStaleLocks, defaultLockOptions, readRef, type LockOptions } from './refs.js';
 import { TreeCache, buildTree, diffTrees, type FileDiff } from './trees.js';
 
-
 export interface Identity {
   name: string;
   email: string;

@@ -14,7 +14,6 @@ import { LodestoneError } from '../errors.js';
 import { disk, type RefUpdate } from './disk.js';
 import { PackSet } from './packs.js';
 
-
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
 export interface GitObject {
@@ -161,6 +160,8 @@ export class ObjectStore {
   private readonly packDir: string;
   private readonly packCache: object = {};
   private readonly packs: PackSet;
+  /** Packs written since the last merge. */
+  private written = 0;
 
   constructor(gitdir: string) {
     this.gitdir = gitdir;
@@ -213,9 +214,6 @@ export class ObjectStore {
     this.written++;
   }
 
-  /** Packs written since the last merge. */
-  private written = 0;
-
   async close(): Promise<void> {
     await this.packs.close();
   }
@@ -229,13 +227,7 @@ export class ObjectStore {
     this.written = 0;
     const packs = await this.packs.mergeCandidates();
     if (packs.length < 2) return;
-    const merged = await disk.mergePacks(this.packDir, this.tmpdir, packs);
-    if ('deltaPack' in merged) {
-      this.packs.deltaPacks.add(merged.deltaPack);
-      return;
-    }
-    this.packs.register(merged);
-    await this.packs.remove(packs.filter((pack) => pack !== merged.pack));
+    await this.packs.merged(packs, await disk.mergePacks(this.packDir, this.tmpdir, packs));
   }
 
   /** Reads an object, loose or packed; undefined when the repository does not have it. */

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, inflateSync } from 'node:zlib';
+import type { WrittenPack } from './disk-ops.js';
 import type { ObjectType } from './objects.js';
 import { ByteCache } from '../util/byte-cache.js';
 
@@ -182,6 +183,7 @@ export class PackSet {
     this.sortedOffsets.delete(pack);
     this.indexOffsets.delete(pack);
     this.packBytes.delete(pack);
+    this.sizes.delete(pack);
     const handle = this.handles.get(pack);
     this.handles.delete(pack);
     void handle?.close().catch(() => undefined);
@@ -207,6 +209,15 @@ export class PackSet {
     return handle;
   }
 
+  /** Each pack's size in bytes: packs never change once written, so it is read once. */
+  private readonly sizes = new Map<string, number>();
+
+  private async sizeOf(pack: string): Promise<number> {
+    let size = this.sizes.get(pack);
+    if (size === undefined) this.sizes.set(pack, (size = (await fsp.stat(pack)).size));
+    return size;
+  }
+
   /** Entry offsets of each pack as its index lists them, then sorted once the pack is read from. */
   private readonly indexOffsets = new Map<string, Float64Array>();
   private readonly sortedOffsets = new Map<string, Float64Array>();
@@ -218,7 +229,7 @@ export class PackSet {
       const offsets = this.indexOffsets.get(location.pack) ?? new Float64Array(0);
       sorted = new Float64Array(offsets.length + 1);
       sorted.set(offsets);
-      sorted[offsets.length] = (await fsp.stat(location.pack)).size - 20;
+      sorted[offsets.length] = (await this.sizeOf(location.pack)) - 20;
       sorted.sort();
       this.sortedOffsets.set(location.pack, sorted);
       this.indexOffsets.delete(location.pack);
@@ -252,8 +263,7 @@ export class PackSet {
   private async wholePack(pack: string): Promise<Buffer | undefined> {
     const kept = this.packBytes.get(pack);
     if (kept) return kept;
-    const size = (await fsp.stat(pack)).size;
-    if (size > WHOLE_PACK_BYTES) return undefined;
+    if ((await this.sizeOf(pack)) > WHOLE_PACK_BYTES) return undefined;
     const bytes = await fsp.readFile(pack);
     this.packBytes.put(pack, bytes);
     return bytes;
@@ -282,7 +292,8 @@ export class PackSet {
   }
 
   /** Knows the objects of a pack just written (see disk-ops.ts). */
-  register(written: { pack: string; ids: readonly string[]; offsets: readonly number[] }): void {
+  register(written: WrittenPack): void {
+    this.sizes.set(written.pack, written.size);
     const base = this.packNumber(written.pack) * 2 ** 32;
     written.ids.forEach((id, i) => this.locations.set(id, base + written.offsets[i]!));
     this.indexOffsets.set(written.pack, Float64Array.from(written.offsets));
@@ -290,7 +301,7 @@ export class PackSet {
   }
 
   /** Packs found to hold delta entries (git's own repacking): never merged. */
-  readonly deltaPacks = new Set<string>();
+  private readonly deltaPacks = new Set<string>();
 
   /**
    * The packs to merge, chosen as `git repack --geometric=2` does: the smallest packs, while the
@@ -302,11 +313,12 @@ export class PackSet {
    * packs of just under 32 MiB that thrashed it). Fewer than two: nothing to do.
    */
   async mergeCandidates(): Promise<string[]> {
+    await this.rescan(); // the directory as it is now: `git gc` may have replaced packs
     const sized: Array<{ pack: string; size: number }> = [];
     for (const pack of this.loaded.keys()) {
       if (this.deltaPacks.has(pack)) continue;
-      const stat = await fsp.stat(pack).catch(() => undefined);
-      if (stat) sized.push({ pack, size: stat.size });
+      const size = await this.sizeOf(pack).catch(() => undefined);
+      if (size !== undefined) sized.push({ pack, size });
     }
     sized.sort((a, b) => a.size - b.size);
     let total = 0;
@@ -315,9 +327,18 @@ export class PackSet {
     return count < 2 ? [] : sized.slice(0, count).map((s) => s.pack);
   }
 
-  /** Deletes packs whose objects are all in another pack now. */
-  async remove(packs: readonly string[]): Promise<void> {
+  /**
+   * Takes in the outcome of merging `packs` (disk-ops.ts mergePacks): the merged pack replaces
+   * them, and they are deleted; or a pack that held deltas is left alone from then on.
+   */
+  async merged(packs: readonly string[], outcome: WrittenPack | { deltaPack: string }): Promise<void> {
+    if ('deltaPack' in outcome) {
+      this.deltaPacks.add(outcome.deltaPack);
+      return;
+    }
+    this.register(outcome);
     for (const pack of packs) {
+      if (pack === outcome.pack) continue;
       this.forget(pack);
       await fsp.rm(pack.slice(0, -5) + '.idx', { force: true });
       await fsp.rm(pack, { force: true });

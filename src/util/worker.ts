@@ -86,9 +86,12 @@ export class WorkerCalls<Request> {
     return worker;
   }
 
+  /** Stops the worker; calls still in hand are failed, not left waiting. */
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
+    for (const waiter of this.pending.values()) waiter.reject(new Error('the worker was closed'));
+    this.pending.clear();
     await worker?.terminate();
   }
 }
