@@ -20,17 +20,19 @@ export function modeIris(modes: ReadonlySet<Mode>): string[] {
   return (['Read', 'Write', 'Append', 'Control'] as const).filter((m) => modes.has(m)).map((m) => ns.acl + m);
 }
 
-/** Types and owners of the document `url` from its canonical N-Triples, without a full parse. */
-function describe(url: string, text: string): { types: string[]; owners: string[] } {
-  const types: string[] = [];
-  const owners: string[] = [];
-  const typePrefix = `<${url}> <${ns.rdf}type> <`;
-  const ownerPrefix = `<${url}> <${ns.acl}owner> <`;
-  for (const line of text.split('\n')) {
-    if (line.startsWith(typePrefix)) types.push(line.slice(typePrefix.length, line.indexOf('>', typePrefix.length)));
-    else if (line.startsWith(ownerPrefix)) owners.push(line.slice(ownerPrefix.length, line.indexOf('>', ownerPrefix.length)));
-  }
-  return { types, owners };
+/** Types and owners of the document `url` from its canonical N-Triples, without a parse: only the lines that start with them are read. */
+function describe(url: string, bytes: Buffer): { types: string[]; owners: string[] } {
+  const objectsOf = (predicate: string): string[] => {
+    const prefix = `<${url}> <${predicate}> <`;
+    const found: string[] = [];
+    for (let at = bytes.indexOf(prefix); at !== -1; at = bytes.indexOf(prefix, at + 1)) {
+      if (at > 0 && bytes[at - 1] !== 0x0a) continue; // inside another line (a literal)
+      const start = at + Buffer.byteLength(prefix);
+      found.push(bytes.toString('utf8', start, bytes.indexOf('>', start)));
+    }
+    return found;
+  };
+  return { types: objectsOf(ns.rdf + 'type'), owners: objectsOf(ns.acl + 'owner') };
 }
 
 export class AccessControl {
@@ -95,9 +97,9 @@ export class AccessControl {
     const key = `${url}\n${blobId}`;
     let target = this.targets.get(key);
     if (!target) {
-      const text = bytes();
-      if (text === undefined) return undefined;
-      target = { url, ...describe(url, text.toString('utf8')) };
+      const canonical = bytes();
+      if (canonical === undefined) return undefined;
+      target = { url, ...describe(url, canonical) };
       if (this.targets.size > 50_000) this.targets.clear();
       this.targets.set(key, target);
     }

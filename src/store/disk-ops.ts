@@ -255,6 +255,14 @@ export function updateRef(gitdir: string, ref: string, next: string, expected: s
 }
 
 /** Appends `text` to a file, creating it (and its folder) when absent. */
+/** Deletes packs that a merge replaced, each index before its pack (git's order: a pack without its index is never looked at). */
+export function removePacks(packs: readonly string[]): void {
+  for (const pack of packs) {
+    fs.rmSync(pack.slice(0, -5) + '.idx', { force: true });
+    fs.rmSync(pack, { force: true });
+  }
+}
+
 export function append(path: string, text: string): void {
   try {
     fs.appendFileSync(path, text);

@@ -10,6 +10,8 @@ serveCalls<DiskRequest>((request) => {
       return ops.writePack(request.packDir, request.tmpdir, request.objects, request.then);
     case 'mergePacks':
       return ops.mergePacks(request.packDir, request.tmpdir, request.packs);
+    case 'removePacks':
+      return ops.removePacks(request.packs);
     case 'updateRef':
       return ops.updateRef(request.gitdir, request.ref, request.next, request.expected, request.lock);
     case 'append':

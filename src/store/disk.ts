@@ -10,6 +10,7 @@ export type { LockOptions, PackObject, RefUpdate, WrittenPack };
 export type DiskRequest =
   | { op: 'writePack'; packDir: string; tmpdir: string; objects: PackObject[]; then?: RefUpdate }
   | { op: 'mergePacks'; packDir: string; tmpdir: string; packs: string[] }
+  | { op: 'removePacks'; packs: string[] }
   | { op: 'updateRef'; gitdir: string; ref: string; next: string; expected: string | undefined; lock: LockOptions }
   | { op: 'append'; path: string; text: string }
   | { op: 'replaceLocked'; path: string; bytes: Uint8Array; lock: LockOptions }
@@ -40,6 +41,7 @@ export const disk = {
     return calls.call<WrittenPack>({ op: 'writePack', packDir, tmpdir, objects: moved.objects, ...(then ? { then } : {}) }, [moved.buffer]);
   },
   mergePacks: (packDir: string, tmpdir: string, packs: string[]) => calls.call<WrittenPack | { deltaPack: string }>({ op: 'mergePacks', packDir, tmpdir, packs }),
+  removePacks: (packs: string[]) => calls.call<void>({ op: 'removePacks', packs }),
   updateRef: (gitdir: string, ref: string, next: string, expected: string | undefined, lock: LockOptions) => calls.call<void>({ op: 'updateRef', gitdir, ref, next, expected, lock }),
   append: (path: string, text: string) => calls.call<void>({ op: 'append', path, text }),
   replaceLocked: (path: string, bytes: Uint8Array, lock: LockOptions) => calls.call<void>({ op: 'replaceLocked', path, bytes, lock }),

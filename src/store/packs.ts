@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, inflateSync } from 'node:zlib';
-import type { WrittenPack } from './disk-ops.js';
+import { disk, type WrittenPack } from './disk.js';
 import type { ObjectType } from './objects.js';
 import { ByteCache } from '../util/byte-cache.js';
 
@@ -337,11 +337,8 @@ export class PackSet {
       return;
     }
     this.register(outcome);
-    for (const pack of packs) {
-      if (pack === outcome.pack) continue;
-      this.forget(pack);
-      await fsp.rm(pack.slice(0, -5) + '.idx', { force: true });
-      await fsp.rm(pack, { force: true });
-    }
+    const replaced = packs.filter((pack) => pack !== outcome.pack);
+    for (const pack of replaced) this.forget(pack);
+    await disk.removePacks(replaced);
   }
 }
