@@ -74,20 +74,26 @@ export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
 }
 
 /** A tree object from entries already in git's order (see compareTreeEntries). */
-export function treeObject(entries: readonly TreeEntry[]): GitObject {
-  let size = 0;
-  const heads = entries.map((e) => {
-    const head = `${e.mode} ${e.name}\0`;
-    size += Buffer.byteLength(head) + 20;
-    return head;
-  });
-  const content = Buffer.allocUnsafe(size);
-  let offset = 0;
-  for (const [i, entry] of entries.entries()) {
-    offset += content.write(heads[i]!, offset);
-    offset += content.write(entry.id, offset, 'hex');
+/**
+ * Each entry's bytes in a tree object, kept with the entry: a tree rewritten for one changed file
+ * reuses the other entries (the same objects), so it is one copy of bytes already encoded, not an
+ * encoding of every entry of the folder at each write.
+ */
+const encodedEntries = new WeakMap<TreeEntry, Buffer>();
+
+function encodedEntry(entry: TreeEntry): Buffer {
+  let bytes = encodedEntries.get(entry);
+  if (!bytes) {
+    const head = `${entry.mode} ${entry.name}\0`;
+    bytes = Buffer.alloc(Buffer.byteLength(head) + 20);
+    bytes.write(entry.id, bytes.write(head), 'hex');
+    encodedEntries.set(entry, bytes);
   }
-  return encodeObject('tree', content);
+  return bytes;
+}
+
+export function treeObject(entries: readonly TreeEntry[]): GitObject {
+  return encodeObject('tree', Buffer.concat(entries.map(encodedEntry)));
 }
 
 export function parseTree(content: Buffer): TreeEntry[] {
