@@ -11,11 +11,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { join } from 'node:path';
+import { ns } from '../src/rdf/namespaces.js';
 import { freePort } from '../test/http-helpers.js';
 import { percent, quantile, rate, ratio, target, type BenchContext, type Row, type Section } from './table.js';
 import { alternate, hasWrk, wrk, type WrkResult } from './wrk.js';
 
 const FORMATS = ['text/turtle', 'application/n-triples', 'application/ld+json'];
+const CONTAINER = `<> a <${ns.dh}Container> .`;
+const acl = ns.acl;
 
 interface Reply {
   status: number;
@@ -74,10 +77,9 @@ const WRITE_PAUSE_MS = 70;
 
 /** The documents the wrk writers rewrite (`bench/w0/` to `bench/w3/`), and an authorization that lets anyone write them. */
 async function makeWritable(send: ReturnType<typeof client>, base: string): Promise<void> {
-  const acl = 'http://www.w3.org/ns/auth/acl#';
-  await send('PUT', `${base}bench/`, { 'Content-Type': 'text/turtle' }, '<> a <https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container> .');
+  await send('PUT', `${base}bench/`, { 'Content-Type': 'text/turtle' }, CONTAINER);
   for (let k = 0; k < 4; k++) await send('PUT', `${base}bench/w${k}/`, { 'Content-Type': 'text/turtle' }, documentTurtle(k));
-  const writable = `<#this> a <${acl}Authorization> ; <${acl}agentClass> <http://xmlns.com/foaf/0.1/Agent> ; <${acl}mode> <${acl}Read>, <${acl}Write> ; ${[0, 1, 2, 3].map((k) => `<${acl}accessTo> <${base}bench/w${k}/>`).join(' ; ')} .`;
+  const writable = `<#this> a <${acl}Authorization> ; <${acl}agentClass> <${ns.foaf}Agent> ; <${acl}mode> <${acl}Read>, <${acl}Write> ; ${[0, 1, 2, 3].map((k) => `<${acl}accessTo> <${base}bench/w${k}/>`).join(' ; ')} .`;
   const made = await send('PUT', `${base}admin/acl/authorizations/bench-writers/`, { 'Content-Type': 'text/turtle' }, writable);
   if (made.status !== 201) throw new Error(`the writers' authorization: ${made.status} ${made.body}`);
 }
@@ -122,12 +124,11 @@ async function run(context: BenchContext): Promise<Row[]> {
     const ownerPem = readFileSync(join(data, 'secrets/owner.pem'), 'utf8');
     const send = client(ownerPem);
     const documents = context.quick ? 50 : 500;
-    await send('PUT', `${base}bench/`, { 'Content-Type': 'text/turtle' }, '<> a <https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container> .');
+    await send('PUT', `${base}bench/`, { 'Content-Type': 'text/turtle' }, CONTAINER);
     for (let n = 0; n < documents; n++) await send('PUT', `${base}bench/d${n}/`, { 'Content-Type': 'text/turtle' }, documentTurtle(n));
     // wrk sends no client certificate: the bench documents and the endpoint are public, by an
     // authorization the server decides for every request (as it would for any reader)
-    const acl = 'http://www.w3.org/ns/auth/acl#';
-    const rule = `<#this> a <${acl}Authorization> ; <${acl}agentClass> <http://xmlns.com/foaf/0.1/Agent> ; <${acl}mode> <${acl}Read> ; <${acl}default> <${base}bench/> ; <${acl}accessTo> <${base}sparql> .`;
+    const rule = `<#this> a <${acl}Authorization> ; <${acl}agentClass> <${ns.foaf}Agent> ; <${acl}mode> <${acl}Read> ; <${acl}default> <${base}bench/> ; <${acl}accessTo> <${base}sparql> .`;
     const made = await send('PUT', `${base}admin/acl/authorizations/bench-public/`, { 'Content-Type': 'text/turtle' }, rule);
     if (made.status !== 201) throw new Error(`the public authorization: ${made.status} ${made.body}`);
     const url = `${base}bench/d1/`;
@@ -196,10 +197,10 @@ async function run(context: BenchContext): Promise<Row[]> {
       ratio: ratio(busy.p99 / quiet.p99),
       ...(goal ? { target: target('≤ 2×', busy.p99 <= 2 * quiet.p99) } : {}),
     });
-    const median = (writes: keyof typeof rates) => rate(quantile(rates[writes], 0.5)).replace('/s', ' writes/s');
-    rows.push(p99Row(`GET p99 during 4 writers, paced (${median('paced')}, conditional PUTs)`, paced, true));
-    rows.push(p99Row(`GET p99 while a separate lodestone process takes the same writes (${median('other')}): the machine's share`, control));
-    rows.push(p99Row(`GET p99 during 4 writers, unpaced (${median('unpaced')})`, unpaced));
+    const writeRate = (writes: keyof typeof rates) => rate(quantile(rates[writes], 0.5));
+    rows.push(p99Row(`GET p99 during 4 writers, paced (conditional PUTs at ${writeRate('paced')})`, paced, true));
+    rows.push(p99Row(`GET p99 while a separate lodestone process takes the same writes (at ${writeRate('other')}): the machine's share`, control));
+    rows.push(p99Row(`GET p99 during 4 writers, unpaced (at ${writeRate('unpaced')})`, unpaced));
 
     // A selective SELECT: the endpoint against bare Koa + in-process Oxigraph over the same data.
     const query = `SELECT ?o WHERE { <${base}bench/d7/#this> <https://example.org/vocabulary#p3> ?o }`;

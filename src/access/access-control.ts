@@ -23,11 +23,11 @@ export function modeIris(modes: ReadonlySet<Mode>): string[] {
 /** Types and owners of the document `url` from its canonical N-Triples, without a parse: only the lines that start with them are read. */
 function describe(url: string, bytes: Buffer): { types: string[]; owners: string[] } {
   const objectsOf = (predicate: string): string[] => {
-    const prefix = `<${url}> <${predicate}> <`;
+    const prefix = Buffer.from(`<${url}> <${predicate}> <`);
     const found: string[] = [];
     for (let at = bytes.indexOf(prefix); at !== -1; at = bytes.indexOf(prefix, at + 1)) {
       if (at > 0 && bytes[at - 1] !== 0x0a) continue; // inside another line (a literal)
-      const start = at + Buffer.byteLength(prefix);
+      const start = at + prefix.length;
       found.push(bytes.toString('utf8', start, bytes.indexOf('>', start)));
     }
     return found;

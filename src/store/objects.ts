@@ -73,7 +73,6 @@ export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** A tree object from entries already in git's order (see compareTreeEntries). */
 /**
  * Each entry's bytes in a tree object, kept with the entry: a tree rewritten for one changed file
  * reuses the other entries (the same objects), so it is one copy of bytes already encoded, not an
@@ -92,6 +91,7 @@ function encodedEntry(entry: TreeEntry): Buffer {
   return bytes;
 }
 
+/** A tree object from entries already in git's order (see compareTreeEntries). */
 export function treeObject(entries: readonly TreeEntry[]): GitObject {
   return encodeObject('tree', Buffer.concat(entries.map(encodedEntry)));
 }
