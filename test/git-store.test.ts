@@ -205,4 +205,22 @@ describe('GitStore', () => {
     assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
     assert.equal(commitCount(dir), 2);
   });
+
+  it('rewrites a wide folder from its last tree, with the bytes git makes from scratch', async () => {
+    const dir = tempDir('store');
+    const store = await GitStore.open({ dir });
+    const paths = Array.from({ length: 40 }, (_, n) => `graphs/wide/${['d', 'd-', 'd.', 'é', 'x'][n % 5]}${n}.nt`);
+    const folders = ['graphs/wide/sub.nt/a.nt', 'graphs/wide/d1/b.nt'];
+    for (const [k, path] of [...paths, ...folders].entries()) await put(store, path, `<http://ex/s> <http://ex/p> "${k}" .\n`);
+    // rewrites, a deletion, a new file between existing names, a folder emptied
+    await put(store, paths[7]!, '<http://ex/s> <http://ex/p> "rewritten" .\n');
+    await store.write({ changes: [{ path: paths[3]!, bytes: null }, { path: folders[1]!, bytes: null }], author: agentIdentity(webId), message: 'DELETE' });
+    await put(store, 'graphs/wide/d10a.nt', '<http://ex/s> <http://ex/p> "new" .\n');
+    await put(store, paths[39]!, '<http://ex/s> <http://ex/p> "last" .\n');
+    git(dir, 'fsck', '--strict');
+    // git's own tree from the same index is the same object
+    git(dir, 'read-tree', 'HEAD');
+    assert.equal(git(dir, 'write-tree').trim(), git(dir, 'rev-parse', 'HEAD^{tree}').trim());
+    assert.equal(git(dir, 'ls-tree', '-r', '--name-only', 'HEAD', 'graphs/wide/').trim().split('\n').length, 41);
+  });
 });

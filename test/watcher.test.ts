@@ -26,6 +26,67 @@ async function indexEqualsHead(): Promise<boolean> {
   return JSON.stringify([...index].sort()) === JSON.stringify([...truth].sort());
 }
 
+/** `<blob id> <path>` of every stage-0 entry of the git index (git CLI). */
+function indexEntries(): string[] {
+  const lines = git(dir, 'ls-files', '-s', '-z').split('\0').filter(Boolean);
+  return lines.map((line) => line.replace(/^\d+ ([0-9a-f]{40}) 0\t/, '$1 ')).sort();
+}
+
+/** `<blob id> <path>` of every file at HEAD (git CLI). */
+function headFiles(): string[] {
+  const lines = git(dir, 'ls-tree', '-r', '-z', 'HEAD').split('\0').filter(Boolean);
+  return lines.map((line) => line.replace(/^\d+ blob ([0-9a-f]{40})\t/, '$1 ')).sort();
+}
+
+describe('the git index kept by the disk worker', () => {
+  it('lists every document with HEAD’s blob id after writes to several documents', async () => {
+    for (let i = 0; i < 6; i++) await ds.put(`many/d${i}/`, nt(`<${base}many/d${i}/> <http://ex/p> "${i}" .\n`));
+    await ds.put('many/d0/', nt(`<${base}many/d0/> <http://ex/p> "changed" .\n`));
+    await ds.delete('many/d5/');
+    await ds.settled();
+    assert.equal(git(dir, 'diff-files'), '', 'every entry’s stat data matches its file');
+    assert.equal(git(dir, 'diff-index', '--cached', 'HEAD'), '', 'every entry has HEAD’s blob');
+    assert.equal(git(dir, 'status', '--porcelain'), '');
+    assert.deepEqual(indexEntries(), headFiles());
+    assert.ok(indexEntries().some((entry) => entry.endsWith(' graphs/many/d4.nt')));
+    git(dir, 'fsck', '--strict');
+  });
+
+  it('keeps an entry someone added with git add outside the prefix through later syncs', async () => {
+    writeFileSync(join(dir, 'README.md'), 'read me\n');
+    git(dir, 'add', 'README.md');
+    const added = git(dir, 'ls-files', '-s', 'README.md');
+    assert.notEqual(added, '');
+    for (let i = 0; i < 3; i++) {
+      await ds.put(`readme${i}/`, nt(`<${base}readme${i}/> <http://ex/p> "${i}" .\n`));
+      await ds.settled();
+      assert.equal(git(dir, 'ls-files', '-s', 'README.md'), added);
+    }
+    assert.equal(git(dir, 'status', '--porcelain'), 'A  README.md\n');
+    git(dir, 'rm', '-q', '--cached', 'README.md');
+    rmSync(join(dir, 'README.md'));
+  });
+
+  it('starts each sync from the index file on disk when someone rewrote it since the last one', async () => {
+    await ds.put('behind/a/', nt(`<${base}behind/a/> <http://ex/p> "a" .\n`));
+    await ds.settled();
+    writeFileSync(join(dir, 'notes.txt'), 'notes\n');
+    git(dir, 'add', 'notes.txt'); // the index gains an entry the worker has not seen
+    await ds.put('behind/b/', nt(`<${base}behind/b/> <http://ex/p> "b" .\n`));
+    await ds.settled();
+    assert.notEqual(git(dir, 'ls-files', 'notes.txt'), '', 'the entry git added is kept');
+    git(dir, 'rm', '-q', '--cached', 'notes.txt'); // the index loses an entry the worker holds
+    git(dir, 'update-index', '--refresh');
+    await ds.put('behind/c/', nt(`<${base}behind/c/> <http://ex/p> "c" .\n`));
+    await ds.settled();
+    assert.equal(git(dir, 'ls-files', 'notes.txt'), '', 'the entry git removed is not brought back');
+    rmSync(join(dir, 'notes.txt'));
+    assert.equal(git(dir, 'status', '--porcelain'), '');
+    assert.deepEqual(indexEntries(), headFiles());
+    git(dir, 'fsck', '--strict');
+  });
+});
+
 describe('the watcher', () => {
   it('leaves a working tree and git index that agree with HEAD', async () => {
     await ds.put('a/', nt(`<${base}a/> <http://ex/p> "a" .\n`));

@@ -273,16 +273,22 @@ export function append(path: string, text: string): void {
   }
 }
 
-/** Replaces `path` through `<path>.lock` and a rename, as git does for its index. */
-export function replaceLocked(path: string, bytes: Uint8Array, options: LockOptions): void {
+/**
+ * Replaces `path` through `<path>.lock` and a rename, as git does for its index. `content` runs
+ * once the lock is held, so it may read `path` knowing no git command is replacing it meanwhile.
+ * Returns the new file's stat data (its inode, size and mtime are kept through the rename).
+ */
+export function replaceLocked(path: string, content: () => Uint8Array, options: LockOptions): fs.Stats {
   const lockPath = path + '.lock';
   const fd = acquireLock(lockPath, options);
   let renamed = false;
   try {
-    writeAll(fd, bytes, 0);
+    writeAll(fd, content(), 0);
+    const stats = fs.fstatSync(fd);
     fs.closeSync(fd);
     fs.renameSync(lockPath, path);
     renamed = true;
+    return stats;
   } finally {
     if (!renamed) {
       try {

@@ -1,7 +1,8 @@
-/** The disk worker: runs the synchronous disk operations of disk-ops.ts for the main thread, one at a time. */
+/** The disk worker: runs the synchronous disk operations of disk-ops.ts and index-state.ts for the main thread, one at a time. */
 import { lowerThreadPriority, serveCalls } from '../util/worker.js';
 import * as ops from './disk-ops.js';
 import type { DiskRequest } from './disk.js';
+import { updateIndex } from './index-state.js';
 
 lowerThreadPriority(5); // compressing and copying packs yields to the thread answering requests
 serveCalls<DiskRequest>((request) => {
@@ -16,8 +17,8 @@ serveCalls<DiskRequest>((request) => {
       return ops.updateRef(request.gitdir, request.ref, request.next, request.expected, request.lock);
     case 'append':
       return ops.append(request.path, request.text);
-    case 'replaceLocked':
-      return ops.replaceLocked(request.path, request.bytes, request.lock);
+    case 'updateIndex':
+      return updateIndex(request.gitdir, request.prefix, request.update, request.lock);
     case 'ping':
       return undefined;
     case 'syncCalls':

@@ -4,8 +4,9 @@
  */
 import { WorkerCalls } from '../util/worker.js';
 import type { LockOptions, PackObject, RefUpdate, WrittenPack } from './disk-ops.js';
+import type { IndexUpdate } from './index-state.js';
 
-export type { LockOptions, PackObject, RefUpdate, WrittenPack };
+export type { IndexUpdate, LockOptions, PackObject, RefUpdate, WrittenPack };
 
 export type DiskRequest =
   | { op: 'writePack'; packDir: string; tmpdir: string; objects: PackObject[]; then?: RefUpdate }
@@ -13,7 +14,7 @@ export type DiskRequest =
   | { op: 'removePacks'; packs: string[] }
   | { op: 'updateRef'; gitdir: string; ref: string; next: string; expected: string | undefined; lock: LockOptions }
   | { op: 'append'; path: string; text: string }
-  | { op: 'replaceLocked'; path: string; bytes: Uint8Array; lock: LockOptions }
+  | { op: 'updateIndex'; gitdir: string; prefix: string; update: IndexUpdate; lock: LockOptions }
   | { op: 'ping' }
   | { op: 'syncCalls' };
 
@@ -44,7 +45,8 @@ export const disk = {
   removePacks: (packs: string[]) => calls.call<void>({ op: 'removePacks', packs }),
   updateRef: (gitdir: string, ref: string, next: string, expected: string | undefined, lock: LockOptions) => calls.call<void>({ op: 'updateRef', gitdir, ref, next, expected, lock }),
   append: (path: string, text: string) => calls.call<void>({ op: 'append', path, text }),
-  replaceLocked: (path: string, bytes: Uint8Array, lock: LockOptions) => calls.call<void>({ op: 'replaceLocked', path, bytes, lock }),
+  /** Applies what changed under `prefix` to the git index the worker keeps for `gitdir`, and writes it (index-state.ts). */
+  updateIndex: (gitdir: string, prefix: string, update: IndexUpdate, lock: LockOptions) => calls.call<void>({ op: 'updateIndex', gitdir, prefix, update, lock }),
   /** Resolves once the worker answers: started before a store takes writes, not by the first one. */
   ready: () => calls.call<void>({ op: 'ping' }),
   /** How many fdatasync and fsync calls the worker has made (benchmarks count them per commit). */

@@ -1,15 +1,14 @@
 /**
- * The git index (`.git/index`, format version 2), read and written so that `git status` agrees
+ * The git index format (`.git/index`, version 2), read and written so that `git status` agrees
  * with HEAD once the working tree is synced: one entry per file with its stat data and blob id,
- * sorted by path, then a SHA-1 of the whole. Written through `index.lock` and a rename, as git
- * does. No extensions are written; git rebuilds its cache-tree by itself.
+ * sorted by the bytes of the path, then a SHA-1 of the whole. No extensions are written; git
+ * rebuilds its cache-tree by itself. Pure format code, used on both threads: the disk worker
+ * (index-state.ts) keeps and writes the index, the main thread only reads it at startup.
  */
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { disk } from './disk.js';
-import { defaultLockOptions, type LockOptions } from './refs.js';
 
 export interface IndexEntry {
   path: string;
@@ -48,16 +47,26 @@ export function statMatches(entry: IndexEntry, stats: Stats): boolean {
   );
 }
 
+/** Where an entry's path starts, after its stat data, blob id and flags. */
+const NAME_OFFSET = 62;
+
+/** The index of the repository at `gitdir`, by path; empty when there is none. */
 export async function readIndexFile(gitdir: string): Promise<Map<string, IndexEntry>> {
-  const entries = new Map<string, IndexEntry>();
-  let data: Buffer;
   try {
-    data = await fsp.readFile(join(gitdir, 'index'));
+    return parseIndex(await fsp.readFile(join(gitdir, 'index')));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return entries;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
     throw error;
   }
-  if (data.toString('latin1', 0, 4) !== 'DIRC') return entries;
+}
+
+/**
+ * The stage-0 entries of an index file (versions 2 and 3), by path. Conflict stages are left out,
+ * and a file in another format (version 4, or not an index) reads as empty.
+ */
+export function parseIndex(data: Buffer): Map<string, IndexEntry> {
+  const entries = new Map<string, IndexEntry>();
+  if (data.length < 12 || data.toString('latin1', 0, 4) !== 'DIRC') return entries;
   const version = data.readUInt32BE(4);
   if (version !== 2 && version !== 3) return entries; // v4 compresses paths: treat as unknown
   const count = data.readUInt32BE(8);
@@ -66,7 +75,7 @@ export async function readIndexFile(gitdir: string): Promise<Map<string, IndexEn
     const time = (at: number) => data.readUInt32BE(at) * 1000 + data.readUInt32BE(at + 4) / 1e6;
     const flags = data.readUInt16BE(offset + 60);
     const extended = version === 3 && (flags & 0x4000) !== 0;
-    const nameStart = offset + 62 + (extended ? 2 : 0);
+    const nameStart = offset + NAME_OFFSET + (extended ? 2 : 0);
     const nameEnd = data.indexOf(0, nameStart);
     const entry: IndexEntry = {
       ctimeMs: time(offset),
@@ -87,9 +96,10 @@ export async function readIndexFile(gitdir: string): Promise<Map<string, IndexEn
   return entries;
 }
 
-function encodeEntry(entry: IndexEntry): Buffer {
+/** One entry as it stands in the file: fixed fields, the path, NULs to a multiple of 8 bytes. */
+export function encodeEntry(entry: IndexEntry): Buffer {
   const name = Buffer.from(entry.path, 'utf8');
-  const length = Math.ceil((62 + name.length + 1) / 8) * 8;
+  const length = Math.ceil((NAME_OFFSET + name.length + 1) / 8) * 8;
   const out = Buffer.alloc(length);
   const time = (ms: number, at: number) => {
     const seconds = Math.floor(ms / 1000);
@@ -106,18 +116,24 @@ function encodeEntry(entry: IndexEntry): Buffer {
   out.writeUInt32BE(entry.size >>> 0, 36);
   out.write(entry.id, 40, 'hex');
   out.writeUInt16BE(Math.min(name.length, 0xfff), 60);
-  name.copy(out, 62);
+  name.copy(out, NAME_OFFSET);
   return out;
 }
 
-/** Writes the index through `index.lock` (by the disk worker); entries outside `entries` are dropped. */
-export async function writeIndexFile(gitdir: string, entries: Iterable<IndexEntry>, lock: LockOptions = defaultLockOptions): Promise<void> {
-  const sorted = [...entries].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+/** The path bytes of an encoded entry: what git sorts the entries by. */
+export function entryName(encoded: Buffer): Buffer {
+  return encoded.subarray(NAME_OFFSET, encoded.indexOf(0, NAME_OFFSET));
+}
+
+/**
+ * The whole file: header, the entries already encoded and sorted by path bytes (as git sorts
+ * them), and the SHA-1 of all that.
+ */
+export function encodeIndex(sortedEntries: readonly Uint8Array[]): Buffer {
   const header = Buffer.alloc(12);
   header.write('DIRC', 0, 'latin1');
   header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(sorted.length, 8);
-  const body = Buffer.concat([header, ...sorted.map(encodeEntry)]);
-  const checksum = createHash('sha1').update(body).digest();
-  await disk.replaceLocked(join(gitdir, 'index'), Buffer.concat([body, checksum]), lock);
+  header.writeUInt32BE(sortedEntries.length, 8);
+  const body = Buffer.concat([header, ...sortedEntries]);
+  return Buffer.concat([body, createHash('sha1').update(body).digest()]);
 }

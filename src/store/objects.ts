@@ -74,30 +74,63 @@ export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
 }
 
 /**
- * Each entry's bytes in a tree object, kept with the entry: a tree rewritten for one changed file
- * reuses the other entries (the same objects), so it is one copy of bytes already encoded, not an
- * encoding of every entry of the folder at each write.
+ * A tree's content and where each of its entries ends in it, kept with the entry list parsed from
+ * it or encoded into it (lists are never changed once made). A tree rewritten from such a list is
+ * built by copying the runs of entries it keeps: one changed file in a folder of thousands costs a
+ * copy of bytes, not an encoding of every entry of the folder.
  */
-const encodedEntries = new WeakMap<TreeEntry, Buffer>();
+const layouts = new WeakMap<readonly TreeEntry[], { content: Buffer; ends: Uint32Array }>();
 
-function encodedEntry(entry: TreeEntry): Buffer {
-  let bytes = encodedEntries.get(entry);
-  if (!bytes) {
-    const head = `${entry.mode} ${entry.name}\0`;
-    bytes = Buffer.alloc(Buffer.byteLength(head) + 20);
-    bytes.write(entry.id, bytes.write(head), 'hex');
-    encodedEntries.set(entry, bytes);
-  }
+function encodeEntry(entry: TreeEntry): Buffer {
+  const head = `${entry.mode} ${entry.name}\0`;
+  const bytes = Buffer.allocUnsafe(Buffer.byteLength(head) + 20);
+  bytes.write(entry.id, bytes.write(head), 'hex');
   return bytes;
 }
 
-/** A tree object from entries already in git's order (see compareTreeEntries). */
-export function treeObject(entries: readonly TreeEntry[]): GitObject {
-  return encodeObject('tree', Buffer.concat(entries.map(encodedEntry)));
+/**
+ * A tree object from entries in git's order (see compareTreeEntries). Entries that are the very
+ * objects of `base` (the list this one was derived from) are copied from the base's content.
+ */
+export function treeObject(entries: readonly TreeEntry[], base?: readonly TreeEntry[]): GitObject {
+  const layout = base && layouts.get(base);
+  const pieces: Buffer[] = [];
+  const ends = new Uint32Array(entries.length);
+  let length = 0;
+  let run: { start: number; end: number } | undefined; // bytes of the base being kept
+  let j = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (base && layout) {
+      // base entries that sort before this one, or are replaced by it, are not kept
+      while (j < base.length && base[j] !== entry && compareTreeEntries(base[j]!, entry) <= 0) j++;
+      if (base[j] === entry) {
+        const start = j === 0 ? 0 : layout.ends[j - 1]!;
+        const end = layout.ends[j++]!;
+        if (run?.end === start) run.end = end;
+        else {
+          if (run) pieces.push(layout.content.subarray(run.start, run.end));
+          run = { start, end };
+        }
+        ends[i] = length += end - start;
+        continue;
+      }
+    }
+    if (run) pieces.push(layout!.content.subarray(run.start, run.end));
+    run = undefined;
+    const bytes = encodeEntry(entry);
+    pieces.push(bytes);
+    ends[i] = length += bytes.length;
+  }
+  if (run) pieces.push(layout!.content.subarray(run.start, run.end));
+  const content = Buffer.concat(pieces, length);
+  layouts.set(entries, { content, ends });
+  return encodeObject('tree', content);
 }
 
 export function parseTree(content: Buffer): TreeEntry[] {
   const entries: TreeEntry[] = [];
+  const ends: number[] = [];
   let offset = 0;
   while (offset < content.length) {
     const space = content.indexOf(0x20, offset);
@@ -110,6 +143,11 @@ export function parseTree(content: Buffer): TreeEntry[] {
       id: content.toString('hex', nul + 1, nul + 21),
     });
     offset = nul + 21;
+    ends.push(offset);
+  }
+  // git writes trees as "40000"; a tree written as "040000" is re-encoded, not copied
+  if (!entries.some((entry, i) => entry.mode === TREE_MODE && content[i === 0 ? 0 : ends[i - 1]!] === 0x30)) {
+    layouts.set(entries, { content, ends: Uint32Array.from(ends) });
   }
   return entries;
 }

@@ -128,19 +128,21 @@ interface PendingChange {
 }
 
 async function buildFolder(trees: TreeCache, base: string | undefined, changes: PendingChange[], out: GitObject[]): Promise<string | undefined> {
-  const entries = base ? [...(await trees.get(base))] : [];
-  const index = new Map(entries.map((e, i) => [e.name, i]));
+  const before = base ? await trees.get(base) : [];
+  const entries = [...before];
   const removed = new Set<number>();
-  const added: TreeEntry[] = [];
+  const added = new Map<string, TreeEntry>();
+  let reordered = false;
   const set = (entry: TreeEntry | undefined, name: string) => {
-    const at = index.get(name);
-    if (at !== undefined && !removed.has(at)) {
-      if (entry) entries[at] = entry;
-      else removed.add(at);
-    } else if (entry) {
-      added.push(entry);
-      index.set(name, -1);
-    }
+    const at = findEntry(before, name);
+    if (at >= 0 && !removed.has(at)) {
+      if (!entry) removed.add(at);
+      else {
+        reordered ||= entry.mode !== entries[at]!.mode; // a file became a folder: it sorts elsewhere
+        entries[at] = entry;
+      }
+    } else if (entry) added.set(name, entry);
+    else added.delete(name);
   };
   const folders = new Map<string, PendingChange[]>();
   for (const change of changes) {
@@ -154,20 +156,34 @@ async function buildFolder(trees: TreeCache, base: string | undefined, changes: 
     }
   }
   for (const [name, sub] of folders) {
-    const at = index.get(name);
-    const current = at !== undefined && at >= 0 ? entries[at] : undefined;
+    const at = findEntry(before, name);
+    const current = added.get(name) ?? (at >= 0 && !removed.has(at) ? entries[at] : undefined);
     const subBase = current?.mode === TREE_MODE ? current.id : undefined;
     const id = await buildFolder(trees, subBase, sub, out);
     set(id ? { name, mode: TREE_MODE, id } : undefined, name);
   }
-  const result = entries.filter((_, i) => !removed.has(i));
-  if (added.length) {
-    result.push(...added.filter((e) => index.get(e.name) === -1));
-    result.sort(compareTreeEntries);
-  }
+  let result = removed.size > 0 ? entries.filter((_, i) => !removed.has(i)) : entries;
+  if (added.size > 0 || reordered) result = [...result, ...added.values()].sort(compareTreeEntries);
   if (result.length === 0) return undefined;
-  const object = treeObject(result);
-  trees.put(object.id, object.id === base ? entries : result);
+  const object = treeObject(result, before);
+  trees.put(object.id, result);
   out.push(object);
   return object.id;
+}
+
+/** Where the entry named `name` (a file or a folder) is in a list in git's order, or -1. */
+function findEntry(entries: readonly TreeEntry[], name: string): number {
+  for (const mode of [FILE_MODE, TREE_MODE]) {
+    const probe = { name, mode, id: '' };
+    let low = 0;
+    let high = entries.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const order = compareTreeEntries(entries[middle]!, probe);
+      if (order === 0) return middle;
+      if (order < 0) low = middle + 1;
+      else high = middle - 1;
+    }
+  }
+  return -1;
 }

@@ -14,9 +14,11 @@ import { LodestoneError, isLodestoneError } from '../errors.js';
 import { canonicalBytes } from '../rdf/canonical.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import type { GitStore, Identity } from './git-store.js';
-import { entryFromStats, readIndexFile, statMatches, writeIndexFile, type IndexEntry } from './index-file.js';
+import { disk, type IndexUpdate } from './disk.js';
+import { entryFromStats, readIndexFile, statMatches, type IndexEntry } from './index-file.js';
 import { blobObject } from './objects.js';
 import { fileDocument } from './paths.js';
+import { defaultLockOptions } from './refs.js';
 
 export const WORKTREE_COMMITTER: Identity = { name: 'Lodestone (working tree)', email: 'working-tree@lodestone.invalid' };
 export const ANONYMOUS: Identity = { name: 'anonymous', email: 'anonymous@lodestone.invalid' };
@@ -41,6 +43,10 @@ export class WorkingTree {
   private readonly synced = new Map<string, IndexEntry>();
   private readonly dirty = new Set<string>();
   private readonly writing = new Map<string, string>();
+  /** Paths whose entries a failed index update did not write: sent again with the next round. */
+  private readonly unindexed = new Set<string>();
+  /** A round that replaces every entry under the prefix is due (the first, or one that failed). */
+  private replacePending = false;
   private readonly journal: string;
   private readonly tmpdir: string;
   private timer: NodeJS.Timeout | undefined;
@@ -173,7 +179,10 @@ export class WorkingTree {
     if (commit) this.log(`working tree: ${path} was edited; committed PUT ${url} as ${commit}`);
   }
 
-  /** Writes HEAD's version of every dirty path, then the git index. */
+  /**
+   * Writes HEAD's version of every dirty path, then their git index entries. `force` (at startup)
+   * runs a round even with nothing dirty, and rewrites every index entry under the prefix.
+   */
   private async syncOut(force = false): Promise<void> {
     if (this.dirty.size === 0 && !force) return;
     const paths = [...this.dirty];
@@ -204,7 +213,7 @@ export class WorkingTree {
         await this.pruneEmptyFolders(dirname(path));
       }
     }
-    await this.writeIndex();
+    await this.writeIndex(paths, force);
     await fsp.rm(this.journal, { force: true });
     for (const path of edited) await this.fileChanged(path);
   }
@@ -229,19 +238,32 @@ export class WorkingTree {
     }
   }
 
-  /** The git index: our entries under the prefix, git's own for every other path. */
-  private async writeIndex(): Promise<void> {
-    const existing = await readIndexFile(this.store.gitdir);
-    const prefix = this.store.prefix + '/';
-    const entries: IndexEntry[] = [...existing.values()].filter((e) => !e.path.startsWith(prefix));
-    for (const [path, entry] of this.synced) {
-      if (this.store.blobId(path) === entry.id) entries.push(entry);
-      else {
-        const head = this.store.blobId(path);
-        if (head) entries.push({ ...entry, id: head, mtimeMs: 0, size: 0 }); // not synced yet: git will re-check it
-      }
+  /**
+   * Sends the index entries of a round's paths to the disk worker, which keeps the git index and
+   * git's own entries for every other path (index-state.ts): work here is per path of the round,
+   * not per file of the repository. With `full`, every synced path goes, and replaces all
+   * entries under the prefix.
+   */
+  private async writeIndex(paths: readonly string[], full: boolean): Promise<void> {
+    for (const path of paths) this.unindexed.add(path);
+    this.replacePending ||= full;
+    const update: IndexUpdate = { set: [], remove: [], replacePrefix: this.replacePending };
+    for (const path of this.replacePending ? this.synced.keys() : this.unindexed) {
+      const entry = this.indexEntry(path);
+      if (entry) update.set.push(entry);
+      else update.remove.push(path);
     }
-    await writeIndexFile(this.store.gitdir, entries);
+    await disk.updateIndex(this.store.gitdir, this.store.prefix, update, defaultLockOptions);
+    this.unindexed.clear();
+    this.replacePending = false;
+  }
+
+  /** A path's index entry: as synced while HEAD has that blob, HEAD's blob once it moved on, none once HEAD has no file. */
+  private indexEntry(path: string): IndexEntry | undefined {
+    const entry = this.synced.get(path);
+    const head = this.store.blobId(path);
+    if (!entry || !head) return undefined;
+    return head === entry.id ? entry : { ...entry, id: head, mtimeMs: 0, size: 0 }; // not synced yet: git will re-check it
   }
 }
 
