@@ -54,8 +54,10 @@ export async function lookupPath(trees: TreeCache, treeId: string | undefined, p
   let current = treeId;
   for (const name of path.split('/')) {
     if (!current) return undefined;
-    entry = (await trees.get(current)).find((e) => e.name === name);
-    if (!entry) return undefined;
+    const entries = await trees.get(current);
+    const at = findEntry(entries, name);
+    if (at < 0) return undefined;
+    entry = entries[at]!;
     current = entry.mode === TREE_MODE ? entry.id : undefined;
   }
   return entry;
