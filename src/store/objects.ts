@@ -98,6 +98,10 @@ export function treeObject(entries: readonly TreeEntry[], base?: readonly TreeEn
   const ends = new Uint32Array(entries.length);
   let length = 0;
   let run: { start: number; end: number } | undefined; // bytes of the base being kept
+  const endRun = () => {
+    if (run) pieces.push(layout!.content.subarray(run.start, run.end));
+    run = undefined;
+  };
   let j = 0;
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
@@ -109,20 +113,19 @@ export function treeObject(entries: readonly TreeEntry[], base?: readonly TreeEn
         const end = layout.ends[j++]!;
         if (run?.end === start) run.end = end;
         else {
-          if (run) pieces.push(layout.content.subarray(run.start, run.end));
+          endRun();
           run = { start, end };
         }
         ends[i] = length += end - start;
         continue;
       }
     }
-    if (run) pieces.push(layout!.content.subarray(run.start, run.end));
-    run = undefined;
+    endRun();
     const bytes = encodeEntry(entry);
     pieces.push(bytes);
     ends[i] = length += bytes.length;
   }
-  if (run) pieces.push(layout!.content.subarray(run.start, run.end));
+  endRun();
   const content = Buffer.concat(pieces, length);
   layouts.set(entries, { content, ends });
   return encodeObject('tree', content);
@@ -131,12 +134,14 @@ export function treeObject(entries: readonly TreeEntry[], base?: readonly TreeEn
 export function parseTree(content: Buffer): TreeEntry[] {
   const entries: TreeEntry[] = [];
   const ends: number[] = [];
+  let asEncoded = true; // git writes a tree's mode as "40000"; one written "040000" is re-encoded, not copied
   let offset = 0;
   while (offset < content.length) {
     const space = content.indexOf(0x20, offset);
     const nul = content.indexOf(0, space);
     if (space < 0 || nul < 0 || nul + 21 > content.length) throw new LodestoneError('Corrupt', 'malformed tree object');
     const mode = content.toString('latin1', offset, space);
+    if (mode === '040000') asEncoded = false;
     entries.push({
       mode: mode === '040000' ? TREE_MODE : mode,
       name: content.toString('utf8', space + 1, nul),
@@ -145,10 +150,7 @@ export function parseTree(content: Buffer): TreeEntry[] {
     offset = nul + 21;
     ends.push(offset);
   }
-  // git writes trees as "40000"; a tree written as "040000" is re-encoded, not copied
-  if (!entries.some((entry, i) => entry.mode === TREE_MODE && content[i === 0 ? 0 : ends[i - 1]!] === 0x30)) {
-    layouts.set(entries, { content, ends: Uint32Array.from(ends) });
-  }
+  if (asEncoded) layouts.set(entries, { content, ends: Uint32Array.from(ends) });
   return entries;
 }
 
