@@ -74,12 +74,14 @@ export class Dataspace {
       prefix: store.prefix,
       base: options.base,
       onInvalid: (path, message) => log(`${options.id}: ${path} is not valid N-Triples and is not indexed: ${message}`),
+      cachedBlob: (id) => store.cachedBlob(id),
     });
     this.workingTree = new WorkingTree({ store, base: options.base, log });
     this.versions = options.versioned ? new VersionIndex(store) : undefined;
     // The index follows HEAD shortly after a burst of commits rather than once per commit: one
     // tree diff covers the burst, and writes leave more CPU to reads. Queries sync first anyway.
-    store.on('head', () => {
+    store.on('head', (change) => {
+      this.index.recordHead(change.before, change.after, store.headTreeId!, change.files);
       if (this.indexTimer) return;
       this.indexTimer = setTimeout(() => {
         this.indexTimer = undefined;
@@ -142,6 +144,7 @@ export class Dataspace {
     await this.indexing;
     await this.index.syncTo(this.store.head);
     await this.workingTree.idle();
+    await this.versions?.idle();
   }
 
   async close(): Promise<void> {
@@ -149,6 +152,7 @@ export class Dataspace {
     await this.watcher?.close();
     this.workingTree.close();
     await this.workingTree.idle();
+    await this.versions?.idle();
     await this.index.close();
     await this.store.close();
   }

@@ -4,7 +4,9 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { Dataspace } from '../src/dataspace.js';
+import { Dataspace, agentIdentity } from '../src/dataspace.js';
+import { IndexCore } from '../src/index/index-core.js';
+import { GitStore } from '../src/store/git-store.js';
 import { documentFile } from '../src/store/paths.js';
 import { commitCount, git, graphsAtHead, graphsInIndex, nt, removeTempDirs, tempDir } from './helpers.js';
 
@@ -117,6 +119,33 @@ describe('the index', () => {
     const out = execFileSync(process.execPath, ['bin/lodestone.js', 'reindex', '--data', data], { encoding: 'utf8' });
     assert.match(out, new RegExp(`end-user: ${documents.length} documents, \\d+ triples indexed from ${ds.store.head}`));
     assert.ok(commitCount(dsDir) === documents.length && dir);
+  });
+
+  it('applies the changes a sync carries only from the commit it reflects, and diffs the trees otherwise', async () => {
+    const store = await GitStore.open({ dir: tempDir('delta') });
+    const text = (value: string) => Buffer.from(`<${base}a/#this> <http://ex/p> "${value}" .\n`);
+    const put = async (value: string) => (await store.write({ changes: [{ path: 'graphs/a.nt', bytes: text(value) }], author: agentIdentity(undefined), message: 'PUT a' }))!;
+    const core = new IndexCore({ gitdir: store.gitdir, prefix: 'graphs', base });
+    try {
+      const one = await put('1');
+      await core.syncTo(one);
+      const two = await put('2');
+      // changes said to start from a commit the index does not reflect are not applied
+      await core.syncTo(two, { from: two, tree: store.headTreeId!, files: [{ path: 'graphs/a.nt', bytes: text('wrong') }] });
+      assert.match(core.dump(), /"2"/);
+      assert.doesNotMatch(core.dump(), /wrong/);
+      const three = await put('3');
+      await core.syncTo(three, { from: two, tree: store.headTreeId!, files: [{ path: 'graphs/a.nt', bytes: text('3') }] });
+      assert.equal(core.indexedCommit, three);
+      assert.match(core.dump(), /"3"/);
+      assert.doesNotMatch(core.dump(), /"2"/);
+      // and the tree it was given is where the next diff starts
+      await store.write({ changes: [{ path: 'graphs/a.nt', bytes: null }], author: agentIdentity(undefined), message: 'DELETE a' });
+      await core.syncTo(store.head);
+      assert.equal(core.dump(), '');
+    } finally {
+      await store.close();
+    }
   });
 
   it('leaves out, and reports, a committed file that is not N-Triples', async () => {

@@ -4,6 +4,7 @@
  * DocumentService, and answers with the statuses and headers of SPEC §3, §4.6 and DESIGN.md's
  * LinkedDataHub habits (201 with Location, 204 with the new ETag for POST and PATCH).
  */
+import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type Koa from 'koa';
 import contentType from 'content-type';
 import { LodestoneError } from '../errors.js';
@@ -155,6 +156,7 @@ export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware
     // SPEC §4.6.6: the validator is the ETag of the representation this request's Accept selects
     const validatorType = responseType ?? 'not acceptable';
     const conditions = conditionsOf(ctx.headers);
+    await afterPendingIo(); // the write goes on after the reads that came in meanwhile
     const result = await documents.write({
       method,
       relativePath,

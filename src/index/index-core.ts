@@ -24,6 +24,19 @@ export interface SyncReport {
   invalid: Array<{ path: string; message: string }>;
 }
 
+/**
+ * What changed from the commit `from` to the one synced to, sent by the main thread, which has the
+ * new blobs in hand: the worker applies it without reading trees or blobs from the packs. It is
+ * used only when the index reflects `from`; otherwise the commits' trees are diffed.
+ */
+export interface SyncDelta {
+  from: string | undefined;
+  /** The tree of the commit synced to. */
+  tree: string;
+  /** Each changed file with its new bytes, or null when it was deleted. */
+  files: Array<{ path: string; bytes: Uint8Array | null }>;
+}
+
 export interface QueryRequest {
   query: string;
   /** SPARQL Protocol `default-graph-uri`; with `namedGraphs`, overrides the query's FROM. */
@@ -61,35 +74,43 @@ export class IndexCore {
     return relative === undefined ? undefined : this.config.base + relative;
   }
 
-  async syncTo(commit: string | undefined): Promise<SyncReport> {
+  async syncTo(commit: string | undefined, delta?: SyncDelta): Promise<SyncReport> {
     const report: SyncReport = { commit, graphsReplaced: 0, invalid: [] };
     if (commit === this.commit) return report;
+    const initial = this.commit === undefined;
+    if (delta && commit !== undefined && delta.from === this.commit) {
+      for (const file of delta.files) this.replaceGraph(file.path, file.bytes, initial, report);
+      this.commit = commit;
+      this.tree = delta.tree;
+      return report;
+    }
     const tree = commit ? (await this.objects.readCommit(commit)).tree : undefined;
     const diffs = await diffTrees(this.trees, this.tree, tree, this.config.prefix);
-    const initial = this.commit === undefined;
     for (let i = 0; i < diffs.length; i += READ_AHEAD) {
       const slice = diffs.slice(i, i + READ_AHEAD);
-      const blobs = await Promise.all(slice.map((d) => (d.after ? this.objects.readTyped(d.after, 'blob') : undefined)));
-      slice.forEach((diff, j) => {
-        const name = this.graphName(diff.path);
-        if (!name) return;
-        const graph = oxigraph.namedNode(name);
-        if (!initial) this.clearGraph(graph);
-        const bytes = blobs[j];
-        if (bytes) {
-          try {
-            this.loadGraph(bytes, graph, initial);
-          } catch (error) {
-            this.clearGraph(graph);
-            report.invalid.push({ path: diff.path, message: error instanceof Error ? error.message : String(error) });
-          }
-        }
-        report.graphsReplaced++;
-      });
+      const blobs = await Promise.all(slice.map((d) => (d.after ? this.objects.readTyped(d.after, 'blob') : null)));
+      slice.forEach((diff, j) => this.replaceGraph(diff.path, blobs[j]!, initial, report));
     }
     this.commit = commit;
     this.tree = tree;
     return report;
+  }
+
+  /** Replaces the graph of the document in file `path` with `bytes` (null: empties it). */
+  private replaceGraph(path: string, bytes: Uint8Array | null, initial: boolean, report: SyncReport): void {
+    const name = this.graphName(path);
+    if (!name) return;
+    const graph = oxigraph.namedNode(name);
+    if (!initial) this.clearGraph(graph);
+    if (bytes) {
+      try {
+        this.loadGraph(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), graph, initial);
+      } catch (error) {
+        this.clearGraph(graph);
+        report.invalid.push({ path, message: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    report.graphsReplaced++;
   }
 
   /**

@@ -3,11 +3,11 @@
  * queries never block HTTP. Requests are handled one at a time, in the order they arrive.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { IndexCore, type IndexConfig, type QueryRequest } from './index-core.js';
+import { IndexCore, type IndexConfig, type QueryRequest, type SyncDelta } from './index-core.js';
 import { lowerThreadPriority } from '../util/worker.js';
 
 export type IndexRequest =
-  | { id: number; op: 'sync'; commit: string | undefined }
+  | { id: number; op: 'sync'; commit: string | undefined; delta?: SyncDelta }
   | { id: number; op: 'dump' }
   | { id: number; op: 'size' }
   | { id: number; op: 'reset' }
@@ -23,7 +23,7 @@ let chain: Promise<void> = Promise.resolve();
 async function handle(request: IndexRequest): Promise<unknown> {
   switch (request.op) {
     case 'sync':
-      return core.syncTo(request.commit);
+      return core.syncTo(request.commit, request.delta);
     case 'dump':
       return core.dump();
     case 'size':

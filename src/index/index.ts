@@ -8,7 +8,8 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../util/worker.js';
 import { LodestoneError } from '../errors.js';
-import type { IndexConfig, QueryRequest, SyncReport } from './index-core.js';
+import type { FileDiff } from '../store/trees.js';
+import type { IndexConfig, QueryRequest, SyncDelta, SyncReport } from './index-core.js';
 import type { IndexRequest, IndexResponse } from './index-worker.js';
 
 type Op = IndexRequest['op'];
@@ -17,6 +18,19 @@ export interface IndexOptions extends IndexConfig {
   /** Called with each file at a synced commit that failed to parse. */
   onInvalid?: (path: string, message: string) => void;
   log?: (line: string) => void;
+  /**
+   * A blob's bytes if the main thread holds them: a sync to a commit whose changes were recorded
+   * (recordHead) then carries the changed files, and the worker reads nothing from the packs.
+   */
+  cachedBlob?: (id: string) => Uint8Array | undefined;
+}
+
+/** The changes recorded since the last sync was sent, as paths to their new blob ids (null: deleted). */
+interface Recorded {
+  from: string | undefined;
+  to: string;
+  tree: string;
+  files: Map<string, string | null>;
 }
 
 interface Job {
@@ -39,11 +53,14 @@ export class Index {
   private closed = false;
   private readonly onInvalid: IndexOptions['onInvalid'];
   private readonly log: (line: string) => void;
+  private readonly cachedBlob: IndexOptions['cachedBlob'];
+  private recorded: Recorded | undefined;
 
   constructor(options: IndexOptions) {
-    const { onInvalid, log, ...config } = options;
+    const { onInvalid, log, cachedBlob, ...config } = options;
     this.config = config;
     this.onInvalid = onInvalid;
+    this.cachedBlob = cachedBlob;
     this.log = log ?? ((line) => console.error(line));
     this.worker = this.spawn();
   }
@@ -116,13 +133,36 @@ export class Index {
     return this.current;
   }
 
+  /** Records a new HEAD of the store (its tree and the files that changed), for the next sync to carry. */
+  recordHead(before: string | undefined, after: string, tree: string, files: readonly FileDiff[]): void {
+    const recorded = this.recorded && this.recorded.to === before ? this.recorded : { from: before, to: after, tree, files: new Map<string, string | null>() };
+    recorded.to = after;
+    recorded.tree = tree;
+    for (const file of files) recorded.files.set(file.path, file.after ?? null);
+    this.recorded = recorded;
+  }
+
+  /** The recorded changes up to `commit` with their bytes, or undefined when they are not all in hand. */
+  private deltaTo(commit: string | undefined): SyncDelta | undefined {
+    const recorded = this.recorded;
+    this.recorded = undefined;
+    if (!recorded || recorded.to !== commit || !this.cachedBlob) return undefined;
+    const files: SyncDelta['files'] = [];
+    for (const [path, id] of recorded.files) {
+      const bytes = id === null ? null : this.cachedBlob(id);
+      if (bytes === undefined) return undefined;
+      files.push({ path, bytes });
+    }
+    return { from: recorded.from, tree: recorded.tree, files };
+  }
+
   /** Brings the index to `commit`; resolves once it reflects `commit` or a later target. */
   async syncTo(commit: string | undefined): Promise<void> {
     this.target = commit;
     while (this.current !== this.target) {
       if (!this.syncing) {
         const goal = this.target;
-        this.syncing = this.call<SyncReport>('sync', { commit: goal })
+        this.syncing = this.call<SyncReport>('sync', { commit: goal, delta: this.deltaTo(goal) })
           .then((report) => {
             this.current = goal;
             for (const bad of report.invalid) this.onInvalid?.(bad.path, bad.message);

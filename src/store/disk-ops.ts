@@ -10,7 +10,8 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { LodestoneError } from '../errors.js';
-import type { ObjectType } from './objects.js';
+import { entryFromStats, statMatches, type IndexEntry } from './index-file.js';
+import { blobObject, type ObjectType } from './objects.js';
 import { looseRef, packedRef } from './refs.js';
 import { TYPE_NAMES, encodeIndex, encodePack, packEntry, packHeader, readIndex } from './packs.js';
 
@@ -254,7 +255,6 @@ export function updateRef(gitdir: string, ref: string, next: string, expected: s
   }
 }
 
-/** Appends `text` to a file, creating it (and its folder) when absent. */
 /** Deletes packs that a merge replaced, each index before its pack (git's order: a pack without its index is never looked at). */
 export function removePacks(packs: readonly string[]): void {
   for (const pack of packs) {
@@ -263,6 +263,11 @@ export function removePacks(packs: readonly string[]): void {
   }
 }
 
+export function removeFile(path: string): void {
+  fs.rmSync(path, { force: true });
+}
+
+/** Appends `text` to a file, creating it (and its folder) when absent. */
 export function append(path: string, text: string): void {
   try {
     fs.appendFileSync(path, text);
@@ -299,4 +304,60 @@ export function replaceLocked(path: string, content: () => Uint8Array, options: 
       fs.rmSync(lockPath, { force: true });
     }
   }
+}
+
+/** A file of a working-tree sync round (worktree.ts): HEAD's blob and bytes for it (null: HEAD has none), and the index entry it was last synced to. */
+export interface WorkingFile {
+  path: string;
+  head: string | null;
+  bytes: Uint8Array | null;
+  synced: IndexEntry | undefined;
+}
+
+/** What a round did with a file; a file written has a new index entry. */
+export type WorkingOutcome = { path: string; outcome: 'current' | 'edited' | 'removed' } | { path: string; outcome: 'written'; entry: IndexEntry };
+
+function readIfThere(path: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One working-tree sync round (worktree.ts), in one call rather than a thread-pool round trip per
+ * step: the round's paths journalled, then each file replaced by HEAD's bytes through a rename, or
+ * removed with the folders it leaves empty. A file already as synced and at HEAD's blob is left
+ * alone, and so is one someone edited since it was synced (its stat data and content differ).
+ */
+export function syncWorkingFiles(dir: string, prefix: string, tmpdir: string, journal: string, files: readonly WorkingFile[]): WorkingOutcome[] {
+  fs.mkdirSync(dirname(journal), { recursive: true });
+  fs.writeFileSync(journal, files.map((file) => file.path).join('\n'));
+  return files.map(({ path, head, bytes, synced }): WorkingOutcome => {
+    const target = join(dir, path);
+    const stats = fs.statSync(target, { throwIfNoEntry: false });
+    if (stats && synced && statMatches(synced, stats)) {
+      if (synced.id === head) return { path, outcome: 'current' };
+    } else if (stats && synced) {
+      const content = readIfThere(target);
+      if (content && blobObject(content).id !== synced.id) return { path, outcome: 'edited' };
+    }
+    if (bytes && head) {
+      fs.mkdirSync(dirname(target), { recursive: true });
+      const tmp = join(tmpdir, `wt-${randomBytes(6).toString('hex')}`);
+      fs.writeFileSync(tmp, bytes, { mode: 0o644 });
+      fs.renameSync(tmp, target);
+      return { path, outcome: 'written', entry: entryFromStats(path, head, fs.statSync(target)) };
+    }
+    fs.rmSync(target, { force: true });
+    for (let folder = dirname(path); folder.startsWith(prefix + '/'); folder = dirname(folder)) {
+      try {
+        fs.rmdirSync(join(dir, folder));
+      } catch {
+        break; // not empty
+      }
+    }
+    return { path, outcome: 'removed' };
+  });
 }

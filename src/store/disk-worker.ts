@@ -18,7 +18,11 @@ serveCalls<DiskRequest>((request) => {
     case 'append':
       return ops.append(request.path, request.text);
     case 'updateIndex':
-      return updateIndex(request.gitdir, request.prefix, request.update, request.lock);
+      updateIndex(request.gitdir, request.prefix, request.update, request.lock);
+      if (request.journal) ops.removeFile(request.journal);
+      return undefined;
+    case 'syncWorkingFiles':
+      return ops.syncWorkingFiles(request.dir, request.prefix, request.tmpdir, request.journal, request.files);
     case 'ping':
       return undefined;
     case 'syncCalls':

@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
+import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import git from 'isomorphic-git';
 import { isLodestoneError } from '../errors.js';
 import { ByteCache } from '../util/byte-cache.js';
@@ -368,6 +369,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
         }
       }
       if (head !== this.headId) {
+        await afterPendingIo();
         try {
           await this.objects.write(objects, { gitdir: this.gitdir, ref: this.ref, next: head!, expected: this.headId, lock: this.lockOptions });
         } catch (error) {
@@ -385,6 +387,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
         this.headId = head;
         this.headTree = tree;
         this.emit('head', { before, after: head!, files, external: false, commits });
+        await afterPendingIo();
       }
       batch.forEach((item, i) => {
         const outcome = outcomes[i]!;

@@ -6,7 +6,8 @@
  * proportion to that document's versions, never to the repository's history (issue 5). It is kept
  * on disk as an append-only log (`.git/lodestone/versions`): a restart reads the log and walks only
  * the commits made since. The log is derived data: when it does not fit the repository, it is
- * rebuilt.
+ * rebuilt, and it may lag: appends wait a moment to go down together, and whatever a crash loses
+ * of them is walked again at the next start.
  */
 import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
@@ -33,6 +34,9 @@ interface Change {
 }
 
 const ZERO = '0'.repeat(40);
+
+/** How long the log's appends wait to go down together (one disk-worker call, not one per commit). */
+const LOG_DELAY_MS = 200;
 
 /**
  * The changes to files under `prefix` along the first-parent history of `head`, oldest first, from
@@ -75,6 +79,9 @@ export class VersionIndex {
   private readonly versions = new Map<string, Version[]>();
   private indexed: string | undefined;
   private work: Promise<void> = Promise.resolve();
+  /** Log records not yet appended, and the timer that appends them. */
+  private unwritten = '';
+  private flushTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: GitStore,
@@ -94,6 +101,7 @@ export class VersionIndex {
   async build(): Promise<void> {
     await this.load();
     await this.extendTo(this.store.head);
+    await this.idle();
   }
 
   /** Replays the log up to its last complete `#head` record; anything after it is a torn write. */
@@ -129,9 +137,18 @@ export class VersionIndex {
     this.indexed = head;
   }
 
-  /** Resolves once every HEAD seen so far is indexed. */
+  /** Resolves once every HEAD seen so far is indexed and in the log on disk. */
   async idle(): Promise<void> {
     await this.work;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    const text = this.unwritten;
+    this.unwritten = '';
+    if (text) await disk.append(this.logPath, text);
   }
 
   /** The versions of a file, oldest first (an empty list when it never existed). */
@@ -159,6 +176,7 @@ export class VersionIndex {
     if (chain[0]?.parent !== this.indexed) {
       // The branch was rewritten (reset, forced pull): start again from nothing.
       this.versions.clear();
+      this.unwritten = '';
       await fsp.rm(this.logPath, { force: true });
       parentTree = chain[0]?.parent ? (await this.store.objects.readCommit(chain[0].parent)).tree : undefined;
     }
@@ -173,16 +191,16 @@ export class VersionIndex {
   }
 
   /** The store's own commits, as it made them: nothing to read back from git. */
-  private recordCommits(head: string, commits: readonly CommitSummary[]): Promise<void> {
+  private recordCommits(head: string, commits: readonly CommitSummary[]): void {
     const changes: Change[] = [];
     for (const commit of commits) {
       for (const file of commit.files) changes.push({ path: file.path, version: { commit: commit.id, time: commit.time, author: commit.author, blob: file.after ?? null } });
     }
-    return this.record(head, changes);
+    this.record(head, changes);
   }
 
   /** Adds `changes` (oldest first) to the index and to the log, which then ends at `head`. */
-  private async record(head: string, changes: readonly Change[]): Promise<void> {
+  private record(head: string, changes: readonly Change[]): void {
     let log = '';
     for (const { path, version } of changes) {
       const list = this.versions.get(path);
@@ -191,7 +209,11 @@ export class VersionIndex {
       log += `${version.commit}\t${version.time}\t${encodeURIComponent(version.author)}\t${encodeURIComponent(path)}\t${version.blob ?? '-'}\n`;
     }
     this.indexed = head;
-    await disk.append(this.logPath, `${log}#head ${head}\n`);
+    this.unwritten += `${log}#head ${head}\n`;
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      this.work = this.work.then(() => this.flush()).catch(() => undefined);
+    }, LOG_DELAY_MS).unref(); // Dataspace.close() appends what is left; a crash loses nothing the next start does not walk again
   }
 
   /** The blob of `path` at any commit of the repository; undefined when absent or unknown. */

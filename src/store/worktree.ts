@@ -6,15 +6,13 @@
  * rename, and the paths of a sync round are journalled first, so a crash in the middle of a round
  * is never mistaken for an edit (which would revert an acknowledged write).
  */
-import type * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { LodestoneError, isLodestoneError } from '../errors.js';
 import { canonicalBytes } from '../rdf/canonical.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import type { GitStore, Identity } from './git-store.js';
-import { disk, type IndexUpdate } from './disk.js';
+import { disk, type IndexUpdate, type WorkingFile, type WorkingOutcome } from './disk.js';
 import { entryFromStats, readIndexFile, statMatches, type IndexEntry } from './index-file.js';
 import { blobObject } from './objects.js';
 import { fileDocument } from './paths.js';
@@ -187,55 +185,26 @@ export class WorkingTree {
     if (this.dirty.size === 0 && !force) return;
     const paths = [...this.dirty];
     this.dirty.clear();
-    await fsp.mkdir(dirname(this.journal), { recursive: true });
-    await fsp.writeFile(this.journal, paths.join('\n'));
-    const edited: string[] = [];
+    const files: WorkingFile[] = [];
     for (const path of paths) {
       const head = this.store.blobId(path);
-      const known = this.synced.get(path);
-      const stats = await fsp.stat(this.abs(path)).catch(() => undefined);
-      if (known && known.id === head && stats && statMatches(known, stats)) continue;
-      if (stats && known && !statMatches(known, stats) && (await this.hashFile(path)) !== known.id) {
-        edited.push(path); // someone's edit is waiting: take it in before overwriting anything
-        continue;
-      }
-      if (head) {
-        const bytes = await this.store.readBlob(head);
-        this.writing.set(path, head); // our own rename must not look like an edit to the watcher
-        try {
-          this.synced.set(path, entryFromStats(path, head, await this.replaceFile(path, bytes)));
-        } finally {
-          this.writing.delete(path);
-        }
-      } else {
-        this.synced.delete(path);
-        await fsp.rm(this.abs(path), { force: true });
-        await this.pruneEmptyFolders(dirname(path));
-      }
+      files.push({ path, head: head ?? null, bytes: head ? await this.store.readBlob(head) : null, synced: this.synced.get(path) });
+      if (head) this.writing.set(path, head); // our own renames must not look like edits to the watcher
+    }
+    let outcomes: WorkingOutcome[];
+    try {
+      outcomes = await disk.syncWorkingFiles(this.store.dir, this.store.prefix, this.tmpdir, this.journal, files);
+    } finally {
+      for (const path of paths) this.writing.delete(path);
+    }
+    const edited: string[] = [];
+    for (const result of outcomes) {
+      if (result.outcome === 'written') this.synced.set(result.path, result.entry);
+      else if (result.outcome === 'removed') this.synced.delete(result.path);
+      else if (result.outcome === 'edited') edited.push(result.path); // someone's edit is waiting: taken in below
     }
     await this.writeIndex(paths, force);
-    await fsp.rm(this.journal, { force: true });
     for (const path of edited) await this.fileChanged(path);
-  }
-
-  private async replaceFile(path: string, bytes: Buffer): Promise<fs.Stats> {
-    const target = this.abs(path);
-    await fsp.mkdir(dirname(target), { recursive: true });
-    const tmp = join(this.tmpdir, `wt-${randomBytes(6).toString('hex')}`);
-    await fsp.writeFile(tmp, bytes, { mode: 0o644 });
-    await fsp.rename(tmp, target);
-    return fsp.stat(target);
-  }
-
-  private async pruneEmptyFolders(folder: string): Promise<void> {
-    while (folder.startsWith(this.store.prefix + '/')) {
-      try {
-        await fsp.rmdir(this.abs(folder));
-      } catch {
-        return;
-      }
-      folder = dirname(folder);
-    }
   }
 
   /**
@@ -253,7 +222,7 @@ export class WorkingTree {
       if (entry) update.set.push(entry);
       else update.remove.push(path);
     }
-    await disk.updateIndex(this.store.gitdir, this.store.prefix, update, defaultLockOptions);
+    await disk.updateIndex(this.store.gitdir, this.store.prefix, update, defaultLockOptions, this.journal);
     this.unindexed.clear();
     this.replacePending = false;
   }
