@@ -369,6 +369,9 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
         }
       }
       if (head !== this.headId) {
+        // Building a batch and handing it to the disk worker, and then the listeners of the new
+        // HEAD and the replies, each run after the reads that came in meanwhile (a GET waits for
+        // one of these pieces, not for the whole write).
         await afterPendingIo();
         try {
           await this.objects.write(objects, { gitdir: this.gitdir, ref: this.ref, next: head!, expected: this.headId, lock: this.lockOptions });
