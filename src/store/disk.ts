@@ -1,6 +1,8 @@
 /**
- * Writes to disk, done by one worker thread for the whole process (disk-worker.ts). Every call
- * returns once its data is durable; calls run one at a time, in the order they were made.
+ * Writes to disk, done by one worker thread for the whole process (disk-worker.ts); calls run one
+ * at a time, in the order they were made. Packs and refs are durable (fsynced) when their call
+ * returns; the working tree, the git index and the version log are derived from them and are
+ * written without fsync, as git writes its index.
  */
 import { WorkerCalls } from '../util/worker.js';
 import type { LockOptions, PackObject, RefUpdate, WorkingFile, WorkingOutcome, WrittenPack } from './disk-ops.js';
