@@ -9,6 +9,7 @@ import { makeDocuments, makeUpdates, type DocumentFile } from './documents.js';
 import { durableWriteLatency } from './fsync-probe.js';
 import { GitCliProcess } from './git-cli-process.js';
 import { buildRepo, commitCount, copyRepo, extendHistory, gitdirOf } from './repos.js';
+import { measureIndexChurn } from './index-churn.js';
 import { indexRows, measureIndex } from './storage-index.js';
 import { measureReads, readLabel, readRows } from './storage-reads.js';
 import { measureWrites, writeRows, type WriteRepo } from './storage-writes.js';
@@ -115,7 +116,8 @@ async function indexPart(part: Part): Promise<Row[]> {
   const repo = await build(part, 'index', documents);
   const result = await measureIndex(gitdirOf(repo.dir), repo.head, documents, part.context.log);
   await rm(repo.dir, { recursive: true, force: true });
-  return indexRows(result);
+  const churn = part.context.quick ? await measureIndexChurn(50, 800, part.context.log) : await measureIndexChurn(500, 4000, part.context.log);
+  return [...indexRows(result), ...churn];
 }
 
 /** What a durable write costs on this disk: the floor under every fsynced commit. */

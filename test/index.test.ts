@@ -148,6 +148,50 @@ describe('the index', () => {
     }
   });
 
+  it('moves into a fresh store once the quads it removed outnumber those it holds, keeping the changes made meanwhile', async () => {
+    const store = await GitStore.open({ dir: tempDir('compaction') });
+    const author = agentIdentity(undefined);
+    const write = (doc: string, values: number[], blank = false) =>
+      store.write({ changes: [{ path: documentFile(doc, 'graphs'), bytes: Buffer.from(content(doc, values, blank)) }], author, message: `PUT ${doc}` });
+    const docs = ['a/', 'b/', 'c/', 'd/'];
+    for (const doc of docs) await write(doc, [1, 2, 3], doc === 'b/');
+    // a file as an editor may leave it: one triple, no line feed at its end
+    await store.write({ changes: [{ path: documentFile('f/', 'graphs'), bytes: Buffer.from(`<${base}f/#this> <http://ex/p> "f" .`) }], author, message: 'PUT f/' });
+    // a copy that lets pending work in after every graph, so a sync lands while it runs
+    const core = new IndexCore({ gitdir: store.gitdir, prefix: 'graphs', base, compactAfter: 1, compactionSliceMs: 0 });
+    const expected = async () => {
+      const fresh = new IndexCore({ gitdir: store.gitdir, prefix: 'graphs', base });
+      await fresh.syncTo(store.head);
+      return fresh.dump().split('\n').sort().join('\n');
+    };
+    const dump = () => core.dump().split('\n').sort().join('\n');
+    try {
+      await core.syncTo(store.head);
+      for (const doc of docs) await write(doc, [4, 5, 6], doc === 'b/');
+      const second = store.head;
+      const changes = [
+        { path: documentFile('b/', 'graphs'), bytes: Buffer.from(content('b/', [7], true)) },
+        { path: documentFile('c/', 'graphs'), bytes: null },
+        { path: documentFile('e/', 'graphs'), bytes: Buffer.from(content('e/', [8], false)) },
+      ];
+      const third = (await store.write({ changes, author, message: 'PUT b/, DELETE c/, PUT e/' }))!;
+      await core.syncTo(second); // removed quads now outnumber the held ones: the copy starts
+      assert.equal(core.compactions, 0);
+      await core.syncTo(third, { from: second, tree: store.headTreeId!, files: changes });
+      assert.equal(core.compactions, 0, 'the copy is still under way');
+      assert.equal(dump(), await expected(), 'and the store in use has every change');
+      while (core.compactions === 0) await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(dump(), await expected(), 'and so has the store that took its place');
+      assert.match(String(core.query({ query: `ASK { GRAPH <${base}c/> { ?s ?p ?o } }`, format: 'application/sparql-results+json' })), /"boolean":false/);
+      // the blank nodes of one document are still one node
+      const names = core.query({ query: `SELECT ?n WHERE { GRAPH <${base}b/> { ?s <http://ex/knows> ?k . ?k <http://ex/name> ?n } }`, format: 'text/csv' });
+      assert.equal(names, 'n\r\nn7\r\n');
+    } finally {
+      core.stop();
+      await store.close();
+    }
+  });
+
   it('leaves out, and reports, a committed file that is not N-Triples', async () => {
     const dir = tempDir('invalid');
     const logs: string[] = [];

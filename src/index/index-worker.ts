@@ -31,6 +31,7 @@ async function handle(request: IndexRequest): Promise<unknown> {
     case 'query':
       return core.query(request.request);
     case 'reset':
+      core.stop();
       core = new IndexCore(workerData as IndexConfig);
       return undefined;
   }
