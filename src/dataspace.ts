@@ -81,7 +81,7 @@ export class Dataspace {
     // The index follows HEAD shortly after a burst of commits rather than once per commit: one
     // tree diff covers the burst, and writes leave more CPU to reads. Queries sync first anyway.
     store.on('head', (change) => {
-      this.index.recordHead(change.before, change.after, store.headTreeId!, change.files);
+      this.index.recordHead(change.before, change.after, change.tree, change.files);
       if (this.indexTimer) return;
       this.indexTimer = setTimeout(() => {
         this.indexTimer = undefined;

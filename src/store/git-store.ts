@@ -59,6 +59,8 @@ export interface TransactionResult<T> {
 export interface HeadChange {
   before: string | undefined;
   after: string;
+  /** The tree of `after`. */
+  tree: string;
   /** Files under the prefix that changed. */
   files: FileDiff[];
   /** True when the commit came from another git client rather than this store. */
@@ -262,7 +264,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     this.applyFiles(files);
     this.headId = onDisk;
     this.headTree = afterTree;
-    this.emit('head', { before, after: onDisk, files, external: true });
+    this.emit('head', { before, after: onDisk, tree: afterTree, files, external: true });
   }
 
   private applyFiles(files: FileDiff[]): void {
@@ -389,7 +391,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
         this.applyFiles(files);
         this.headId = head;
         this.headTree = tree;
-        this.emit('head', { before, after: head!, files, external: false, commits });
+        this.emit('head', { before, after: head!, tree: tree!, files, external: false, commits });
         await afterPendingIo();
       }
       batch.forEach((item, i) => {
