@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { ns } from '../src/rdf/namespaces.js';
 import { freePort } from '../test/http-helpers.js';
 import { percent, quantile, rate, ratio, target, type BenchContext, type Row, type Section } from './table.js';
-import { alternate, hasWrk, wrk, type WrkResult } from './wrk.js';
+import { alternate, hasWrk, pinnedCpu, wrk, type WrkResult } from './wrk.js';
 
 const FORMATS = ['text/turtle', 'application/n-triples', 'application/ld+json'];
 const CONTAINER = `<> a <${ns.dh}Container> .`;
@@ -74,6 +74,9 @@ function documentTurtle(n: number): string {
 
 /** Each of the 4 paced writers waits this long after each of its writes: about 50 writes/s in all. */
 const WRITE_PAUSE_MS = 70;
+
+/** Each of the 16 connections of the below-capacity GET load waits this long before each GET. */
+const LIGHT_PAUSE_MS = 1;
 
 /** The documents the wrk writers rewrite (`bench/w0/` to `bench/w3/`), and an authorization that lets anyone write them. */
 async function makeWritable(send: ReturnType<typeof client>, base: string): Promise<void> {
@@ -164,7 +167,12 @@ async function run(context: BenchContext): Promise<Row[]> {
     // cheaper; the unpaced writers (as many writes as the server takes) are shown beside it.
     // The control: the same paced writes sent to a second server, a separate process with its
     // own data. What they cost the GETs is what this 2-core machine's sharing costs, not
-    // anything the server does in its read path.
+    // anything the server does in its read path. Both wrks run on one CPU (pinnedCpu: wrk's own
+    // descheduling would count as the server's latency); the paced writes are measured once more
+    // with wrk free to run on either CPU, beside an idle baseline measured the same way. And once
+    // with GETs below capacity (bench/paced-get.lua): at 16 busy connections a GET's latency is
+    // mostly its wait in the queue, which hides part of what a write holds up; below capacity it
+    // is the server's time to answer.
     await makeWritable(send, base);
     const otherData = join(context.tmp, 'http-other');
     const otherPort = await freePort();
@@ -172,35 +180,44 @@ async function run(context: BenchContext): Promise<Row[]> {
     children.push(other);
     const otherBase = `https://localhost:${otherPort}/`;
     await makeWritable(client(readFileSync(join(otherData, 'secrets/owner.pem'), 'utf8')), otherBase);
-    const rates: Record<'paced' | 'unpaced' | 'other', number[]> = { paced: [], unpaced: [], other: [] };
-    const getsWhile = (writes: keyof typeof rates, writeBase: string, pause: number) => async () => {
+    const pinned = await pinnedCpu();
+    const rates: Record<'paced' | 'unpaced' | 'other' | 'free' | 'light', number[]> = { paced: [], unpaced: [], other: [], free: [], light: [] };
+    const gets = (cpu: number | undefined, light = false) => () =>
+      wrk(url, { connections: 16, seconds, headers: { Accept: 'text/turtle' }, cpu, ...(light ? { script: 'bench/paced-get.lua', scriptArgs: [String(LIGHT_PAUSE_MS)] } : {}) });
+    const getsWhile = (writes: keyof typeof rates, writeBase: string, pause: number, cpu = pinned, light = false) => async () => {
       const [reads, written] = await Promise.all([
-        wrk(url, { connections: 16, seconds, headers: { Accept: 'text/turtle' } }),
-        wrk(`${writeBase}bench/`, { threads: 4, connections: 4, seconds, script: 'bench/put.lua', scriptArgs: [`${writeBase}bench/w`, String(pause)] }),
+        gets(cpu, light)(),
+        wrk(`${writeBase}bench/`, { threads: 4, connections: 4, seconds, script: 'bench/put.lua', scriptArgs: [`${writeBase}bench/w`, String(pause)], cpu }),
       ]);
       rates[writes].push(written.rps);
       return reads;
     };
     context.log('http: GET p99 while writes run');
-    const [quiet, paced, control, unpaced] = await alternate(pairRounds, [
-      () => wrk(url, { connections: 16, seconds, headers: { Accept: 'text/turtle' } }),
+    const [quiet, paced, control, unpaced, quietLight, pacedLight, quietFree, pacedFree] = await alternate(pairRounds, [
+      gets(pinned),
       getsWhile('paced', base, WRITE_PAUSE_MS),
       getsWhile('other', otherBase, WRITE_PAUSE_MS),
       getsWhile('unpaced', base, 0),
+      gets(pinned, true),
+      getsWhile('light', base, WRITE_PAUSE_MS, pinned, true),
+      ...(pinned === undefined ? [] : [gets(undefined), getsWhile('free', base, WRITE_PAUSE_MS, undefined)]),
     ]);
     await stop(other);
-    const p99Row = (measure: string, busy: WrkResult, goal?: boolean): Row => ({
+    const where = pinned === undefined ? '' : `, wrk on CPU ${pinned}`;
+    const p99Row = (measure: string, busy: WrkResult, idle = quiet, goal = false): Row => ({
       section: 'http',
       measure,
       value: `${busy.p99.toFixed(2)} ms (${rate(busy.rps)})`,
-      baseline: `${quiet.p99.toFixed(2)} ms idle (${rate(quiet.rps)})`,
-      ratio: ratio(busy.p99 / quiet.p99),
-      ...(goal ? { target: target('≤ 2×', busy.p99 <= 2 * quiet.p99) } : {}),
+      baseline: `${idle.p99.toFixed(2)} ms idle (${rate(idle.rps)})`,
+      ratio: ratio(busy.p99 / idle.p99),
+      ...(goal ? { target: target('≤ 2×', busy.p99 <= 2 * idle.p99) } : {}),
     });
     const writeRate = (writes: keyof typeof rates) => rate(quantile(rates[writes], 0.5));
-    rows.push(p99Row(`GET p99 during 4 writers, paced (conditional PUTs at ${writeRate('paced')})`, paced, true));
-    rows.push(p99Row(`GET p99 while a separate lodestone process takes the same writes (at ${writeRate('other')}): the machine's share`, control));
-    rows.push(p99Row(`GET p99 during 4 writers, unpaced (at ${writeRate('unpaced')})`, unpaced));
+    rows.push(p99Row(`GET p99 during 4 writers, paced (conditional PUTs at ${writeRate('paced')})${where}`, paced, quiet, true));
+    rows.push(p99Row(`GET p99 while a separate lodestone process takes the same writes (at ${writeRate('other')}): the machine's share${where}`, control));
+    rows.push(p99Row(`GET p99 during 4 writers, unpaced (at ${writeRate('unpaced')})${where}`, unpaced));
+    rows.push(p99Row(`GET p99 below capacity (each connection pauses ${LIGHT_PAUSE_MS} ms between GETs) during 4 writers, paced (at ${writeRate('light')})${where}`, pacedLight!, quietLight));
+    if (quietFree && pacedFree) rows.push(p99Row(`GET p99 during 4 writers, paced (at ${writeRate('free')}), wrk on either CPU`, pacedFree, quietFree));
 
     // A selective SELECT: the endpoint against bare Koa + in-process Oxigraph over the same data.
     const query = `SELECT ?o WHERE { <${base}bench/d7/#this> <https://example.org/vocabulary#p3> ?o }`;

@@ -24,6 +24,9 @@ function selected(argv: readonly string[]): Section[] {
 
 const LEGEND = [
   'HTTP: `lodestone serve` and the bare Koa baselines run as child processes over the same TLS; load from wrk (1 thread, keep-alive).',
+  '  GET p99 while writes run: medians of 9 alternating rounds (3 quick). "wrk on CPU n": both wrks pinned there (taskset), so wrk\'s own',
+  '  descheduling does not count as the server\'s latency; "below capacity": each connection pauses between GETs (bench/paced-get.lua);',
+  '  "wrk on either CPU": the paced writes again with wrk free to run anywhere, against its own idle run.',
   'Ratios are value / baseline (for rates: higher is better for Lodestone; for times and latencies: lower is).',
   'Lodestone commits are fsynced (objects fdatasync + directory fsync, ref lock fdatasync + rename + fsync) before a write resolves.',
   'isomorphic-git low-level: writeBlob, writeTree per changed tree, writeCommit, writeRef; trees cached in memory; no fsync.',

@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -45,18 +46,36 @@ export async function hasWrk(): Promise<boolean> {
 }
 
 /**
- * One wrk run. With `pid` (the server's), the server's CPU time per request is measured too: on a
+ * The CPU to pin a latency load to (the machine's last), or undefined when there is one CPU or no
+ * `taskset`. wrk times a request from its send to its reading of the response, so on a machine
+ * whose CPUs the server shares with wrk, each time wrk itself is descheduled adds to the latency it
+ * reports; pinned, it keeps to one CPU, as a load generator on its own machine would.
+ */
+export async function pinnedCpu(): Promise<number | undefined> {
+  if (availableParallelism() < 2) return undefined;
+  try {
+    await run('taskset', ['-c', '0', 'true']);
+    return availableParallelism() - 1;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One wrk run (on CPU `cpu` only, when given). With `pid` (the server's), the server's CPU time per request is measured too: on a
  * shared machine it is steadier than throughput, which other processes' load moves around.
  */
 export async function wrk(
   url: string,
-  options: { connections: number; seconds: number; headers?: Record<string, string>; pid?: number; threads?: number; script?: string; scriptArgs?: string[] },
+  options: { connections: number; seconds: number; headers?: Record<string, string>; pid?: number; threads?: number; script?: string; scriptArgs?: string[]; cpu?: number },
 ): Promise<WrkResult> {
   const cpuBefore = cpuTime(options.pid);
   const args = [`-t${options.threads ?? 1}`, `-c${options.connections}`, `-d${options.seconds}s`, '--latency'];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   if (options.script) args.push('-s', options.script);
-  const { stdout } = await run('wrk', [...args, url, ...(options.scriptArgs ? ['--', ...options.scriptArgs] : [])], { maxBuffer: 1 << 20 });
+  const command = [...args, url, ...(options.scriptArgs ? ['--', ...options.scriptArgs] : [])];
+  const pinned = options.cpu === undefined ? ['wrk', command] as const : ['taskset', ['-c', String(options.cpu), 'wrk', ...command]] as const;
+  const { stdout } = await run(pinned[0], pinned[1], { maxBuffer: 1 << 20 });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
   const p50 = toMs(/\s50%\s+(\S+)/.exec(stdout)?.[1] ?? '');
   const p99 = toMs(/\s99%\s+(\S+)/.exec(stdout)?.[1] ?? '');
