@@ -62,8 +62,9 @@ export async function pinnedCpu(): Promise<number | undefined> {
 }
 
 /**
- * One wrk run (on CPU `cpu` only, when given). With `pid` (the server's), the server's CPU time per request is measured too: on a
- * shared machine it is steadier than throughput, which other processes' load moves around.
+ * One wrk run, on CPU `cpu` only when given. With `pid` (the server's), the server's CPU time per
+ * request is measured too: on a shared machine it is steadier than throughput, which other
+ * processes' load moves around.
  */
 export async function wrk(
   url: string,
@@ -74,8 +75,8 @@ export async function wrk(
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   if (options.script) args.push('-s', options.script);
   const command = [...args, url, ...(options.scriptArgs ? ['--', ...options.scriptArgs] : [])];
-  const pinned = options.cpu === undefined ? ['wrk', command] as const : ['taskset', ['-c', String(options.cpu), 'wrk', ...command]] as const;
-  const { stdout } = await run(pinned[0], pinned[1], { maxBuffer: 1 << 20 });
+  const pinned = options.cpu === undefined ? command : ['-c', String(options.cpu), 'wrk', ...command];
+  const { stdout } = await run(options.cpu === undefined ? 'wrk' : 'taskset', pinned, { maxBuffer: 1 << 20 });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
   const p50 = toMs(/\s50%\s+(\S+)/.exec(stdout)?.[1] ?? '');
   const p99 = toMs(/\s99%\s+(\S+)/.exec(stdout)?.[1] ?? '');
