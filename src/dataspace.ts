@@ -15,7 +15,10 @@ import { VersionIndex } from './store/version-index.js';
 import { ANONYMOUS, WorkingTree } from './store/worktree.js';
 import { Watcher } from './watch/watcher.js';
 
-const INDEX_DELAY_MS = 50;
+/** The index syncs once no new HEAD has come for this long... */
+const INDEX_QUIET_MS = 50;
+/** ...or once the oldest HEAD it does not reflect is this old, while commits keep coming. */
+const INDEX_MAX_LAG_MS = 1000;
 
 export interface DataspaceDescription {
   id: string;
@@ -62,6 +65,10 @@ export class Dataspace {
   private readonly limits: CanonicalLimits | undefined;
   private indexing: Promise<void> = Promise.resolve();
   private indexTimer: NodeJS.Timeout | undefined;
+  /** When the first HEAD the index does not reflect came, and the last one. */
+  private unindexedSince = 0;
+  private lastHead = 0;
+  private readonly log: (line: string) => void;
 
   private constructor(options: DataspaceOptions, store: GitStore) {
     this.id = options.id;
@@ -69,6 +76,7 @@ export class Dataspace {
     this.store = store;
     this.limits = options.limits;
     const log = options.log ?? ((line: string) => console.error(line));
+    this.log = log;
     this.index = new Index({
       gitdir: store.gitdir,
       prefix: store.prefix,
@@ -78,16 +86,27 @@ export class Dataspace {
     });
     this.workingTree = new WorkingTree({ store, base: options.base, log });
     this.versions = options.versioned ? new VersionIndex(store) : undefined;
-    // The index follows HEAD shortly after a burst of commits rather than once per commit: one
-    // tree diff covers the burst, and writes leave more CPU to reads. Queries sync first anyway.
+    // The index follows HEAD once a burst of commits pauses (and at least every second during a
+    // long one) rather than once per commit: a document rewritten many times in the burst is
+    // replaced in the index once, and the writes leave more CPU to reads. Queries sync first, so
+    // they always see HEAD.
     store.on('head', (change) => {
       this.index.recordHead(change.before, change.after, change.tree, change.files);
+      this.lastHead = performance.now();
       if (this.indexTimer) return;
-      this.indexTimer = setTimeout(() => {
-        this.indexTimer = undefined;
-        this.indexing = this.index.syncTo(this.store.head).catch((error) => log(`${options.id}: index: ${(error as Error).message}`));
-      }, INDEX_DELAY_MS);
+      this.unindexedSince = this.lastHead;
+      this.scheduleIndexSync(INDEX_QUIET_MS);
     });
+  }
+
+  private scheduleIndexSync(delay: number): void {
+    this.indexTimer = setTimeout(() => {
+      const now = performance.now();
+      const wait = Math.min(this.lastHead + INDEX_QUIET_MS, this.unindexedSince + INDEX_MAX_LAG_MS) - now;
+      if (wait > 1) return this.scheduleIndexSync(wait);
+      this.indexTimer = undefined;
+      this.indexing = this.index.syncTo(this.store.head).catch((error) => this.log(`${this.id}: index: ${(error as Error).message}`));
+    }, delay);
   }
 
   static async open(options: DataspaceOptions): Promise<Dataspace> {
@@ -99,7 +118,7 @@ export class Dataspace {
     await Promise.all([dataspace.index.syncTo(store.head), dataspace.versions?.build()]);
     await dataspace.workingTree.reconcile();
     if (options.watch) {
-      const log = options.log ?? ((line: string) => console.error(line));
+      const log = dataspace.log;
       dataspace.watcher = new Watcher({
         store,
         workingTree: dataspace.workingTree,

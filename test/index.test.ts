@@ -8,7 +8,7 @@ import { Dataspace, agentIdentity } from '../src/dataspace.js';
 import { IndexCore } from '../src/index/index-core.js';
 import { GitStore } from '../src/store/git-store.js';
 import { documentFile } from '../src/store/paths.js';
-import { commitCount, git, graphsAtHead, graphsInIndex, nt, removeTempDirs, tempDir } from './helpers.js';
+import { commitCount, git, graphsAtHead, graphsInIndex, nt, removeTempDirs, tempDir, waitFor } from './helpers.js';
 
 after(removeTempDirs);
 
@@ -103,6 +103,34 @@ describe('the index', () => {
       }),
       { numRuns: runs, verbose: true },
     );
+  });
+
+  it('follows a burst of commits without being asked: during it at least every second or so, once it pauses at HEAD, one sync for many commits', async () => {
+    const dir = tempDir('burst');
+    const ds = await Dataspace.open({ id: 'burst', base, dir, log: () => undefined });
+    try {
+      await ds.put('', nt(content('', [0], false)));
+      await ds.settled();
+      const seen = new Set<string | undefined>();
+      const watch = setInterval(() => seen.add(ds.index.indexedCommit), 5);
+      let commits = 0;
+      let movedDuringBurst = false;
+      const start = ds.index.indexedCommit;
+      const end = performance.now() + 3000;
+      for (let i = 1; performance.now() < end; i++) {
+        await ds.put('a/', nt(content('a/', [i], i % 2 === 0)));
+        commits++;
+        if (ds.index.indexedCommit !== start) movedDuringBurst = true;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await waitFor(() => ds.index.indexedCommit === ds.store.head, 5000);
+      clearInterval(watch);
+      assert.ok(movedDuringBurst, 'the index moved while commits kept coming, without a query');
+      assert.ok(seen.size < commits / 4, `${seen.size} indexed commits seen for ${commits} commits`);
+      assert.deepEqual([...(await ds.index.dump().then(graphsInIndex))].sort(), [...(await graphsAtHead(dir, base))].sort());
+    } finally {
+      await ds.close();
+    }
   });
 
   it('is rebuilt from HEAD on startup and by `lodestone reindex`', async () => {
