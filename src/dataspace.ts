@@ -15,10 +15,17 @@ import { VersionIndex } from './store/version-index.js';
 import { ANONYMOUS, WorkingTree } from './store/worktree.js';
 import { Watcher } from './watch/watcher.js';
 
-/** The index syncs once no new HEAD has come for this long... */
-const INDEX_QUIET_MS = 50;
-/** ...or once the oldest HEAD it does not reflect is this old, while commits keep coming. */
-const INDEX_MAX_LAG_MS = 1000;
+/** When the index follows new commits without being asked (a query syncs it first anyway). */
+export interface IndexLag {
+  /** Once no new HEAD has come for this long... */
+  quietMs: number;
+  /** ...or once the oldest HEAD it does not reflect is this old, while commits keep coming... */
+  maxMs: number;
+  /** ...or once this many documents have changed since the last sync (a query waits for no more). */
+  maxDocuments: number;
+}
+
+const defaultIndexLag: IndexLag = { quietMs: 50, maxMs: 1000, maxDocuments: 64 };
 
 export interface DataspaceDescription {
   id: string;
@@ -46,6 +53,7 @@ export interface DataspaceOptions {
   log?: (line: string) => void;
   /** Serve the history through Memento (SPEC §9.1); the default bootstrap versions the end-user dataspace. */
   versioned?: boolean;
+  indexLag?: Partial<IndexLag>;
 }
 
 /** The git identity of an agent: its WebID as the name, an e-mail on an `.invalid` domain. */
@@ -69,6 +77,7 @@ export class Dataspace {
   private unindexedSince = 0;
   private lastHead = 0;
   private readonly log: (line: string) => void;
+  private readonly indexLag: IndexLag;
 
   private constructor(options: DataspaceOptions, store: GitStore) {
     this.id = options.id;
@@ -77,6 +86,7 @@ export class Dataspace {
     this.limits = options.limits;
     const log = options.log ?? ((line: string) => console.error(line));
     this.log = log;
+    this.indexLag = { ...defaultIndexLag, ...options.indexLag };
     this.index = new Index({
       gitdir: store.gitdir,
       prefix: store.prefix,
@@ -86,27 +96,32 @@ export class Dataspace {
     });
     this.workingTree = new WorkingTree({ store, base: options.base, log });
     this.versions = options.versioned ? new VersionIndex(store) : undefined;
-    // The index follows HEAD once a burst of commits pauses (and at least every second during a
-    // long one) rather than once per commit: a document rewritten many times in the burst is
-    // replaced in the index once, and the writes leave more CPU to reads. Queries sync first, so
-    // they always see HEAD.
+    // The index follows HEAD once a burst of commits pauses (and at least every second, or every
+    // 64 changed documents, during a long one) rather than once per commit: a document rewritten
+    // many times in the burst is replaced in the index once, and the writes leave more CPU to
+    // reads. Queries sync first, so they always see HEAD.
     store.on('head', (change) => {
-      this.index.recordHead(change.before, change.after, change.tree, change.files);
+      const pending = this.index.recordHead(change.before, change.after, change.tree, change.files);
       this.lastHead = performance.now();
+      if (pending >= this.indexLag.maxDocuments) return this.syncIndex();
       if (this.indexTimer) return;
       this.unindexedSince = this.lastHead;
-      this.scheduleIndexSync(INDEX_QUIET_MS);
+      this.scheduleIndexSync(this.indexLag.quietMs);
     });
   }
 
   private scheduleIndexSync(delay: number): void {
     this.indexTimer = setTimeout(() => {
-      const now = performance.now();
-      const wait = Math.min(this.lastHead + INDEX_QUIET_MS, this.unindexedSince + INDEX_MAX_LAG_MS) - now;
-      if (wait > 1) return this.scheduleIndexSync(wait);
-      this.indexTimer = undefined;
-      this.indexing = this.index.syncTo(this.store.head).catch((error) => this.log(`${this.id}: index: ${(error as Error).message}`));
+      const wait = Math.min(this.lastHead + this.indexLag.quietMs, this.unindexedSince + this.indexLag.maxMs) - performance.now();
+      if (wait > 1) this.scheduleIndexSync(wait);
+      else this.syncIndex();
     }, delay);
+  }
+
+  private syncIndex(): void {
+    clearTimeout(this.indexTimer);
+    this.indexTimer = undefined;
+    this.indexing = this.index.syncTo(this.store.head).catch((error) => this.log(`${this.id}: index: ${(error as Error).message}`));
   }
 
   static async open(options: DataspaceOptions): Promise<Dataspace> {

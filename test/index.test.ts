@@ -133,6 +133,25 @@ describe('the index', () => {
     }
   });
 
+  it('follows a burst that changes many documents every few dozen of them, however long it lasts', async () => {
+    const dir = tempDir('many');
+    const hour = 3_600_000;
+    const ds = await Dataspace.open({ id: 'many', base, dir, log: () => undefined, indexLag: { quietMs: hour, maxMs: hour, maxDocuments: 10 } });
+    try {
+      await ds.put('', nt(content('', [0], false)));
+      await ds.settled();
+      const start = ds.index.indexedCommit;
+      for (let i = 1; i <= 10; i++) await ds.put(`d${i}/`, nt(content(`d${i}/`, [i], false)));
+      await waitFor(() => ds.index.indexedCommit !== start, 5000);
+      assert.deepEqual([...(await ds.index.dump().then(graphsInIndex))].sort(), [...(await graphsAtHead(dir, base))].sort());
+      await ds.put('d11/', nt(content('d11/', [11], false)));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.notEqual(ds.index.indexedCommit, ds.store.head, 'one more document waits for the next sync');
+    } finally {
+      await ds.close();
+    }
+  });
+
   it('is rebuilt from HEAD on startup and by `lodestone reindex`', async () => {
     const dir = tempDir('reindex');
     const data = tempDir('data');

@@ -133,13 +133,17 @@ export class Index {
     return this.current;
   }
 
-  /** Records a new HEAD of the store (its tree and the files that changed), for the next sync to carry. */
-  recordHead(before: string | undefined, after: string, tree: string, files: readonly FileDiff[]): void {
+  /**
+   * Records a new HEAD of the store (its tree and the files that changed), for the next sync to
+   * carry; returns how many files the recorded changes now hold.
+   */
+  recordHead(before: string | undefined, after: string, tree: string, files: readonly FileDiff[]): number {
     const recorded = this.recorded && this.recorded.to === before ? this.recorded : { from: before, to: after, tree, files: new Map<string, string | null>() };
     recorded.to = after;
     recorded.tree = tree;
     for (const file of files) recorded.files.set(file.path, file.after ?? null);
     this.recorded = recorded;
+    return recorded.files.size;
   }
 
   /** The recorded changes up to `commit` with their bytes, or undefined when they are not all in hand. */
