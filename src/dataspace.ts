@@ -84,8 +84,7 @@ export class Dataspace {
     this.base = options.base;
     this.store = store;
     this.limits = options.limits;
-    const log = options.log ?? ((line: string) => console.error(line));
-    this.log = log;
+    const log = (this.log = options.log ?? ((line: string) => console.error(line)));
     this.indexLag = { ...defaultIndexLag, ...options.indexLag };
     this.index = new Index({
       gitdir: store.gitdir,
