@@ -80,7 +80,7 @@ const LIGHT_PAUSE_MS = 1;
 
 /** The documents the wrk writers rewrite (`bench/w0/` to `bench/w3/`), and an authorization that lets anyone write them. */
 async function makeWritable(send: ReturnType<typeof client>, base: string): Promise<void> {
-  await send('PUT', `${base}bench/`, { 'Content-Type': 'text/turtle' }, CONTAINER);
+  if ((await send('HEAD', `${base}bench/`)).status === 404) await send('PUT', `${base}bench/`, { 'Content-Type': 'text/turtle' }, CONTAINER);
   for (let k = 0; k < 4; k++) await send('PUT', `${base}bench/w${k}/`, { 'Content-Type': 'text/turtle' }, documentTurtle(k));
   const writable = `<#this> a <${acl}Authorization> ; <${acl}agentClass> <${ns.foaf}Agent> ; <${acl}mode> <${acl}Read>, <${acl}Write> ; ${[0, 1, 2, 3].map((k) => `<${acl}accessTo> <${base}bench/w${k}/>`).join(' ; ')} .`;
   const made = await send('PUT', `${base}admin/acl/authorizations/bench-writers/`, { 'Content-Type': 'text/turtle' }, writable);
