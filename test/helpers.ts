@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
+import oxigraph from 'oxigraph';
 import { canonicalNTriples } from '../src/rdf/canonical.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 import { fileDocument } from '../src/store/paths.js';
@@ -118,4 +119,11 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
 /** The first-parent commit SHAs of `ref` in `repo`, newest first (git CLI). */
 export function firstParentShas(repo: string, ref = 'main'): string[] {
   return git(repo, 'log', '--first-parent', '--format=%H', ref).trim().split('\n');
+}
+
+/** Graphs as an Oxigraph store holds them (typed literals by value: `".720Z"` comes back `".72Z"`), to compare with the index. */
+export async function inStoreForm(graphs: Map<string, string>): Promise<Map<string, string>> {
+  const store = new oxigraph.Store();
+  for (const [graph, text] of graphs) store.load(text, { format: 'application/n-triples', to_graph_name: oxigraph.namedNode(graph) });
+  return graphsInIndex(store.dump({ format: 'application/n-quads' }));
 }

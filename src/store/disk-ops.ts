@@ -314,6 +314,11 @@ export interface WorkingFile {
   synced: IndexEntry | undefined;
 }
 
+/** A journal line: a path and the blob a round writes there (`-`: it removes the file). */
+export function journalLine(path: string, blob: string | null): string {
+  return `${path}\t${blob ?? '-'}\n`;
+}
+
 /** What a round did with a file; a file written has a new index entry. */
 export type WorkingOutcome = { path: string; outcome: 'current' | 'edited' | 'removed' } | { path: string; outcome: 'written'; entry: IndexEntry };
 
@@ -327,13 +332,14 @@ function readIfThere(path: string): Buffer | undefined {
 
 /**
  * One working-tree sync round (worktree.ts), in one call rather than a thread-pool round trip per
- * step: the round's paths journalled, then each file replaced by HEAD's bytes through a rename, or
- * removed with the folders it leaves empty. A file already as synced and at HEAD's blob is left
- * alone, and so is one someone edited since it was synced (its stat data and content differ).
+ * step: what the round may write is journalled (appended: the journal goes only once the git index
+ * records every file written since it began), then each file replaced by HEAD's bytes through a
+ * rename, or removed with the folders it leaves empty. A file already as synced and at HEAD's blob
+ * is left alone, and so is one someone edited since it was synced (its stat data and content differ).
  */
 export function syncWorkingFiles(dir: string, prefix: string, tmpdir: string, journal: string, files: readonly WorkingFile[]): WorkingOutcome[] {
   fs.mkdirSync(dirname(journal), { recursive: true });
-  fs.writeFileSync(journal, files.map((file) => file.path).join('\n'));
+  fs.appendFileSync(journal, files.map((file) => journalLine(file.path, file.head)).join(''));
   return files.map(({ path, head, bytes, synced }): WorkingOutcome => {
     const target = join(dir, path);
     const stats = fs.statSync(target, { throwIfNoEntry: false });

@@ -1,10 +1,11 @@
 /**
  * The working tree of a dataspace's repository, kept equal to HEAD off the write path, and the way
- * edits people make to `.nt` files come back in. The git index is the record of what the working
- * tree was last synced to: a file that differs from its index entry was edited by someone, a file
- * that still matches it while HEAD moved on is stale and is overwritten. Files are replaced by
- * rename, and the paths of a sync round are journalled first, so a crash in the middle of a round
- * is never mistaken for an edit (which would revert an acknowledged write).
+ * edits people make to `.nt` files come back in. The git index records what each file holds as the
+ * server last wrote it: a file that differs from its entry was edited by someone, a file that still
+ * matches it while HEAD moved on is stale and is overwritten. Files are replaced by rename, and
+ * each round first journals the blobs it may write, until the index records them, so after a crash
+ * a file holding anything the server wrote is never mistaken for an edit (which would commit the
+ * older bytes over an acknowledged write).
  */
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
@@ -97,36 +98,37 @@ export class WorkingTree {
   }
 
   /**
-   * Startup: compares the working tree with HEAD and the git index, overwrites what is stale and
-   * commits what people changed while the server was down. Returns the paths taken as edits.
+   * Startup: compares the working tree with HEAD, the git index and the journal, overwrites what
+   * is stale and commits what people changed while the server was down. A file holding bytes the
+   * server wrote there (the git index's entry, or a blob a journalled round was writing) is stale,
+   * never an edit, whatever HEAD is now: an acknowledged write is never reverted by recovery.
+   * Returns the paths taken as edits.
    */
   async reconcile(): Promise<string[]> {
     const index = await readIndexFile(this.store.gitdir);
-    const journalled = new Set((await fsp.readFile(this.journal, 'utf8').catch(() => '')).split('\n').filter(Boolean));
+    const journalled = parseJournal(await fsp.readFile(this.journal, 'utf8').catch(() => ''));
     const prefix = this.store.prefix + '/';
-    const paths = new Set<string>([...this.store.listFiles().keys(), ...[...index.keys()].filter((p) => p.startsWith(prefix))]);
+    const paths = new Set<string>([...this.store.listFiles().keys(), ...[...index.keys()].filter((p) => p.startsWith(prefix)), ...journalled.keys()]);
     for (const file of await listFiles(this.abs(this.store.prefix), this.store.prefix)) paths.add(file);
     const edits: string[] = [];
     for (const path of paths) {
       const entry = index.get(path);
-      if (entry) this.synced.set(path, entry);
       const head = this.store.blobId(path);
-      if (journalled.has(path)) {
-        this.synced.delete(path);
-        this.dirty.add(path);
-        continue;
-      }
       const stats = await fsp.stat(this.abs(path)).catch(() => undefined);
       const content = stats ? (entry && statMatches(entry, stats) ? entry.id : await this.hashFile(path)) : undefined;
       if (content === head) {
         if (stats && head) this.synced.set(path, entryFromStats(path, head, stats));
-        else this.synced.delete(path);
+        if (!head) this.synced.delete(path);
         continue;
       }
-      const staleCopy = entry !== undefined && content === entry.id;
+      if (entry) this.synced.set(path, entry);
+      const wroteIt = content === undefined ? journalled.get(path)?.has(REMOVED) : content === entry?.id || journalled.get(path)?.has(content);
       const neverSynced = entry === undefined && content === undefined;
-      if (staleCopy || neverSynced) this.dirty.add(path);
-      else edits.push(path);
+      if (wroteIt || neverSynced) {
+        if (stats && content) this.synced.set(path, entryFromStats(path, content, stats));
+        else this.synced.delete(path);
+        this.dirty.add(path);
+      } else edits.push(path);
     }
     for (const path of edits) await this.fileChanged(path);
     this.enqueue(() => this.syncOut(true));
@@ -227,13 +229,32 @@ export class WorkingTree {
     this.replacePending = false;
   }
 
-  /** A path's index entry: as synced while HEAD has that blob, HEAD's blob once it moved on, none once HEAD has no file. */
+  /**
+   * A path's index entry: what the file holds as the server last wrote or accepted it, even when
+   * HEAD has moved on since (the next round brings it up to HEAD). The index is the record that
+   * tells the server's own bytes from someone's edit after a crash, so it never names a blob the
+   * file does not hold.
+   */
   private indexEntry(path: string): IndexEntry | undefined {
-    const entry = this.synced.get(path);
-    const head = this.store.blobId(path);
-    if (!entry || !head) return undefined;
-    return head === entry.id ? entry : { ...entry, id: head, mtimeMs: 0, size: 0 }; // not synced yet: git will re-check it
+    return this.synced.get(path);
   }
+}
+
+/** The journal's marker for a file a round removes. */
+const REMOVED = '-';
+
+/** The journal: each path with the blobs rounds were writing there since the git index last recorded them. */
+function parseJournal(text: string): Map<string, Set<string>> {
+  const written = new Map<string, Set<string>>();
+  for (const line of text.split('\n')) {
+    const tab = line.lastIndexOf('\t');
+    if (tab <= 0) continue;
+    const path = line.slice(0, tab);
+    let blobs = written.get(path);
+    if (!blobs) written.set(path, (blobs = new Set()));
+    blobs.add(line.slice(tab + 1));
+  }
+  return written;
 }
 
 function decodeUtf8(bytes: Buffer, path: string): string {
