@@ -105,7 +105,7 @@ export class Dataspace {
       if (pending >= this.indexLag.maxDocuments) return this.syncIndex();
       if (this.indexTimer) return;
       this.unindexedSince = this.lastHead;
-      this.scheduleIndexSync(this.indexLag.quietMs);
+      this.scheduleIndexSync(Math.min(this.indexLag.quietMs, this.indexLag.maxMs));
     });
   }
 
