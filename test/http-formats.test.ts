@@ -368,7 +368,7 @@ describe('relative IRIs', () => {
 });
 
 describe('RDF/POST (application/x-www-form-urlencoded)', () => {
-  it('creates the triples of the form: language and datatype qualifiers, a URI object, a blank-node subject', async () => {
+  it('creates the triples of the form: language and datatype qualifiers (after and before the value), a URI object, a blank-node subject', async () => {
     const path = 'rdf-post/';
     const doc = s.base + path;
     const form = new URLSearchParams([
@@ -376,8 +376,8 @@ describe('RDF/POST (application/x-www-form-urlencoded)', () => {
       ['su', `${doc}#this`],
       ['pu', `${DCT}title`],
       ['ol', 'Hello'],
-      ['ll', 'fr'],
       ['ol', 'Bonjour'],
+      ['ll', 'fr'],
       ['pu', `${EX}count`],
       ['lt', `${XSD}integer`],
       ['ol', '7'],
@@ -407,6 +407,16 @@ describe('RDF/POST (application/x-www-form-urlencoded)', () => {
     assert.equal(await clientGraph(fileAtHead(dir, path)!, NTRIPLES, doc), expected);
     const got = await s.request('GET', path, { headers: { Accept: NTRIPLES } });
     assert.equal(await clientGraph(got.body, NTRIPLES, doc), expected);
+  });
+
+  it('reads a qualifier sent after its value, as HTML forms send it: GET shows the typed literal', async () => {
+    const path = 'rdf-post-after/';
+    const form = new URLSearchParams([['rdf', ''], ['su', '#this'], ['pu', `${EX}count`], ['ol', '11'], ['lt', `${XSD}integer`], ['ol', '12']]);
+    assert.equal((await s.request('PUT', path, { headers: { 'Content-Type': RDFPOST }, body: form.toString() })).status, 201);
+    const got = await s.request('GET', path, { headers: { Accept: NTRIPLES } });
+    assert.ok(got.body.includes(`<${s.base + path}#this> <${EX}count> "11"^^<${XSD}integer> .\n`), got.body);
+    assert.ok(got.body.includes(`<${s.base + path}#this> <${EX}count> "12" .\n`), 'the next literal stays plain');
+    assert.ok(fileAtHead(dir, path)!.includes(`<${s.base + path}#this> <${EX}count> "11"^^<${XSD}integer> .\n`), 'and so does the file in git');
   });
 
   it('appends with POST (204), and an unknown key is a 400 that changes nothing', async () => {
