@@ -1,7 +1,8 @@
 /**
  * SPEC §4.1 over real HTTPS: every row of the document endpoint table, content negotiation
  * (default Turtle, q-values, `?accept=`, Vary), round trips through the four RDF formats, relative
- * IRIs resolved against the document URL, and RDF/POST. Every write is checked in git as well.
+ * IRIs resolved against the document URL, the bundled schema.org JSON-LD context, and RDF/POST.
+ * Every write is checked in git as well.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -364,6 +365,33 @@ describe('relative IRIs', () => {
     assertRdfError(await s.request('PUT', 'relative-nt/', { headers: { 'Content-Type': NTRIPLES }, body: '<#this> <http://purl.org/dc/terms/title> "Relative" .\n' }), 400, { title: /line 1/ });
     assert.equal(headOf(dir), before);
     assertRdfError(await s.request('GET', 'relative-nt/'), 404);
+  });
+});
+
+describe('JSON-LD with the schema.org context (bundled, never fetched)', () => {
+  const SCHEMA = 'http://schema.org/';
+
+  it('PUT with "@context": "https://schema.org/" or "http://schema.org" stores schema.org IRIs, url and sameAs as IRIs', async () => {
+    for (const [path, context] of [['schema-org-https/', 'https://schema.org/'], ['schema-org-http/', 'http://schema.org']] as const) {
+      const doc = s.base + path;
+      const body = JSON.stringify({ '@context': context, '@id': '#this', '@type': 'Person', name: 'Ada', url: 'https://ada.example/', sameAs: 'https://www.wikidata.org/wiki/Q7259' });
+      await put(path, body, JSONLD);
+      const file = fileAtHead(dir, path)!;
+      for (const line of [
+        `<${doc}#this> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <${SCHEMA}Person> .`,
+        `<${doc}#this> <${SCHEMA}name> "Ada" .`,
+        `<${doc}#this> <${SCHEMA}url> <https://ada.example/> .`,
+        `<${doc}#this> <${SCHEMA}sameAs> <https://www.wikidata.org/wiki/Q7259> .`,
+      ]) assert.ok(file.includes(line + '\n'), `${context}: ${line} in\n${file}`);
+    }
+  });
+
+  it('another remote context, even beside schema.org, is still a 400 with an RDF error body, and nothing changes', async () => {
+    const before = headOf(dir);
+    const body = JSON.stringify({ '@context': ['https://schema.org/', 'https://example.org/context.jsonld'], '@id': '#this', name: 'Ada' });
+    assertRdfError(await s.request('PUT', 'schema-org-other/', { headers: { 'Content-Type': JSONLD }, body }), 400, { title: /remote JSON-LD @context documents are not fetched/ });
+    assert.equal(headOf(dir), before);
+    assertRdfError(await s.request('GET', 'schema-org-other/'), 404);
   });
 });
 
