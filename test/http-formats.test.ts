@@ -1,7 +1,8 @@
 /**
  * SPEC §4.1 over real HTTPS: every row of the document endpoint table, content negotiation
  * (default Turtle, q-values, `?accept=`, Vary), round trips through the four RDF formats, relative
- * IRIs resolved against the document URL, and RDF/POST. Every write is checked in git as well.
+ * IRIs resolved against the document URL, the bundled schema.org JSON-LD context, and RDF/POST.
+ * Every write is checked in git as well.
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
@@ -367,8 +368,35 @@ describe('relative IRIs', () => {
   });
 });
 
+describe('JSON-LD with the schema.org context (bundled, never fetched)', () => {
+  const SCHEMA = 'http://schema.org/';
+
+  it('PUT with "@context": "https://schema.org/" or "http://schema.org" stores schema.org IRIs, url and sameAs as IRIs', async () => {
+    for (const [path, context] of [['schema-org-https/', 'https://schema.org/'], ['schema-org-http/', 'http://schema.org']] as const) {
+      const doc = s.base + path;
+      const body = JSON.stringify({ '@context': context, '@id': '#this', '@type': 'Person', name: 'Ada', url: 'https://ada.example/', sameAs: 'https://www.wikidata.org/wiki/Q7259' });
+      await put(path, body, JSONLD);
+      const file = fileAtHead(dir, path)!;
+      for (const line of [
+        `<${doc}#this> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <${SCHEMA}Person> .`,
+        `<${doc}#this> <${SCHEMA}name> "Ada" .`,
+        `<${doc}#this> <${SCHEMA}url> <https://ada.example/> .`,
+        `<${doc}#this> <${SCHEMA}sameAs> <https://www.wikidata.org/wiki/Q7259> .`,
+      ]) assert.ok(file.includes(line + '\n'), `${context}: ${line} in\n${file}`);
+    }
+  });
+
+  it('another remote context, even beside schema.org, is still a 400 with an RDF error body, and nothing changes', async () => {
+    const before = headOf(dir);
+    const body = JSON.stringify({ '@context': ['https://schema.org/', 'https://example.org/context.jsonld'], '@id': '#this', name: 'Ada' });
+    assertRdfError(await s.request('PUT', 'schema-org-other/', { headers: { 'Content-Type': JSONLD }, body }), 400, { title: /remote JSON-LD @context documents are not fetched/ });
+    assert.equal(headOf(dir), before);
+    assertRdfError(await s.request('GET', 'schema-org-other/'), 404);
+  });
+});
+
 describe('RDF/POST (application/x-www-form-urlencoded)', () => {
-  it('creates the triples of the form: language and datatype qualifiers, a URI object, a blank-node subject', async () => {
+  it('creates the triples of the form: language and datatype qualifiers (after and before the value), a URI object, a blank-node subject', async () => {
     const path = 'rdf-post/';
     const doc = s.base + path;
     const form = new URLSearchParams([
@@ -376,8 +404,8 @@ describe('RDF/POST (application/x-www-form-urlencoded)', () => {
       ['su', `${doc}#this`],
       ['pu', `${DCT}title`],
       ['ol', 'Hello'],
-      ['ll', 'fr'],
       ['ol', 'Bonjour'],
+      ['ll', 'fr'],
       ['pu', `${EX}count`],
       ['lt', `${XSD}integer`],
       ['ol', '7'],
@@ -407,6 +435,16 @@ describe('RDF/POST (application/x-www-form-urlencoded)', () => {
     assert.equal(await clientGraph(fileAtHead(dir, path)!, NTRIPLES, doc), expected);
     const got = await s.request('GET', path, { headers: { Accept: NTRIPLES } });
     assert.equal(await clientGraph(got.body, NTRIPLES, doc), expected);
+  });
+
+  it('reads a qualifier sent after its value, as HTML forms send it: GET shows the typed literal', async () => {
+    const path = 'rdf-post-after/';
+    const form = new URLSearchParams([['rdf', ''], ['su', '#this'], ['pu', `${EX}count`], ['ol', '11'], ['lt', `${XSD}integer`], ['ol', '12']]);
+    assert.equal((await s.request('PUT', path, { headers: { 'Content-Type': RDFPOST }, body: form.toString() })).status, 201);
+    const got = await s.request('GET', path, { headers: { Accept: NTRIPLES } });
+    assert.ok(got.body.includes(`<${s.base + path}#this> <${EX}count> "11"^^<${XSD}integer> .\n`), got.body);
+    assert.ok(got.body.includes(`<${s.base + path}#this> <${EX}count> "12" .\n`), 'the next literal stays plain');
+    assert.ok(fileAtHead(dir, path)!.includes(`<${s.base + path}#this> <${EX}count> "11"^^<${XSD}integer> .\n`), 'and so does the file in git');
   });
 
   it('appends with POST (204), and an unknown key is a 400 that changes nothing', async () => {

@@ -1,7 +1,8 @@
 /**
  * The one table of RDF formats (SPEC §4.1) and the functions that read and write them. Parsing is
- * Oxigraph's (fast, no network: a remote JSON-LD @context is refused, not fetched), behind guards
- * for what it would otherwise accept: RDF/XML entity declarations that expand without bound.
+ * Oxigraph's (fast, no network: a remote JSON-LD @context is refused, not fetched, unless it is
+ * one that ships with Lodestone, json-ld-contexts.ts, inlined first), behind guards for what it
+ * would otherwise accept: RDF/XML entity declarations that expand without bound.
  * Writing: N-Triples is the canonical form itself, Turtle goes through N3.js with the prefixes of
  * ns.ts that the graph uses, RDF/XML and JSON-LD through Oxigraph. Pure: no I/O.
  */
@@ -11,6 +12,7 @@ import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
 import { LodestoneError } from '../errors.js';
 import { canonicalNTriples } from './canonical.js';
+import { inlineBundledContexts } from './json-ld-contexts.js';
 import { ns } from './namespaces.js';
 import { parseRdf, toJsQuads } from './ntriples.js';
 import { parseRdfPost } from './rdf-post.js';
@@ -71,11 +73,12 @@ function guardXmlEntities(text: string): void {
   }
 }
 
-function syntaxError(error: unknown, mediaType: string): LodestoneError {
+/** `positioned`: the parser read the client's own text, so a line and column in its message are the client's. */
+function syntaxError(error: unknown, mediaType: string, positioned = true): LodestoneError {
   const message = error instanceof Error ? error.message : String(error);
-  const position = /line (\d+) column (\d+)/.exec(message);
+  const position = positioned ? /line (\d+) column (\d+)/.exec(message) : null;
   let reason = message;
-  if (/LoadDocumentCallback|remote context/i.test(message)) reason = 'remote JSON-LD @context documents are not fetched; inline the context';
+  if (/LoadDocumentCallback|remote context/i.test(message)) reason = 'remote JSON-LD @context documents are not fetched; inline the context (only schema.org\'s ships with the server)';
   return new LodestoneError('SyntaxError', `invalid ${mediaType}: ${reason}`, position ? { line: Number(position[1]), column: Number(position[2]) } : {});
 }
 
@@ -95,11 +98,12 @@ export function parseBody(text: string, mediaType: string, base: string): Quad[]
     }
   }
   if (mediaType === RDFXML) guardXmlEntities(text);
+  const source = mediaType === JSONLD ? inlineBundledContexts(text) : text;
   let quads: Quad[];
   try {
-    quads = oxigraph.parse(text, { format: mediaType, base_iri: base }) as unknown as Quad[];
+    quads = oxigraph.parse(source, { format: mediaType, base_iri: base }) as unknown as Quad[];
   } catch (error) {
-    throw syntaxError(error, mediaType);
+    throw syntaxError(error, mediaType, source === text);
   }
   if (quads.some((q) => q.graph.termType !== 'DefaultGraph')) {
     throw new LodestoneError('SyntaxError', `invalid ${mediaType}: a document is one graph; named graphs are not accepted`);

@@ -1,14 +1,22 @@
 /**
  * RDF/POST (application/x-www-form-urlencoded, https://atomgraph.github.io/RDF-POST/): an RDF
  * graph as an ordered list of form fields. `rdf=` opens the body; `v`/`n` declare namespaces;
- * `sb|su|sv|sn` set the subject, `pu|pv|pn` the predicate, `ob|ou|ov|on|ol` add an object, and
- * `lt` (datatype) or `ll` (language) qualify the literal of the next `ol`. Pure: no I/O.
+ * `sb|su|sv|sn` set the subject, `pu|pv|pn` the predicate, `ob|ou|ov|on|ol` add an object.
+ * A literal takes one qualifier, `lt` (datatype IRI) or `ll` (language), right after or right
+ * before its `ol` (`literal_obj ::= '&ol=' string type_or_lang? | type_or_lang '&ol=' string`).
+ * `ol=1&lt=X&ol=2` reads as AtomGraph Core's RDFPostReader reads it: a qualifier right after an
+ * `ol` is that literal's, so 1 is typed and 2 is plain. A qualifier left over (no `ol` next to it,
+ * or its `ol` already qualified) is a 400 where AtomGraph drops it; an empty one (an empty form
+ * field) qualifies nothing. Pure: no I/O.
  */
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
 import { LodestoneError } from '../errors.js';
 
 const { namedNode, blankNode, literal, quad } = DataFactory;
+
+// The N-Triples LANGTAG production, without its "@".
+const LANGUAGE_TAG = /^[a-zA-Z]+(-[a-zA-Z0-9]+)*$/;
 
 function syntax(message: string, field: number): LodestoneError {
   return new LodestoneError('SyntaxError', `RDF/POST: ${message} (field ${field})`, { line: 1, column: field });
@@ -30,8 +38,6 @@ export function parseRdfPost(body: string, base: string): Quad[] {
   let pendingPrefix: string | undefined;
   let subject: Quad['subject'] | undefined;
   let predicate: Quad['predicate'] | undefined;
-  let datatype: string | undefined;
-  let language: string | undefined;
   const quads: Quad[] = [];
   const prefixed = (suffix: string, at: number) => {
     const ns = pendingPrefix === undefined ? defaultNs : prefixes.get(pendingPrefix);
@@ -42,6 +48,16 @@ export function parseRdfPost(body: string, base: string): Quad[] {
   const object = (term: Quad['object'], at: number) => {
     if (!subject || !predicate) throw syntax('an object needs a subject and a predicate before it', at);
     quads.push(quad(subject, predicate, term));
+  };
+  const isQualifier = (index: number) => fields[index]?.[0] === 'lt' || fields[index]?.[0] === 'll';
+  /** The literal `value` qualified by the `lt` or `ll` field at `index`, if there is one there. */
+  const literalObject = (value: string, index: number): Quad['object'] => {
+    if (!isQualifier(index)) return literal(value);
+    const [key, qualifier] = fields[index]!;
+    if (qualifier === '') return literal(value);
+    if (key === 'lt') return literal(value, resolve(qualifier, index + 1));
+    if (!LANGUAGE_TAG.test(qualifier)) throw syntax(`"${qualifier}" is not a language tag`, index + 1);
+    return literal(value, qualifier);
   };
   for (let i = 1; i < fields.length; i++) {
     const [key, value] = fields[i]!;
@@ -86,16 +102,16 @@ export function parseRdfPost(body: string, base: string): Quad[] {
       case 'ov':
         object(prefixed(value, at), at);
         break;
-      case 'lt':
-        datatype = resolve(value, at).value;
-        break;
-      case 'll':
-        language = value;
-        break;
       case 'ol':
-        object(language ? literal(value, language) : datatype ? literal(value, namedNode(datatype)) : literal(value), at);
-        datatype = undefined;
-        language = undefined;
+        // A qualifier right before this `ol` was the previous `ol`'s: otherwise it would have taken this one.
+        object(literalObject(value, i + 1), at);
+        if (isQualifier(i + 1)) i++;
+        break;
+      case 'lt':
+      case 'll':
+        if (fields[i + 1]?.[0] !== 'ol') throw syntax(`"${key}=" must come right before or right after an "ol=" field`, at);
+        object(literalObject(fields[i + 1]![1], i), at + 1);
+        i++;
         break;
       default:
         throw syntax(`unknown field "${key}"`, at);
