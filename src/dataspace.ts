@@ -54,6 +54,8 @@ export interface DataspaceOptions {
   /** Serve the history through Memento (SPEC §9.1); the default bootstrap versions the end-user dataspace. */
   versioned?: boolean;
   indexLag?: Partial<IndexLag>;
+  /** Where files edited by people get deep blank-node labelling (the composer's pool in a server). */
+  labelDeep?: (ntriples: string, what: string) => Promise<Buffer>;
 }
 
 /** The git identity of an agent: its WebID as the name, an e-mail on an `.invalid` domain. */
@@ -93,7 +95,7 @@ export class Dataspace {
       onInvalid: (path, message) => log(`${options.id}: ${path} is not valid N-Triples and is not indexed: ${message}`),
       cachedBlob: (id) => store.cachedBlob(id),
     });
-    this.workingTree = new WorkingTree({ store, base: options.base, log });
+    this.workingTree = new WorkingTree({ store, base: options.base, log, labelDeep: options.labelDeep });
     this.versions = options.versioned ? new VersionIndex(store) : undefined;
     // The index follows HEAD once a burst of commits pauses (and at least every second, or every
     // 64 changed documents, during a long one) rather than once per commit: a document rewritten

@@ -21,7 +21,9 @@ export type ErrorCode =
   | 'InvalidUpdate'
   | 'Unauthenticated'
   | 'QueryTimeout'
-  | 'BadQuery';
+  | 'BadQuery'
+  | 'WorkLimit'
+  | 'Busy';
 
 export class LodestoneError extends Error {
   readonly code: ErrorCode;

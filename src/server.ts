@@ -71,7 +71,7 @@ async function startOidc(config: ServeConfig, adminBase: string, providers: read
 
 export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l)): Promise<Running> {
   const opened: Dataspace[] = [];
-  const composer = new Composer();
+  const composer = new Composer({ log });
   const compose = composer.compose.bind(composer);
   const system = await readSystemConfig(config.data, config.base, log);
   const versioning = system.versioning;
@@ -83,6 +83,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       dir: dataspaceDir(config.data, spec.id),
       watch: config.watch,
       log,
+      labelDeep: (ntriples, what) => composer.label(ntriples, what),
       versioned: history !== undefined,
       branch: history?.branch,
       prefix: history?.pathPrefix,
@@ -142,7 +143,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
   });
   const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, secretary: agents.secretary.webId, session, scheme });
   const representations = new RepresentationCache();
-  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, scheme, log });
+  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, scheme, log });
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations });
   const handle = (req: IncomingMessage, res: ServerResponse) => {

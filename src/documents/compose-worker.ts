@@ -1,6 +1,17 @@
-/** The composer worker: runs composeDocument for the main thread, one request at a time. */
+/** A worker of the composer's pools (composer.ts): composes writes, labels blank nodes deeply, reads query shapes. */
+import { queryShape } from '../rdf/sparql-text.js';
 import { lowerThreadPriority, serveCalls } from '../util/worker.js';
-import { composeDocument, type ComposeInput } from './compose.js';
+import { composeDocument, labelDeeply } from './compose.js';
+import type { WorkRequest } from './composer.js';
 
-lowerThreadPriority(5); // parsing and canonicalising writes yields to the thread answering requests
-serveCalls<ComposeInput>((input) => composeDocument(input));
+lowerThreadPriority(5); // a write's parsing and labelling yield the CPU to the thread answering requests
+serveCalls<WorkRequest>((request) => {
+  switch (request.op) {
+    case 'compose':
+      return composeDocument(request.input);
+    case 'label':
+      return labelDeeply(request.ntriples);
+    case 'queryShape':
+      return queryShape(request.query, request.base);
+  }
+});

@@ -1,16 +1,16 @@
 /**
  * The CPU-heavy half of a document write, as one pure function: parse the body, apply the
  * operation to the current graph (replace, append, or a PATCH update), add the server's metadata
- * (SPEC §2.2) and produce the canonical bytes. It runs in the composer worker, so a write's parsing
- * and canonicalisation never hold up reads on the main thread.
+ * (SPEC §2.2) and produce the canonical bytes. It runs in the composer's workers, with a deadline,
+ * so a write's parsing and canonicalisation never hold up the main thread or another write.
  */
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
-import { canonicalBytes, type CanonicalLimits } from '../rdf/canonical.js';
+import { canonicalBytes, shallowCanonicalBytes } from '../rdf/canonical.js';
 import { parseBody, TURTLE } from '../rdf/formats.js';
 import { parseRdf, termToNTriples } from '../rdf/ntriples.js';
 import { asksForContainer, readMetadata, withMetadata, type Metadata } from './metadata.js';
-import { applyUpdate } from './patch.js';
+import { applyUpdate, validateUpdate } from './patch.js';
 
 export interface ComposeInput {
   method: 'PUT' | 'POST' | 'PATCH';
@@ -21,12 +21,11 @@ export interface ComposeInput {
   existing: string | undefined;
   /** PUT and POST: the request body and its media type. */
   body?: { text: string; mediaType: string };
-  /** PATCH: the (validated) SPARQL update. */
+  /** PATCH: the SPARQL update (validated here: SPEC §4.2). */
   update?: string;
   agent: string | undefined;
   /** dct:modified (and dct:created for a new document). */
   now: string;
-  limits?: CanonicalLimits;
 }
 
 function bodyQuads(body: ComposeInput['body'], url: string): Quad[] {
@@ -44,8 +43,13 @@ function linesAbout(ntriples: string, iri: string): string {
     .join('\n');
 }
 
-export async function composeDocument(input: ComposeInput): Promise<Buffer> {
+/**
+ * The new canonical bytes, or, when alike blank nodes need deep labelling, the graph to label
+ * (canonical.ts): the caller sends it where a costly graph holds up no other write.
+ */
+export async function composeDocument(input: ComposeInput): Promise<Buffer | { deep: string }> {
   const { method, url, existing } = input;
+  if (method === 'PATCH') validateUpdate(input.update ?? '', url);
   const sent = bodyQuads(input.body, url); // parsed first: a syntax error is reported as such
   // A PUT replaces the content: of the stored document it needs only the server's own triples
   // about the document, the lines of canonical N-Triples that start with its IRI
@@ -60,5 +64,16 @@ export async function composeDocument(input: ComposeInput): Promise<Buffer> {
     creator: input.agent,
     owner: input.agent,
   };
-  return canonicalBytes(withMetadata(graph, { documentUrl: url, parentUrl: input.parentUrl, metadata, modified: input.now }), input.limits);
+  return shallowCanonicalBytes(withMetadata(graph, { documentUrl: url, parentUrl: input.parentUrl, metadata, modified: input.now }));
+}
+
+/** A graph's canonical bytes with deep labelling (the labelling worker's job). */
+export function labelDeeply(ntriples: string): Promise<Buffer> {
+  return canonicalBytes(parseRdf(ntriples));
+}
+
+/** composeDocument with any deep labelling done in-process: for tests and tools, not for a server. */
+export async function composeInProcess(input: ComposeInput): Promise<Buffer> {
+  const composed = await composeDocument(input);
+  return Buffer.isBuffer(composed) ? composed : labelDeeply(composed.deep);
 }

@@ -8,11 +8,11 @@
 import type { Dataspace } from '../dataspace.js';
 import { agentIdentity } from '../dataspace.js';
 import { LodestoneError } from '../errors.js';
+import { boundNesting } from '../rdf/sparql-text.js';
 import { blobObject } from '../store/objects.js';
 import { documentSegments, parentDocumentPath } from '../store/paths.js';
-import { composeDocument, type ComposeInput } from './compose.js';
+import { composeInProcess, type ComposeInput } from './compose.js';
 import { isContainerGraph, timestamp } from './metadata.js';
-import { validateUpdate } from './patch.js';
 
 export type WriteMethod = 'PUT' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -48,7 +48,7 @@ export interface DocumentServiceOptions {
   /** Relative paths of documents that cannot be modified or deleted (owner, secretary). */
   protectedPaths?: Iterable<string>;
   clock?: () => Date;
-  /** Where composeDocument runs: the composer worker in a server, in-process by default. */
+  /** Where composeDocument runs: the composer's workers in a server (composer.ts), in-process by default. */
   compose?: (input: ComposeInput) => Promise<Buffer>;
 }
 
@@ -63,7 +63,7 @@ export class DocumentService {
   ) {
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
-    this.compose = options.compose ?? composeDocument;
+    this.compose = options.compose ?? composeInProcess;
   }
 
   protect(relativePath: string): void {
@@ -84,9 +84,16 @@ export class DocumentService {
     return this.dataspace.store.blobId(this.dataspace.fileOf(relativePath));
   }
 
+  /**
+   * SPEC §4.6.8: read, change in memory, write back. The change is composed off the write lock
+   * (parsing, a PATCH's WHERE, blank-node labelling: work whose cost the request decides), against
+   * the document as HEAD has it; under the lock the write goes in only if the document is still
+   * that version, else the preconditions are checked again and the change composed again. So a
+   * costly request holds up no other writer, and exactly one of several writers quoting one ETag wins.
+   */
   async write(request: WriteRequest): Promise<WriteResult> {
     const { method, relativePath } = request;
-    if (method === 'PATCH') validateUpdate(request.update ?? '', this.url(relativePath));
+    if (method === 'PATCH') boundNesting(request.update ?? '', 'the update', 'InvalidUpdate'); // before a worker parses it
     const segments = documentSegments(relativePath);
     const path = this.dataspace.fileOf(relativePath);
     const url = this.url(relativePath);
@@ -98,32 +105,46 @@ export class DocumentService {
     }
     const parentPath = parentDocumentPath(relativePath);
     const parentUrl = parentPath === undefined ? undefined : this.url(parentPath);
-    const { commit, result } = await this.dataspace.store.transact<Omit<WriteResult, 'commit'>>(async (view) => {
-      const current = view.blobId(path);
+    const author = agentIdentity(request.agent);
+    const message = `${method} ${url}${request.note ? `\n\n${request.note}` : ''}`;
+    const admissible = (current: string | undefined) => {
       if (current === undefined && method !== 'PUT' && !request.replace) throw new LodestoneError('NotFound', `there is no document at ${url}`);
       request.precondition(current);
-      const now = timestamp(this.clock());
-      const author = agentIdentity(request.agent);
-      const message = `${method} ${url}${request.note ? `\n\n${request.note}` : ''}`;
-      if (method === 'DELETE') {
-        if (view.hasFilesUnder(path.slice(0, -3))) {
-          throw new LodestoneError('Conflict', `${url} is a container that still has documents; delete them first`);
+    };
+    for (;;) {
+      const composedOn = this.dataspace.store.blobId(path);
+      admissible(composedOn); // refused before any work when it would be refused under the lock
+      const bytes = method === 'DELETE' ? null : await this.composeOn(request, composedOn, url, parentUrl);
+      const { commit, result } = await this.dataspace.store.transact<Omit<WriteResult, 'commit'> | 'moved'>(async (view) => {
+        const current = view.blobId(path);
+        if (current !== composedOn) {
+          admissible(current);
+          return { result: 'moved' as const }; // written meanwhile, and still admissible: composed again
         }
-        return { intent: { changes: [{ path, bytes: null }], author, message }, result: { status: 'deleted' as const, blobId: undefined } };
-      }
-      if (current === undefined && parentPath !== undefined) {
-        const parent = await view.read(this.dataspace.fileOf(parentPath));
-        if (!parent || !isContainerGraph(parent.toString('utf8'), parentUrl!)) {
-          throw new LodestoneError('ConstraintViolation', `the parent container ${parentUrl} does not exist; a document can only be created in an existing container`, { parent: parentUrl });
+        if (bytes === null) {
+          if (view.hasFilesUnder(path.slice(0, -3))) {
+            throw new LodestoneError('Conflict', `${url} is a container that still has documents; delete them first`);
+          }
+          return { intent: { changes: [{ path, bytes: null }], author, message }, result: { status: 'deleted' as const, blobId: undefined } };
         }
-      }
-      const existing = current === undefined ? undefined : (await view.read(path))!.toString('utf8');
-      // a restore (POST with a whole earlier version) replaces the graph, as a PUT does
-      const composeMethod = request.replace ? 'PUT' : method;
-      const bytes = await this.compose({ method: composeMethod, url, parentUrl, existing, body: request.body, update: request.update, agent: request.agent, now });
-      const status = current === undefined ? ('created' as const) : method === 'PUT' ? ('replaced' as const) : ('updated' as const);
-      return { intent: { changes: [{ path, bytes }], author, message }, result: { status, blobId: blobObject(bytes).id } };
-    });
-    return { ...result, commit };
+        if (current === undefined && parentPath !== undefined) {
+          const parent = await view.read(this.dataspace.fileOf(parentPath));
+          if (!parent || !isContainerGraph(parent.toString('utf8'), parentUrl!)) {
+            throw new LodestoneError('ConstraintViolation', `the parent container ${parentUrl} does not exist; a document can only be created in an existing container`, { parent: parentUrl });
+          }
+        }
+        const status = current === undefined ? ('created' as const) : method === 'PUT' ? ('replaced' as const) : ('updated' as const);
+        return { intent: { changes: [{ path, bytes }], author, message }, result: { status, blobId: blobObject(bytes).id } };
+      });
+      if (result !== 'moved') return { ...result, commit };
+    }
+  }
+
+  /** The document's new canonical bytes, composed from its version `blobId` (undefined: absent). */
+  private async composeOn(request: WriteRequest, blobId: string | undefined, url: string, parentUrl: string | undefined): Promise<Buffer> {
+    const existing = blobId === undefined ? undefined : (await this.dataspace.store.readBlob(blobId)).toString('utf8');
+    // a restore (POST with a whole earlier version) replaces the graph, as a PUT does
+    const method = request.replace ? 'PUT' : (request.method as ComposeInput['method']);
+    return this.compose({ method, url, parentUrl, existing, body: request.body, update: request.update, agent: request.agent, now: timestamp(this.clock()) });
   }
 }

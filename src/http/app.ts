@@ -5,6 +5,7 @@
  */
 import cors from '@koa/cors';
 import Koa from 'koa';
+import type { Composer } from '../documents/composer.js';
 import type { Authenticator } from './authenticate.js';
 import { documentHandler } from './documents.js';
 import { errorMiddleware } from './error-middleware.js';
@@ -20,6 +21,8 @@ export interface AppOptions {
   representations: RepresentationCache;
   bodyLimit: number;
   sparqlTimeoutMs: number;
+  /** Where request content is parsed off the thread that answers requests. */
+  composer: Pick<Composer, 'queryShape'>;
   /** The scheme the server is reached by (https, or http behind a proxy). */
   scheme: 'https' | 'http';
   log: (line: string) => void;
@@ -48,7 +51,7 @@ const EXPOSED = ['ETag', 'Link', 'Location', 'Allow', 'Accept-Post', 'Accept-Pat
 export function createApp(options: AppOptions): Koa<State> {
   const app = new Koa<State>();
   const documents = documentHandler({ bodyLimit: options.bodyLimit, representations: options.representations });
-  const sparql = sparqlHandler({ timeoutMs: options.sparqlTimeoutMs, bodyLimit: options.bodyLimit });
+  const sparql = sparqlHandler({ timeoutMs: options.sparqlTimeoutMs, bodyLimit: options.bodyLimit, queryShape: (query, base) => options.composer.queryShape(query, base) });
 
   app.use(errorMiddleware(options.log));
   const corsHeaders = cors({ credentials: true, exposeHeaders: EXPOSED, keepHeadersOnError: true });

@@ -36,6 +36,8 @@ const statusOf: Record<ErrorCode, number> = {
   Unauthenticated: 401,
   QueryTimeout: 503,
   BadQuery: 400,
+  WorkLimit: 422,
+  Busy: 503,
 };
 
 /** Any thrown value as an HttpError; unknown errors become a 500 that says nothing of internals. */
@@ -46,6 +48,7 @@ export function toHttpError(error: unknown): HttpError {
     if (typeof error.data.etag === 'string') headers.ETag = error.data.etag;
     if (typeof error.data.allow === 'string') headers.Allow = error.data.allow;
     if (error.code === 'LockTimeout' || error.code === 'RefConflict') headers['Retry-After'] = '1';
+    if (typeof error.data.retryAfter === 'number') headers['Retry-After'] = String(error.data.retryAfter);
     return new HttpError(statusOf[error.code], error.message, headers);
   }
   const status = (error as { status?: unknown; expose?: unknown }).status;

@@ -9,7 +9,6 @@
  */
 import type Koa from 'koa';
 import contentType from 'content-type';
-import sparqljs from 'sparqljs';
 import { LodestoneError } from '../errors.js';
 import { writableTypes } from '../rdf/formats.js';
 import { decodeUtf8, readBody } from './body.js';
@@ -18,7 +17,7 @@ import { acceptOf, negotiate } from './negotiate.js';
 import type { State } from './state.js';
 import { modesOnEndpoint, requireMode } from './authorize.js';
 import { ByteCache } from '../util/byte-cache.js';
-import { memo } from '../util/memo.js';
+import { boundNesting, type QueryShape } from '../rdf/sparql-text.js';
 
 const RESULT_TYPES = ['application/sparql-results+json', 'application/sparql-results+xml', 'text/csv', 'text/tab-separated-values'];
 const SPARQL_QUERY = 'application/sparql-query';
@@ -27,6 +26,8 @@ const FORM = 'application/x-www-form-urlencoded';
 export interface SparqlOptions {
   timeoutMs: number;
   bodyLimit: number;
+  /** A query's shape, parsed off the thread that answers requests, with a deadline (composer.ts). */
+  queryShape: (query: string, base: string) => Promise<QueryShape>;
   /** Bytes of results kept in the cache. */
   cacheBytes?: number;
 }
@@ -72,25 +73,6 @@ async function protocolRequest(ctx: Koa.ParameterizedContext<State>, bodyLimit: 
   return { query, defaultGraphs: graphs('default-graph-uri'), namedGraphs: graphs('named-graph-uri') };
 }
 
-/** What the endpoint needs to know of a query, parsed once per distinct query text. */
-const queryShape = memo((key: string) => {
-  const newline = key.indexOf('\n');
-  let parsed: sparqljs.SparqlQuery;
-  try {
-    parsed = new sparqljs.Parser({ baseIRI: key.slice(0, newline) }).parse(key.slice(newline + 1));
-  } catch (error) {
-    throw new LodestoneError('BadQuery', `the query is not valid SPARQL: ${(error as Error).message.split('\n')[0]}`);
-  }
-  if (parsed.type === 'update') throw new HttpError(400, 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
-  const from = (parsed as { from?: { default: { value: string }[]; named: { value: string }[] } }).from;
-  return {
-    graphResult: parsed.queryType === 'CONSTRUCT' || parsed.queryType === 'DESCRIBE',
-    hasFrom: Boolean(from),
-    fromDefault: from?.default.map((g) => g.value) ?? [],
-    fromNamed: from?.named.map((g) => g.value) ?? [],
-  };
-}, 1000);
-
 /** Nothing: a graph name no document has, for a dataset that must be empty (Oxigraph reads [] as "unrestricted"). */
 const NOTHING = 'urn:lodestone:no-readable-graph';
 
@@ -108,6 +90,19 @@ function restrict(readable: string[], asked: { defaultGraphs: string[]; namedGra
 export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
   const capacity = options.cacheBytes ?? 32 * 1024 * 1024;
   const cache = new ByteCache<Cached>(capacity, (entry) => entry.body.length, capacity / 8);
+  const shapes = new Map<string, QueryShape>(); // by base and query text; cleared when full
+  const shapeOf = async (query: string, base: string): Promise<QueryShape> => {
+    const key = `${base}\n${query}`;
+    let shape = shapes.get(key);
+    if (!shape) {
+      boundNesting(query, 'the query');
+      shape = await options.queryShape(query, base);
+      if (shapes.size >= 1000) shapes.clear();
+      shapes.set(key, shape);
+    }
+    if (shape.update) throw new HttpError(400, 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
+    return shape;
+  };
   return async (ctx) => {
     if (ctx.method === 'OPTIONS') {
       ctx.set('Allow', 'GET, HEAD, POST, OPTIONS');
@@ -118,7 +113,7 @@ export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
     const endpoint = runtime.dataspace.base + 'sparql';
     requireMode(await modesOnEndpoint(runtime.access, endpoint, agent), 'Read', agent, endpoint);
     const request = await protocolRequest(ctx, options.bodyLimit);
-    const shape = queryShape(`${ctx.state.runtime.dataspace.base}\n${request.query}`);
+    const shape = await shapeOf(request.query, runtime.dataspace.base);
     const graphResult = shape.graphResult;
     const offered = graphResult ? writableTypes : RESULT_TYPES;
     const type = negotiate(acceptOf(ctx.headers, ctx.querystring), offered);

@@ -10,7 +10,7 @@
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { LodestoneError, isLodestoneError } from '../errors.js';
-import { canonicalBytes } from '../rdf/canonical.js';
+import { canonicalBytes, shallowCanonicalBytes } from '../rdf/canonical.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import type { GitStore, Identity } from './git-store.js';
 import { disk, type IndexUpdate, type WorkingFile, type WorkingOutcome } from './disk.js';
@@ -32,6 +32,8 @@ export interface WorkingTreeOptions {
    */
   delayMs?: number;
   log?: (line: string) => void;
+  /** Canonical bytes of N-Triples whose blank nodes need deep labelling (in-process by default). */
+  labelDeep?: (ntriples: string, what: string) => Promise<Buffer>;
 }
 
 export class WorkingTree {
@@ -39,6 +41,7 @@ export class WorkingTree {
   private readonly base: string;
   private readonly delayMs: number;
   private readonly log: (line: string) => void;
+  private readonly labelDeep: (ntriples: string, what: string) => Promise<Buffer>;
   private readonly synced = new Map<string, IndexEntry>();
   private readonly dirty = new Set<string>();
   private readonly writing = new Map<string, string>();
@@ -57,6 +60,7 @@ export class WorkingTree {
     this.base = options.base;
     this.delayMs = options.delayMs ?? 200;
     this.log = options.log ?? ((line) => console.error(line));
+    this.labelDeep = options.labelDeep ?? ((ntriples) => canonicalBytes(parseRdf(ntriples)));
     this.journal = join(this.store.gitdir, 'lodestone', 'worktree-journal');
     this.tmpdir = join(this.store.gitdir, 'lodestone', 'tmp');
     this.store.on('head', (change) => {
@@ -163,7 +167,8 @@ export class WorkingTree {
     }
     let canonical: Buffer;
     try {
-      canonical = await canonicalBytes(parseRdf(decodeUtf8(bytes, path), { format: 'N-Triples' }));
+      const shallow = await shallowCanonicalBytes(parseRdf(decodeUtf8(bytes, path), { format: 'N-Triples' }));
+      canonical = Buffer.isBuffer(shallow) ? shallow : await this.labelDeep(shallow.deep, path);
     } catch (error) {
       if (!isLodestoneError(error)) throw error;
       const where = error.data.line ? `${error.data.line}:${error.data.column}` : '1:1';

@@ -115,3 +115,126 @@ export function serveCalls<Request>(handle: (request: Request) => unknown): void
     });
   });
 }
+
+export interface WorkerPoolOptions {
+  /** Workers at most; each runs one job at a time. */
+  size: number;
+  /** A job still running after this long is stopped: its worker is terminated and replaced. */
+  deadlineMs: number;
+  /** The refusal a stopped job rejects with (a WorkLimit by default). */
+  overDeadline?: (deadlineMs: number) => Error;
+  /** Jobs that may wait for a worker; more are refused with Busy (503) at once. */
+  maxQueue?: number;
+}
+
+interface PoolJob {
+  request: unknown;
+  transfer: readonly Transferable[];
+  resolve: (value: never) => void;
+  reject: (error: Error) => void;
+}
+
+interface PoolSlot {
+  worker: Worker;
+  job: PoolJob | undefined;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Workers of one entry that share a queue, for work whose cost the request decides (parsing a
+ * body, labelling blank nodes, a PATCH's WHERE): no job runs on the thread that answers requests,
+ * one costly job holds only its own worker, and none runs past its deadline, since terminating a
+ * worker is the one way to stop synchronous JavaScript or WebAssembly. A worker that failed or
+ * was stopped is replaced by the next job; idle workers do not keep the process alive.
+ */
+export class WorkerPool<Request> {
+  private readonly slots: PoolSlot[] = [];
+  private readonly queue: PoolJob[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly entry: URL,
+    private readonly options: WorkerPoolOptions,
+  ) {}
+
+  call<T>(request: Request, transfer: readonly Transferable[] = []): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the worker pool is closed'));
+    if (this.queue.length >= (this.options.maxQueue ?? Infinity)) {
+      return Promise.reject(new LodestoneError('Busy', 'the server has too much of this work waiting; try again in a few seconds', { retryAfter: 5 }));
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ request, transfer, resolve: resolve as (value: never) => void, reject });
+      this.pump();
+    });
+  }
+
+  /** Starts one worker now rather than on the first job. */
+  start(): void {
+    if (this.slots.length === 0) this.slots.push(this.spawn());
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s) => s.job === undefined);
+      if (!slot && this.slots.length < this.options.size) this.slots.push((slot = this.spawn()));
+      if (!slot) return;
+      this.run(slot, this.queue.shift()!);
+    }
+  }
+
+  private run(slot: PoolSlot, job: PoolJob): void {
+    slot.job = job;
+    slot.worker.ref();
+    slot.timer = setTimeout(() => {
+      const refusal = this.options.overDeadline?.(this.options.deadlineMs) ?? new LodestoneError('WorkLimit', `the request needed more than ${this.options.deadlineMs / 1000} s of work and was stopped`);
+      this.replace(slot, refusal);
+    }, this.options.deadlineMs);
+    slot.worker.postMessage({ id: this.nextId++, request: job.request }, job.transfer);
+  }
+
+  private spawn(): PoolSlot {
+    const worker = startWorker(this.entry);
+    worker.unref();
+    const slot: PoolSlot = { worker, job: undefined, timer: undefined };
+    worker.on('message', (reply: Reply) => {
+      const job = slot.job;
+      if (!job || !this.slots.includes(slot)) return;
+      clearTimeout(slot.timer);
+      slot.job = undefined;
+      worker.unref();
+      if (reply.ok) job.resolve(reply.value as never);
+      else job.reject(reply.code ? new LodestoneError(reply.code as ErrorCode, reply.message, reply.data) : new Error(reply.message));
+      // a failure that is not a refusal may have left the worker broken (a WebAssembly trap): replace it
+      if (!reply.ok && !reply.code) this.replace(slot, new Error(reply.message));
+      else this.pump();
+    });
+    worker.on('error', (error) => this.replace(slot, error));
+    worker.on('exit', (code) => this.replace(slot, new Error(`worker exited (${code})`)));
+    return slot;
+  }
+
+  /** Fails the slot's job with `reason` and drops the slot; the next job starts a fresh worker. */
+  private replace(slot: PoolSlot, reason: Error): void {
+    const at = this.slots.indexOf(slot);
+    if (at < 0) return;
+    this.slots.splice(at, 1);
+    clearTimeout(slot.timer);
+    void slot.worker.terminate();
+    slot.job?.reject(reason);
+    this.pump();
+  }
+
+  /** Stops every worker; jobs running or waiting are failed, not left waiting. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const failure = new Error('the worker pool was closed');
+    for (const job of this.queue.splice(0)) job.reject(failure);
+    const slots = this.slots.splice(0);
+    for (const slot of slots) {
+      clearTimeout(slot.timer);
+      slot.job?.reject(failure);
+    }
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  }
+}
