@@ -54,6 +54,8 @@ export interface DataspaceOptions {
   /** Serve the history through Memento (SPEC §9.1); the default bootstrap versions the end-user dataspace. */
   versioned?: boolean;
   indexLag?: Partial<IndexLag>;
+  /** Replicas of the index that SPARQL queries run on, each in its own worker (default 1; see src/index/index.ts). */
+  queryLanes?: number;
 }
 
 /** The git identity of an agent: its WebID as the name, an e-mail on an `.invalid` domain. */
@@ -90,6 +92,8 @@ export class Dataspace {
       gitdir: store.gitdir,
       prefix: store.prefix,
       base: options.base,
+      lanes: options.queryLanes,
+      log: (line) => log(`${options.id}: ${line}`),
       onInvalid: (path, message) => log(`${options.id}: ${path} is not valid N-Triples and is not indexed: ${message}`),
       cachedBlob: (id) => store.cachedBlob(id),
     });
