@@ -20,6 +20,7 @@ export const serveOptions = {
   'trusted-proxy': { type: 'string', default: '127.0.0.1,::1', description: 'comma-separated addresses whose Client-Cert header is believed (with --http)' },
   'body-limit': { type: 'string', default: '2097152', description: 'largest request body in bytes; larger ones answer 413' },
   'sparql-timeout': { type: 'string', default: '30000', description: 'milliseconds a SPARQL query may run before it is stopped' },
+  'query-lanes': { type: 'string', default: '2', description: 'copies of each dataspace\'s index that SPARQL queries run on: a slow query holds up only its own, one agent holds all but one at most; each beyond the first costs ~35 MB + 0.55-0.9 GB per million triples' },
   'allow-internal-urls': { type: 'boolean', default: false, description: 'let outgoing requests reach loopback and private addresses, and OpenID providers be plain HTTP' },
   'no-watch': { type: 'boolean', default: false, description: 'do not watch the repositories for git commits and edited .nt files' },
   'github-api': { type: 'string', default: 'https://api.github.com', description: 'REST API root the pusher mirrors GitHub repositories through (GitHub Enterprise: https://HOST/api/v3)' },
@@ -52,6 +53,7 @@ export interface ServeConfig {
   trustedProxies: string[];
   bodyLimit: number;
   sparqlTimeoutMs: number;
+  queryLanes: number;
   allowInternalUrls: boolean;
   watch: boolean;
   githubApi: string;
@@ -94,6 +96,7 @@ export function serveConfig(args: string[]): ServeConfig | 'help' {
     trustedProxies: String(values['trusted-proxy']).split(',').map((s) => s.trim()).filter(Boolean),
     bodyLimit: positiveInteger('body-limit', values['body-limit']),
     sparqlTimeoutMs: positiveInteger('sparql-timeout', values['sparql-timeout']),
+    queryLanes: positiveInteger('query-lanes', values['query-lanes']),
     allowInternalUrls: Boolean(values['allow-internal-urls']),
     watch: !values['no-watch'],
     githubApi: String(values['github-api']),

@@ -56,6 +56,8 @@ export interface DataspaceOptions {
   indexLag?: Partial<IndexLag>;
   /** Where files edited by people get deep blank-node labelling (the composer's pool in a server). */
   labelDeep?: (ntriples: string, what: string) => Promise<Buffer>;
+  /** Replicas of the index that SPARQL queries run on, each in its own worker (default 1; see src/index/index.ts). */
+  queryLanes?: number;
 }
 
 /** The git identity of an agent: its WebID as the name, an e-mail on an `.invalid` domain. */
@@ -92,6 +94,8 @@ export class Dataspace {
       gitdir: store.gitdir,
       prefix: store.prefix,
       base: options.base,
+      lanes: options.queryLanes,
+      log: (line) => log(`${options.id}: ${line}`),
       onInvalid: (path, message) => log(`${options.id}: ${path} is not valid N-Triples and is not indexed: ${message}`),
       cachedBlob: (id) => store.cachedBlob(id),
     });

@@ -82,6 +82,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       ...spec,
       dir: dataspaceDir(config.data, spec.id),
       watch: config.watch,
+      queryLanes: config.queryLanes,
       log,
       labelDeep: (ntriples, what) => composer.label(ntriples, what),
       versioned: history !== undefined,

@@ -335,12 +335,13 @@ describe('the SPARQL endpoint', () => {
   });
 });
 
-describe('the SPARQL timeout (--sparql-timeout 2000)', () => {
+// one query lane (as before lanes: everything waits for the runaway query), and the default two
+for (const lanes of ['1', '2']) describe(`the SPARQL timeout (--sparql-timeout 2000 --query-lanes ${lanes})`, () => {
   let s: TestServer;
   const DOCUMENTS = 20;
 
   before(async () => {
-    s = await startServer(['--sparql-timeout', '2000']);
+    s = await startServer(['--sparql-timeout', '2000', '--query-lanes', lanes]);
     for (let i = 0; i < DOCUMENTS; i++) {
       const res = await s.request('PUT', `doc-${i}/`, { headers: turtle, body: `<#this> <${EX}n> ${i} ; <${EX}label> "document ${i}" .` });
       assert.equal(res.status, 201, res.body);

@@ -120,8 +120,9 @@ export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
     ctx.vary('Accept');
     if (!type) throw new HttpError(406, `none of the requested media types is available; available: ${offered.join(', ')}`);
     const { dataspace } = ctx.state.runtime;
-    await dataspace.index.syncTo(dataspace.store.head);
-    const commit = dataspace.index.indexedCommit ?? 'empty';
+    const head = dataspace.store.head;
+    dataspace.index.follow(head); // the query runs on a lane at HEAD or later (src/index/index.ts)
+    const commit = head ?? 'empty';
     const hasDataset = request.defaultGraphs.length > 0 || request.namedGraphs.length > 0;
     let dataset = { defaultGraphs: hasDataset ? request.defaultGraphs : undefined, namedGraphs: hasDataset ? request.namedGraphs : undefined };
     // issue 4: an agent queries only the documents it may read; the dataset is narrowed to them
@@ -138,6 +139,7 @@ export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
           format: type,
         },
         options.timeoutMs,
+        agent,
       ).catch((error: Error) => {
         if (error instanceof LodestoneError) throw error;
         throw new LodestoneError('BadQuery', `the query failed: ${error.message}`);

@@ -1,20 +1,40 @@
 /**
- * The main thread's handle on a dataspace's index, which lives in a worker thread so that index
- * builds and SPARQL queries never block HTTP. Requests go to the worker one at a time; a query
- * that runs past its timeout is stopped by terminating the worker, and a fresh worker rebuilds
- * the index from the commit the old one reflected. `syncTo` is the index's one input; concurrent
- * calls coalesce, going straight to the newest target.
+ * The main thread's handle on a dataspace's index. The index lives in query lanes: N replicas of
+ * it, each in its own worker (index-lane.ts), so that index builds and SPARQL queries never block
+ * HTTP and a slow query holds up only its own lane. N = 1 is one worker, as before lanes.
+ *
+ * - Following HEAD: `follow(commit)` sets the target, the newest HEAD. Lane 0 follows it, with
+ *   the changed files' bytes carried from the main thread (recordHead); `syncTo` waits for it.
+ *   The other lanes load once lane 0 has, then sync only by diffing trees in their worker: when a
+ *   query is given to them, and when idle `catchUpMs` (5 s) after lane 0 moved. So extra lanes
+ *   cost no main-thread work per write, and a document rewritten many times is replaced in them
+ *   once per catch-up.
+ * - Queries: a query runs on a free, loaded lane at the target when `query` was called or later
+ *   (a lane behind syncs first), so it sees every write made before. A lane already at the target
+ *   is preferred; one that is only syncing toward it is waited for rather than another synced.
+ *   With every lane busy, queries wait in order. Fairness: one holder (an agent, or all anonymous
+ *   clients together) holds at most N − 1 lanes at once; its other queries wait, others' do not.
+ * - A query past its time limit stops its lane alone: the worker is terminated (a warning line is
+ *   logged) and the lane reloads, taking no query until it is back. It reloads at the target, not
+ *   at the commit it reflected: one load rather than a load and then a sync.
+ * - `dump` and `size` run on lane 0 at the target; `rebuild` reloads every lane; `close` stops all.
+ *
+ * Memory: each lane is a whole copy. Measured (bench/lane-memory.ts: RSS of a process with 1, 2
+ * and 3 lanes, each loaded and having answered a query), a lane beyond the first costs ~35 MB
+ * empty (a worker, its tsx loader and an Oxigraph store) and ~90 MB holding 100k triples in 1,000
+ * documents: about 35 MB plus Oxigraph's 0.55–0.9 GB per million triples.
  */
-import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../util/worker.js';
-import { LodestoneError } from '../errors.js';
+import { isLodestoneError } from '../errors.js';
 import type { FileDiff } from '../store/trees.js';
-import type { IndexConfig, QueryRequest, SyncDelta, SyncReport } from './index-core.js';
-import type { IndexRequest, IndexResponse } from './index-worker.js';
-
-type Op = IndexRequest['op'];
+import type { IndexConfig, QueryRequest, SyncReport } from './index-core.js';
+import { Lane } from './index-lane.js';
+import { RecordedChanges } from './recorded-changes.js';
 
 export interface IndexOptions extends IndexConfig {
+  /** Replicas of the index that queries run on, each in its own worker (default 1). */
+  lanes?: number;
+  /** How long after lane 0 moves an idle lane other than lane 0 catches up (default 5,000 ms). */
+  catchUpMs?: number;
   /** Called with each file at a synced commit that failed to parse. */
   onInvalid?: (path: string, message: string) => void;
   log?: (line: string) => void;
@@ -25,184 +45,315 @@ export interface IndexOptions extends IndexConfig {
   cachedBlob?: (id: string) => Uint8Array | undefined;
 }
 
-/** The changes recorded since the last sync was sent, as paths to their new blob ids (null: deleted). */
-interface Recorded {
-  from: string | undefined;
-  to: string;
-  tree: string;
-  files: Map<string, string | null>;
+/** A commit to reach, numbered in the order `follow` was given targets. */
+interface Goal {
+  commit: string | undefined;
+  seq: number;
 }
 
 interface Job {
-  op: Op;
-  fields: Record<string, unknown>;
-  timeoutMs?: number;
-  resolve: (value: unknown) => void;
+  op: 'dump' | 'size' | 'reset';
+  resolve: (value: never) => void;
   reject: (error: Error) => void;
 }
 
+interface Query {
+  request: QueryRequest;
+  /** The target when it was asked: it runs on a lane at this goal or a later one. */
+  seq: number;
+  timeoutMs: number;
+  /** Who asks: a WebID, or ANONYMOUS. */
+  holder: string;
+  resolve: (value: string | boolean) => void;
+  reject: (error: Error) => void;
+}
+
+/** What the index asks of one lane. */
+interface Slot {
+  lane: Lane;
+  /** A call is in flight (cleared once its outcome is recorded here). */
+  busy: boolean;
+  /** The commit the lane syncs to next; lane 0's is always the target. */
+  goal: Goal | undefined;
+  /** The `seq` of the newest goal the lane reached (0 while it is not loaded). */
+  at: number;
+  /** The `seq` of a goal whose sync failed: not tried again until `follow` or a query asks. */
+  failed: number | undefined;
+  jobs: Job[];
+  /** The query the lane is held for, syncing for it or running it. */
+  query: Query | undefined;
+  catchUp: NodeJS.Timeout | undefined;
+}
+
+const ANONYMOUS = 'anonymous';
+
 export class Index {
-  private worker: Worker;
-  private readonly config: IndexConfig;
-  private readonly queue: Job[] = [];
-  private running: Job | undefined;
-  private nextId = 1;
-  private target: string | undefined;
-  private current: string | undefined;
-  private syncing: Promise<void> | undefined;
+  private readonly slots: Slot[];
+  private readonly pending: Query[] = [];
+  private target: Goal | undefined;
+  /** Who waits for lane 0 to reach a goal. */
+  private waiters: Array<{ seq: number; resolve: () => void; reject: (error: Error) => void }> = [];
+  private readonly perHolder: number;
+  private readonly catchUpMs: number;
   private closed = false;
   private readonly onInvalid: IndexOptions['onInvalid'];
   private readonly log: (line: string) => void;
-  private readonly cachedBlob: IndexOptions['cachedBlob'];
-  private recorded: Recorded | undefined;
+  private readonly recorded: RecordedChanges;
 
   constructor(options: IndexOptions) {
-    const { onInvalid, log, cachedBlob, ...config } = options;
-    this.config = config;
+    const { lanes = 1, catchUpMs = 5000, onInvalid, log, cachedBlob, ...config } = options;
     this.onInvalid = onInvalid;
-    this.cachedBlob = cachedBlob;
+    this.recorded = new RecordedChanges(cachedBlob);
     this.log = log ?? ((line) => console.error(line));
-    this.worker = this.spawn();
-  }
-
-  private spawn(): Worker {
-    const worker = startWorker(new URL('./index-worker.js', import.meta.url), this.config);
-    worker.on('message', (response: IndexResponse) => {
-      const job = this.running;
-      if (!job || worker !== this.worker) return;
-      this.running = undefined;
-      if (response.ok) job.resolve(response.value);
-      else job.reject(new Error(response.message));
-      this.pump();
-    });
-    worker.on('error', (error) => {
-      if (worker !== this.worker) return;
-      this.log(`index worker failed: ${error.message}; starting a new one`);
-      this.restart(error);
-    });
-    return worker;
-  }
-
-  /** Replaces the worker; the running job fails with `reason`, queued jobs run on the new one. */
-  private restart(reason: Error): void {
-    const job = this.running;
-    this.running = undefined;
-    const old = this.worker;
-    this.worker = this.spawn();
-    void old.terminate();
-    job?.reject(reason);
-    const reflected = this.current;
-    this.current = undefined; // the target stays: callers waiting in syncTo still want it
-    if (reflected !== undefined) {
-      // the new worker starts empty: bring it back to where the old one was, ahead of the queue
-      this.queue.unshift({ op: 'sync', fields: { commit: reflected }, resolve: () => (this.current = reflected), reject: () => undefined });
-    }
-    this.pump();
-  }
-
-  private pump(): void {
-    if (this.running || this.closed) return;
-    const job = this.queue.shift();
-    if (!job) return;
-    this.running = job;
-    const worker = this.worker;
-    worker.postMessage({ id: this.nextId++, op: job.op, ...job.fields });
-    if (job.timeoutMs !== undefined) {
-      const timer = setTimeout(() => {
-        if (this.running === job && this.worker === worker) {
-          this.restart(new LodestoneError('QueryTimeout', `the query ran past its ${job.timeoutMs} ms limit and was stopped`));
-        }
-      }, job.timeoutMs);
-      const settle = () => clearTimeout(timer);
-      const { resolve, reject } = job;
-      job.resolve = (v) => (settle(), resolve(v));
-      job.reject = (e) => (settle(), reject(e));
-    }
-  }
-
-  private call<T>(op: Op, fields: Record<string, unknown> = {}, timeoutMs?: number): Promise<T> {
-    if (this.closed) return Promise.reject(new Error('the index is closed'));
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ op, fields, timeoutMs, resolve: resolve as (v: unknown) => void, reject });
-      this.pump();
+    this.catchUpMs = catchUpMs;
+    this.perHolder = Math.max(1, lanes - 1);
+    this.slots = Array.from({ length: Math.max(1, lanes) }, (_, n) => {
+      const lane = new Lane(n, config, (reason) => {
+        if (!isLodestoneError(reason, 'QueryTimeout')) this.log(`${reason.message}; starting a new one`);
+        this.pump();
+      });
+      return { lane, busy: false, goal: undefined, at: 0, failed: undefined, jobs: [], query: undefined, catchUp: undefined };
     });
   }
 
-  /** The commit the index reflects. */
+  /** The commit lane 0 reflects. */
   get indexedCommit(): string | undefined {
-    return this.current;
+    const lane = this.slots[0]!.lane;
+    return lane.loaded ? lane.current : undefined;
+  }
+
+  /** Lanes, those loaded, queries on a lane (running, or syncing it first) and queries waiting for one. */
+  get status(): { lanes: number; loaded: number; onLanes: number; waiting: number } {
+    const count = (test: (slot: Slot) => unknown) => this.slots.filter(test).length;
+    return { lanes: this.slots.length, loaded: count((s) => s.lane.loaded), onLanes: count((s) => s.query), waiting: this.pending.length };
   }
 
   /**
-   * Records a new HEAD of the store (its tree and the files that changed), for the next sync to
-   * carry; returns how many files the recorded changes now hold.
+   * Records a new HEAD of the store (its tree and the files that changed), for lane 0's next sync
+   * to carry; returns how many files the recorded changes now hold.
    */
   recordHead(before: string | undefined, after: string, tree: string, files: readonly FileDiff[]): number {
-    const recorded = this.recorded && this.recorded.to === before ? this.recorded : { from: before, to: after, tree, files: new Map<string, string | null>() };
-    recorded.to = after;
-    recorded.tree = tree;
-    for (const file of files) recorded.files.set(file.path, file.after ?? null);
-    this.recorded = recorded;
-    return recorded.files.size;
+    return this.recorded.record(before, after, tree, files);
   }
 
-  /** The recorded changes up to `commit` with their bytes, or undefined when they are not all in hand. */
-  private deltaTo(commit: string | undefined): SyncDelta | undefined {
-    const recorded = this.recorded;
-    this.recorded = undefined;
-    if (!recorded || recorded.to !== commit || !this.cachedBlob) return undefined;
-    const files: SyncDelta['files'] = [];
-    for (const [path, id] of recorded.files) {
-      const bytes = id === null ? null : this.cachedBlob(id);
-      if (bytes === undefined) return undefined;
-      files.push({ path, bytes });
-    }
-    return { from: recorded.from, tree: recorded.tree, files };
+  /** Makes `commit` (the store's HEAD) the target without waiting: queries from now on run at it or later. */
+  follow(commit: string | undefined): void {
+    if (this.closed) return;
+    if (!this.target || this.target.commit !== commit) this.target = { commit, seq: (this.target?.seq ?? 0) + 1 };
+    for (const slot of this.slots) slot.failed = undefined;
+    this.slots[0]!.goal = this.target;
+    this.pump();
   }
 
-  /** Brings the index to `commit`; resolves once it reflects `commit` or a later target. */
-  async syncTo(commit: string | undefined): Promise<void> {
-    this.target = commit;
-    while (this.current !== this.target) {
-      if (!this.syncing) {
-        const goal = this.target;
-        this.syncing = this.call<SyncReport>('sync', { commit: goal, delta: this.deltaTo(goal) })
-          .then((report) => {
-            this.current = goal;
-            for (const bad of report.invalid) this.onInvalid?.(bad.path, bad.message);
-          })
-          .finally(() => {
-            this.syncing = undefined;
-          });
-      }
-      await this.syncing;
-    }
+  /** Brings lane 0 to `commit`; resolves once it reflects `commit` or a later target. */
+  syncTo(commit: string | undefined): Promise<void> {
+    this.follow(commit);
+    if (this.closed) return Promise.reject(new Error('the index is closed'));
+    const seq = this.target!.seq;
+    if (reflects(this.slots[0]!) >= seq) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
   }
 
-  /** Runs a SPARQL query off the main thread; throws QueryTimeout past `timeoutMs`. */
-  query(request: QueryRequest, timeoutMs: number): Promise<string | boolean> {
-    return this.call<string | boolean>('query', { request }, timeoutMs);
+  /**
+   * Runs a SPARQL query on a free lane at the target; throws QueryTimeout past `timeoutMs`.
+   * `holder` names who asks (a WebID; undefined: anonymous), for the N − 1 lanes it may hold.
+   * Before any target, the query runs over an empty index.
+   */
+  query(request: QueryRequest, timeoutMs: number, holder?: string): Promise<string | boolean> {
+    if (this.closed) return Promise.reject(new Error('the index is closed'));
+    if (!this.target) this.follow(undefined);
+    return new Promise((resolve, reject) => {
+      this.pending.push({ request, seq: this.target?.seq ?? 0, timeoutMs, holder: holder ?? ANONYMOUS, resolve, reject });
+      this.pump();
+    });
   }
 
-  /** Throws the index away and builds it again from `commit` (`lodestone reindex`). */
+  /** Throws every replica away and loads it again from `commit` (`lodestone reindex`); resolves once lane 0 has. */
   async rebuild(commit: string | undefined): Promise<void> {
-    await this.syncing;
-    await this.call('reset');
-    this.current = undefined;
+    this.follow(commit);
+    await Promise.all(this.slots.map((slot) => this.onLane<void>(slot, 'reset')));
     await this.syncTo(commit);
   }
 
   dump(): Promise<string> {
-    return this.call<string>('dump');
+    return this.onLane(this.slots[0]!, 'dump');
   }
 
   size(): Promise<number> {
-    return this.call<number>('size');
+    return this.onLane(this.slots[0]!, 'size');
+  }
+
+  private onLane<T>(slot: Slot, op: Job['op']): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the index is closed'));
+    return new Promise<T>((resolve, reject) => {
+      slot.jobs.push({ op, resolve: resolve as (value: never) => void, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.closed) return;
+    this.assign();
+    for (const slot of this.slots) this.advance(slot);
+  }
+
+  /**
+   * Starts a free lane's next call: the query it is held for once the lane has reached the query's
+   * target, else the sync its goal needs (a failed one only for a query), else its jobs.
+   */
+  private advance(slot: Slot): void {
+    const lane = slot.lane;
+    if (slot.busy || this.closed) return;
+    if (!lane.loaded) slot.at = 0;
+    if (!lane.loaded && this.target) {
+      if (lane.number > 0 && !this.slots[0]!.lane.loaded) return; // lane 0 loads first
+      slot.goal = this.target;
+    }
+    const goal = slot.goal;
+    if (goal && lane.loaded && lane.current === goal.commit) this.reach(slot, goal.seq);
+    const query = slot.query;
+    if (query && reflects(slot) >= query.seq) return this.run(slot, query);
+    if (goal && (!lane.loaded || lane.current !== goal.commit)) {
+      if (slot.failed !== goal.seq || query) this.sync(slot, goal);
+      return;
+    }
+    const job = slot.jobs.shift();
+    if (job) this.call(slot, lane.run<never>(job.op), job.resolve, job.reject);
+  }
+
+  /** Makes `promise` the slot's call: the slot is busy until its outcome is handled. */
+  private call<T>(slot: Slot, promise: Promise<T>, onValue: (value: T) => void, onError: (error: Error) => void): void {
+    slot.busy = true;
+    void promise.then(onValue, onError).finally(() => {
+      slot.busy = false;
+      this.pump();
+    });
+  }
+
+  private sync(slot: Slot, goal: Goal): void {
+    const { lane } = slot;
+    const first = lane.number === 0;
+    const replacements = lane.replacements;
+    const request = lane.run<SyncReport>('sync', { commit: goal.commit, delta: first ? this.recorded.take(goal.commit) : undefined });
+    this.call(
+      slot,
+      request,
+      (report) => {
+        this.reach(slot, goal.seq);
+        if (!first) return;
+        for (const bad of report.invalid) this.onInvalid?.(bad.path, bad.message);
+        this.scheduleCatchUps();
+      },
+      (error) => {
+        if (this.closed || lane.replacements !== replacements) return; // a replaced worker: the lane reloads
+        slot.failed = goal.seq;
+        this.log(`index lane ${lane.number} could not sync to ${goal.commit ?? 'an empty branch'}: ${error.message}`);
+        if (first) this.waiters = this.waiters.filter((w) => (w.seq <= goal.seq ? (w.reject(error), false) : true));
+        slot.query?.reject(error);
+        slot.query = undefined;
+        if (!this.slots.some((s) => s.lane.loaded)) for (const query of this.pending.splice(0)) query.reject(error);
+      },
+    );
+  }
+
+  private run(slot: Slot, query: Query): void {
+    const release = () => {
+      if (slot.query === query) slot.query = undefined;
+    };
+    const request = slot.lane.run<string | boolean>('query', { request: query.request }, query.timeoutMs);
+    this.call(
+      slot,
+      request,
+      (value) => (release(), query.resolve(value)),
+      (error) => {
+        release();
+        if (isLodestoneError(error, 'QueryTimeout')) this.log(stoppedQuery(query, slot.lane.number));
+        query.reject(error);
+      },
+    );
+  }
+
+  /**
+   * Gives waiting queries, in order, to free loaded lanes: one that has reached the query's target,
+   * else, unless a lane heading for the target will soon be free, one that syncs first. A holder
+   * gets at most `perHolder` lanes; its further queries wait, and the ones behind them go ahead.
+   */
+  private assign(): void {
+    const held = new Map<string, number>();
+    for (const slot of this.slots) if (slot.query) held.set(slot.query.holder, (held.get(slot.query.holder) ?? 0) + 1);
+    let soon = this.slots.filter(heading).length;
+    for (let i = 0; i < this.pending.length; ) {
+      const query = this.pending[i]!;
+      const free = this.slots.filter((s) => s.lane.loaded && !s.busy && !s.query && s.jobs.length === 0);
+      if (free.length === 0) return;
+      if ((held.get(query.holder) ?? 0) >= this.perHolder) {
+        i++;
+        continue;
+      }
+      let slot = free.find((s) => reflects(s) >= query.seq);
+      if (!slot && soon > 0) {
+        soon--;
+        i++;
+        continue;
+      }
+      slot ??= free.find((s) => s.lane.number > 0) ?? free[0]!;
+      this.pending.splice(i, 1);
+      slot.query = query;
+      if (slot.lane.number > 0 && reflects(slot) < query.seq) slot.goal = this.target;
+      held.set(query.holder, (held.get(query.holder) ?? 0) + 1);
+    }
+  }
+
+  /** The lane reflects the goal numbered `seq`; for lane 0, whoever waits for it or an earlier one is done. */
+  private reach(slot: Slot, seq: number): void {
+    if (seq <= slot.at) return;
+    slot.at = seq;
+    if (slot.lane.number === 0) this.waiters = this.waiters.filter((w) => (w.seq <= seq ? (w.resolve(), false) : true));
+  }
+
+  /** Lets each other lane behind the target catch up once it has been idle for `catchUpMs`. */
+  private scheduleCatchUps(): void {
+    for (const slot of this.slots.slice(1)) {
+      if (slot.catchUp || !slot.lane.loaded || slot.lane.current === this.target?.commit) continue;
+      slot.catchUp = setTimeout(() => {
+        slot.catchUp = undefined;
+        if (slot.query || !slot.lane.loaded || !this.target || slot.lane.current === this.target.commit) return;
+        slot.goal = this.target;
+        this.pump();
+      }, this.catchUpMs);
+      slot.catchUp.unref();
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new Error('the index is closed'));
-    await this.worker.terminate();
+    const closed = new Error('the index is closed');
+    for (const query of this.pending.splice(0)) query.reject(closed);
+    for (const waiter of this.waiters.splice(0)) waiter.reject(closed);
+    for (const slot of this.slots) {
+      clearTimeout(slot.catchUp);
+      for (const job of slot.jobs.splice(0)) job.reject(closed);
+      slot.query?.reject(closed);
+    }
+    await Promise.all(this.slots.map((slot) => slot.lane.close()));
   }
+}
+
+/** The `seq` of the goal a lane reflects; 0 while it is not loaded. */
+function reflects(slot: Slot): number {
+  return slot.lane.loaded ? slot.at : 0;
+}
+
+/** A loaded lane not held by a query that is syncing, or about to sync, toward its goal (lane 0: the target). */
+function heading(slot: Slot): boolean {
+  const { lane, goal } = slot;
+  if (!lane.loaded || slot.query) return false;
+  return slot.busy || (goal !== undefined && lane.current !== goal.commit && slot.failed !== goal.seq);
+}
+
+/** The warning for a query stopped at its limit: one line, with the start of the query. */
+function stoppedQuery(query: Query, lane: number): string {
+  const text = query.request.query;
+  const start = text.slice(0, 100).replace(/[\s\x00-\x1f\x7f]+/g, ' ');
+  return `SPARQL query stopped at its ${query.timeoutMs} ms limit (lane ${lane} restarts), agent ${query.holder}, ${text.length} characters: ${start}${text.length > 100 ? '…' : ''}`;
 }

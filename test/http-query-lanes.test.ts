@@ -1,0 +1,84 @@
+/**
+ * Query lanes over HTTPS (src/index/index.ts; issue 17, item 7): with the default two lanes, a
+ * runaway query holds up only its own lane. Other agents' ASK and SELECT on the same dataspace are
+ * answered while it runs; its own agent's next query waits for it (one agent holds at most N − 1
+ * lanes); it ends in a 503 RDF error and one warning line; queries right after see the latest
+ * write; and the stopped lane comes back (the second round needs both lanes again).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { removeTempDirs, waitFor } from './helpers.js';
+import { assertRdfError, startServer, turtle, type RequestOptions, type Response, type TestServer } from './http-helpers.js';
+
+after(removeTempDirs);
+
+const EX = 'http://example.org/';
+/** A cross product of six patterns: it runs for far longer than the limit. Over 100 characters, on several lines. */
+const RUNAWAY = '# every combination of six triples\nSELECT (COUNT(*) AS ?c)\nWHERE {\n  ?a ?b ?c . ?d ?e ?f . ?g ?h ?i .\n  ?j ?k ?l . ?m ?n ?o . ?x ?y ?z\n}';
+const TIMEOUT_MS = 6000;
+/** A liveness bound, far above an answer's time here and below the runaway's limit. */
+const ANSWER_BOUND_MS = 5000;
+
+describe(`query lanes (--sparql-timeout ${TIMEOUT_MS}, two lanes by default)`, () => {
+  let s: TestServer;
+  const logs: Array<{ at: number; line: string }> = [];
+  const DOCUMENTS = 20;
+
+  before(async () => {
+    s = await startServer(['--sparql-timeout', String(TIMEOUT_MS)], undefined, (line) => logs.push({ at: Date.now(), line }));
+    for (let i = 0; i < DOCUMENTS; i++) {
+      const res = await s.request('PUT', `doc-${i}/`, { headers: turtle, body: `<#this> <${EX}n> ${i} ; <${EX}label> "document ${i}" .` });
+      assert.equal(res.status, 201, res.body);
+    }
+  });
+  after(() => s?.close());
+
+  const sparql = (query: string, as: RequestOptions['as'] = 'owner') =>
+    s.request('GET', `sparql?${new URLSearchParams({ query })}`, { as, headers: { Accept: 'application/sparql-results+json' } });
+  const json = (res: Response) => {
+    assert.equal(res.status, 200, res.body);
+    return JSON.parse(res.body) as { boolean?: boolean; results?: { bindings: Array<Record<string, { value: string }>> } };
+  };
+  const graphs = async (as: RequestOptions['as'] = 'owner') =>
+    Number(json(await sparql('SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }', as)).results!.bindings[0]!.n!.value);
+
+  it('answers ASK and a small SELECT of another agent while a runaway query runs, queues the runaway agent, stops the runaway with a 503 and a warning, and brings its lane back', { timeout: 120_000 }, async () => {
+    const owner = s.running.agents.owner.webId;
+    const index = s.running.runtimes[0]!.dataspace.index;
+    for (const round of [1, 2]) {
+      const started = Date.now();
+      let answeredAt = 0;
+      const runaway = sparql(RUNAWAY).then((res) => ((answeredAt = Date.now()), res));
+      await waitFor(() => index.status.onLanes === 1);
+      // the runaway's agent holds its one lane: its next query waits until the runaway is stopped
+      const queued = sparql(`ASK {} # ${round}`).then((res) => ({ res, at: Date.now() }));
+      let answered = 0;
+      for (let n = 0; !answeredAt; n++) {
+        const t = Date.now();
+        // a comment makes each query new to the endpoint's result cache: every one runs on a lane
+        assert.equal(json(await sparql(`ASK {} # ${round}.${n}`, 'secretary')).boolean, true);
+        assert.ok(json(await sparql(`SELECT ?l WHERE { ?s <${EX}label> ?l } LIMIT 3 # ${round}.${n}`, 'secretary')).results!.bindings.length > 0);
+        const took = Date.now() - t;
+        assert.ok(took < ANSWER_BOUND_MS, `round ${round}: ASK and SELECT took ${took} ms while the runaway query ran`);
+        if (!answeredAt) answered++;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assertRdfError(await runaway, 503);
+      assert.ok(answered >= 2, `round ${round}: ${answered} ASK + SELECT pairs answered while the runaway query ran`);
+      console.log(`# round ${round}: runaway answered 503 after ${answeredAt - started} ms; ${answered} ASK + SELECT pairs of another agent answered meanwhile`);
+      const warning = logs.filter((l) => l.line.includes('SPARQL query stopped')).at(-1);
+      assert.ok(warning && warning.at >= started, `a warning for round ${round}: ${logs.map((l) => l.line).join('\n')}`);
+      const expected = `end-user: SPARQL query stopped at its ${TIMEOUT_MS} ms limit (lane N restarts), agent ${owner}, ${RUNAWAY.length} characters: ${RUNAWAY.slice(0, 100).replace(/\s+/g, ' ')}…`;
+      assert.equal(warning.line.replace(/lane \d+/, 'lane N'), expected);
+      const { res, at } = await queued;
+      assert.equal(json(res).boolean, true);
+      assert.ok(at >= warning.at, "the runaway's agent got its second lane only once the runaway was stopped");
+
+      // a write right after the stop is seen by the next query
+      const before = await graphs();
+      assert.equal((await s.request('PUT', `after-stop-${round}/`, { headers: turtle, body: `<#this> <${EX}label> "after ${round}" .` })).status, 201);
+      assert.equal(await graphs(), before + 1);
+    }
+    assert.equal(logs.filter((l) => l.line.includes('SPARQL query stopped')).length, 2);
+  });
+});
