@@ -2,7 +2,8 @@
  * The composition root of `lodestone serve`: opens every dataspace (repository, index, working
  * tree, watcher), bootstraps an empty data directory, sets up OpenID Connect login in the admin
  * dataspace, builds the HTTP app and listens over HTTPS (asking for a client certificate without
- * requiring one), or over HTTP behind a proxy.
+ * requiring one), or over HTTP behind a proxy. Every request, whichever path answers it, passes
+ * the access log.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -19,7 +20,8 @@ import { readSessionKey, readSystemConfig, type OidcProviderDeclaration } from '
 import { Composer } from './documents/composer.js';
 import { DocumentService } from './documents/document-service.js';
 import { createApp, runtimeFor } from './http/app.js';
-import { Authenticator } from './http/authenticate.js';
+import { openAccessLog } from './http/access-log.js';
+import { agentOf, Authenticator } from './http/authenticate.js';
 import { fastReader } from './http/fast-read.js';
 import { enableOidc, oidcCallbackUrl } from './http/oauth2.js';
 import { startMirror } from './mirror/mirror.js';
@@ -70,6 +72,7 @@ async function startOidc(config: ServeConfig, adminBase: string, providers: read
 }
 
 export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l)): Promise<Running> {
+  const accessLog = openAccessLog(config.accessLog, agentOf, log); // first: a file it cannot open stops the start
   const opened: Dataspace[] = [];
   const composer = new Composer();
   const compose = composer.compose.bind(composer);
@@ -146,6 +149,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
+    accessLog?.track(req, res);
     if (!fast(req, res)) void koa(req, res);
   };
   const server = config.http ? createHttpServer(handle) : createHttpsServer({ cert: agents.server.certPem, key: agents.server.keyPem, requestCert: true, rejectUnauthorized: false }, handle);
@@ -168,6 +172,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       for (const runtime of runtimes) await runtime.mirror?.stop();
       for (const runtime of runtimes) await runtime.dataspace.close();
       await composer.close();
+      await accessLog?.close();
     },
   };
 }
