@@ -22,6 +22,7 @@ import { DocumentService } from './documents/document-service.js';
 import { createApp, runtimeFor } from './http/app.js';
 import { openAccessLog } from './http/access-log.js';
 import { agentOf, Authenticator } from './http/authenticate.js';
+import { clientErrorListener } from './http/client-error.js';
 import { fastReader } from './http/fast-read.js';
 import { enableOidc, oidcCallbackUrl } from './http/oauth2.js';
 import { startMirror } from './mirror/mirror.js';
@@ -154,6 +155,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
   };
   const server = config.http ? createHttpServer(handle) : createHttpsServer({ cert: agents.server.certPem, key: agents.server.keyPem, requestCert: true, rejectUnauthorized: false }, handle);
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', await clientErrorListener(accessLog?.refused));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
