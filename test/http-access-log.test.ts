@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { removeTempDirs, tempDir } from './helpers.js';
 import { assertRdfError, header, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
 
-const LINE = /^(\S+) (\S+) (\S+) (\S+) (\d{3}) (\d+|-) (\d+\.\d|-)$/;
+const LINE = /^(\S+) (\S+) (\S+) (\S+) (\d{3}|-) (\d+) (\d+\.\d|-)( aborted)?$/;
 let s: TestServer;
 let logFile: string;
 
@@ -32,6 +32,19 @@ async function logLines(count: number): Promise<string[]> {
     if (lines.length >= count) return lines;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Sends, as the owner, the head of a PUT whose body never comes, and leaves once the server asked for it (100 Continue). */
+function abandonedRequest(path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const head = `PUT ${path} HTTP/1.1\r\nHost: localhost:${s.port}\r\nContent-Type: text/turtle\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`;
+    const socket = connect({ host: 'localhost', port: s.port, rejectUnauthorized: false, cert: s.ownerPem, key: s.ownerPem }, () => socket.write(head));
+    socket.on('data', (chunk: Buffer) => {
+      if (chunk.toString().startsWith('HTTP/1.1 100 ')) socket.destroy();
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve());
+  });
 }
 
 /** Sends raw bytes over TLS and parses the one response that comes back before the server closes. */
@@ -105,5 +118,13 @@ describe('the access log', () => {
     assert.match(lines[2]!, new RegExp(`^\\S+ - - - 400 ${Buffer.byteLength(malformed.body)} -$`));
     assert.match(lines[3]!, / - GET \/logged\/ 403 /);
     for (const line of lines) assert.match(line, LINE);
+  });
+
+  it('marks a request the client left before its answer as aborted', async () => {
+    const before = (await logLines(0)).length;
+    await abandonedRequest('/abandoned/?why=gone');
+    const [line] = (await logLines(before + 1)).slice(before);
+    assert.match(line!, LINE);
+    assert.match(line!, new RegExp(`^\\S+ ${s.running.agents.owner.webId.replace(/[.?/]/g, '\\$&')} PUT /abandoned/\\?why=gone - 0 \\d+\\.\\d aborted$`));
   });
 });

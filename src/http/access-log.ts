@@ -25,7 +25,7 @@ export interface AccessLog {
 
 /** A field as one word: empty is `-`; white space, quotes and control characters are percent-encoded. */
 function word(value: string | undefined): string {
-  return value ? value.replace(/[\s"\x00-\x1f\x7f]/g, (c) => encodeURIComponent(c)) : '-';
+  return value ? value.replace(/[\s"\x00-\x1f\x7f-\x9f]/g, (c) => encodeURIComponent(c)) : '-';
 }
 
 function byteSize(chunk: unknown, encoding: unknown): number {

@@ -4,7 +4,7 @@
  * time 408, anything else malformed 400, each with the RDF error body of SPEC §2.4 in Turtle and
  * `Connection: close`. What the client still sends is read and dropped until it closes (closing on
  * unread bytes would reset the connection before it reads the answer), for two seconds at most. A
- * reset connection, or one whose response has started, is destroyed.
+ * connection the client reset or closed mid-request, or one with a response under way, is destroyed.
  */
 import { maxHeaderSize, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -39,8 +39,9 @@ export async function clientErrorListener(refused: (status: number, bytes: numbe
   return (error, socket) => {
     if (answered.has(socket)) return;
     answered.add(socket);
-    const started = (socket as { _httpMessage?: ServerResponse })._httpMessage?.headersSent;
-    if (error.code === 'ECONNRESET' || !socket.writable || started) return void socket.destroy();
+    // a response under way answers its own request (its handler still runs); a client that left hears nothing
+    const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (error.code === 'ECONNRESET' || error.code === 'HPE_INVALID_EOF_STATE' || !socket.writable || inFlight) return void socket.destroy();
     const status = statusOf[error.code ?? ''] ?? 400;
     const answer = answers.get(status)!;
     socket.end(answer.bytes);
