@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, resolve } from 'node:path';
 import { send, errorTitle } from './client.js';
 import { clientOptions, parseCommand, reindexOptions, serveConfig, serveOptions, usage } from './config.js';
+import { describeHolder, holderOf } from './data-lock.js';
 import { descriptionFile, type DataspaceDescription } from './dataspace.js';
 import { IndexCore } from './index/index-core.js';
 import { readRef } from './store/refs.js';
@@ -123,6 +124,10 @@ async function runReindex(args: string[]): Promise<void> {
     mkdirSync(join(gitdir, 'lodestone'), { recursive: true });
     writeFileSync(reindexRequestFile(gitdir), new Date().toISOString() + '\n');
   }
+  // Reindexing only reads the repositories (the index lives in memory), so it runs beside a server
+  // and asks it, through the request file, to rebuild its own.
+  const holder = holderOf(data);
+  console.log(holder ? `asked the server on ${data} (${describeHolder(holder)}) to rebuild its index too (a server started with --no-watch does not hear it)` : `no server runs on ${data}: the next one to start indexes HEAD`);
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -25,6 +25,7 @@ export const serveOptions = {
   'no-watch': { type: 'boolean', default: false, description: 'do not watch the repositories for git commits and edited .nt files' },
   'github-api': { type: 'string', default: 'https://api.github.com', description: 'REST API root the pusher mirrors GitHub repositories through (GitHub Enterprise: https://HOST/api/v3)' },
   'mirror-pacing': { type: 'string', default: '1000', description: 'least milliseconds between the pusher\'s content-creating API requests (GitHub asks for one second)' },
+  'access-log': { type: 'string', default: '-', description: 'where to write one line per request: - (standard output), off, or a file to append to' },
   help: { type: 'boolean', default: false, description: 'show this help' },
 } satisfies Record<string, OptionSpec>;
 
@@ -58,6 +59,8 @@ export interface ServeConfig {
   watch: boolean;
   githubApi: string;
   mirrorPacingMs: number;
+  /** '-' (standard output), 'off', or the absolute path of a file to append to. */
+  accessLog: string;
 }
 
 function positiveInteger(name: string, value: unknown): number {
@@ -70,6 +73,11 @@ function wholeNumber(name: string, value: unknown): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, not "${String(value)}"`);
   return n;
+}
+
+function accessLogTarget(value: string): string {
+  if (value === '') throw new Error('--access-log must be -, off or a file');
+  return value === '-' || value === 'off' ? value : resolve(value);
 }
 
 export function parseCommand<T extends Record<string, OptionSpec>>(specs: T, args: string[]) {
@@ -101,6 +109,7 @@ export function serveConfig(args: string[]): ServeConfig | 'help' {
     watch: !values['no-watch'],
     githubApi: String(values['github-api']),
     mirrorPacingMs: wholeNumber('mirror-pacing', values['mirror-pacing']),
+    accessLog: accessLogTarget(String(values['access-log'])),
   };
 }
 

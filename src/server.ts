@@ -1,11 +1,13 @@
 /**
- * The composition root of `lodestone serve`: opens every dataspace (repository, index, working
- * tree, watcher), bootstraps an empty data directory, sets up OpenID Connect login in the admin
- * dataspace, builds the HTTP app and listens over HTTPS (asking for a client certificate without
- * requiring one), or over HTTP behind a proxy.
+ * The composition root of `lodestone serve`: locks the data directory and checks the base it was
+ * made for, opens every dataspace (repository, index, working tree, watcher), bootstraps an empty
+ * data directory, sets up OpenID Connect login in the admin dataspace, builds the HTTP app and
+ * listens over HTTPS (asking for a client certificate without requiring one), or over HTTP behind a
+ * proxy. Every request, whichever path answers it, passes the access log.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { OidcLogin } from './auth/oidc.js';
 import { WebIdVerifier } from './auth/webid-tls.js';
@@ -13,13 +15,17 @@ import { RemoteWebIds } from './auth/remote-webid.js';
 import { safeFetch } from './net/safe-fetch.js';
 import { parseRdf } from './rdf/ntriples.js';
 import { bootstrap, type Bootstrapped } from './bootstrap.js';
+import { checkBase } from './base-check.js';
 import type { ServeConfig } from './config.js';
-import { Dataspace } from './dataspace.js';
+import { lockDataDir, type DataLock } from './data-lock.js';
+import { Dataspace, descriptionFile } from './dataspace.js';
 import { readSessionKey, readSystemConfig, type OidcProviderDeclaration } from './system-config.js';
 import { Composer } from './documents/composer.js';
 import { DocumentService } from './documents/document-service.js';
 import { createApp, runtimeFor } from './http/app.js';
-import { Authenticator } from './http/authenticate.js';
+import { openAccessLog } from './http/access-log.js';
+import { agentOf, Authenticator } from './http/authenticate.js';
+import { clientErrorListener } from './http/client-error.js';
 import { fastReader } from './http/fast-read.js';
 import { enableOidc, oidcCallbackUrl } from './http/oauth2.js';
 import { startMirror } from './mirror/mirror.js';
@@ -69,7 +75,28 @@ async function startOidc(config: ServeConfig, adminBase: string, providers: read
   return new OidcLogin({ providers: clients, redirectUri, secret, allowInsecureRequests: config.allowInternalUrls });
 }
 
+/** Starts a server on the data directory, which no other may serve meanwhile and which must have been made for `config.base`. */
 export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l)): Promise<Running> {
+  const lock = await lockDataDir(config.data, { base: config.base, host: config.host, port: config.port }, log);
+  try {
+    await checkBase(config, descriptionFile(join(dataspaceDir(config.data, 'end-user'), '.git')));
+    return await start(config, log, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/** The same line as `listening on <base>`, plus the address listened on when the base names another. */
+function readyLine(config: ServeConfig, bound: AddressInfo): string {
+  const url = new URL(config.base);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const address = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+  return `listening on ${config.base}${port === bound.port && url.hostname === config.host ? '' : ` (on ${address} port ${bound.port})`}`;
+}
+
+async function start(config: ServeConfig, log: (line: string) => void, lock: DataLock): Promise<Running> {
+  const accessLog = openAccessLog(config.accessLog, agentOf, log); // first: a file it cannot open stops the start
   const opened: Dataspace[] = [];
   const composer = new Composer({ log });
   const compose = composer.compose.bind(composer);
@@ -148,10 +175,12 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
+    accessLog?.track(req, res);
     if (!fast(req, res)) void koa(req, res);
   };
   const server = config.http ? createHttpServer(handle) : createHttpsServer({ cert: agents.server.certPem, key: agents.server.keyPem, requestCert: true, rejectUnauthorized: false }, handle);
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', await clientErrorListener(accessLog?.refused));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -159,7 +188,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
   log(`owner WebID: ${agents.owner.webId}`);
   log(`owner certificate: ${agents.owner.credentialsFile} (curl -k -E ${agents.owner.credentialsFile} ${config.base})`);
   log(`secretary certificate: ${agents.secretary.credentialsFile}`);
-  log(`listening on ${config.base}`);
+  log(readyLine(config, server.address() as AddressInfo));
   return {
     server,
     runtimes,
@@ -170,6 +199,8 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       for (const runtime of runtimes) await runtime.mirror?.stop();
       for (const runtime of runtimes) await runtime.dataspace.close();
       await composer.close();
+      await accessLog?.close();
+      lock.release();
     },
   };
 }

@@ -80,7 +80,8 @@ export function sendRequest(target: string | URL | HttpsRequestOptions, options:
 
 export async function startServer(extraArgs: string[] = [], data = tempDir('server'), log: (line: string) => void = () => undefined): Promise<TestServer> {
   const port = await freePort();
-  const config = serveConfig(['--data', data, '--port', String(port), '--host', 'localhost', '--no-watch', ...extraArgs]);
+  // extraArgs come last: a later flag wins (say --access-log FILE for a test that reads the log)
+  const config = serveConfig(['--data', data, '--port', String(port), '--host', 'localhost', '--no-watch', '--access-log', 'off', ...extraArgs]);
   if (config === 'help') throw new Error('unexpected --help');
   const running = await serve(config, log);
   const ownerPem = readFileSync(running.agents.owner.credentialsFile, 'utf8');

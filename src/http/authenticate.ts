@@ -6,7 +6,8 @@
  * origin with credentials, so a cookie alone must not let another origin act as its holder).
  * A certificate that names an agent wins over a cookie. The Koa middleware sets ctx.state.agent
  * (undefined: anonymous); the read fast path asks `known` and steps aside when the answer needs a
- * document read (a session is checked in memory: an HMAC and a blob id).
+ * document read (a session is checked in memory: an HMAC and a blob id). Either way the agent found
+ * is kept on the request (`agentOf`), for the access log.
  */
 import type { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -27,6 +28,19 @@ export interface AuthenticateOptions {
   session?: (cookieValue: string) => string | undefined;
   /** The scheme clients reach the server by, for the origin a session cookie is believed from. */
   scheme?: 'https' | 'http';
+}
+
+const AGENT = Symbol('lodestone.agent');
+type WithAgent = IncomingMessage & { [AGENT]?: string };
+
+/** The agent the request was found to act as so far (undefined: anonymous, or not yet known). */
+export function agentOf(req: IncomingMessage): string | undefined {
+  return (req as WithAgent)[AGENT];
+}
+
+function remember<T extends string | undefined | typeof UNKNOWN>(req: IncomingMessage, agent: T): T {
+  if (typeof agent === 'string') (req as WithAgent)[AGENT] = agent;
+  return agent;
 }
 
 function normalise(address: string | undefined): string {
@@ -66,7 +80,7 @@ export class Authenticator {
 
   /** The agent (undefined: anonymous) when it is known without reading documents, else UNKNOWN. */
   known(req: IncomingMessage): string | undefined | typeof UNKNOWN {
-    return this.options.verifier.known(this.certificateOf(req)) ?? this.sessionAgent(req);
+    return remember(req, this.options.verifier.known(this.certificateOf(req)) ?? this.sessionAgent(req));
   }
 
   /** The agent, reading WebID documents when needed; throws 401 for a key the WebID does not list. */
@@ -87,9 +101,9 @@ export class Authenticator {
 
   middleware(): Koa.Middleware<State> {
     return async (ctx, next) => {
-      const agent = await this.identify(ctx.req);
+      const agent = remember(ctx.req, await this.identify(ctx.req));
       const principal = ctx.get('On-Behalf-Of');
-      ctx.state.agent = principal ? await this.delegated(agent, principal) : agent;
+      ctx.state.agent = principal ? remember(ctx.req, await this.delegated(agent, principal)) : agent;
       await next();
     };
   }

@@ -1,0 +1,146 @@
+/**
+ * Starting `lodestone serve` (src/data-lock.ts, src/base-check.ts, src/server.ts): one server per
+ * data directory (a second start is refused and names the holder; a stale lock after SIGKILL is
+ * taken over, by exactly one of several racers), a data directory started under another base is
+ * refused with the command that starts it, and the ready line names the address it listens on.
+ * Real processes: the CLI as children, racers taking the lock at one agreed moment.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { commandFor } from '../src/base-check.js';
+import { lockFile } from '../src/data-lock.js';
+import { removeTempDirs, tempDir } from './helpers.js';
+import { freePort, sendRequest, startServer } from './http-helpers.js';
+
+after(removeTempDirs);
+
+interface Child {
+  child: ChildProcessWithoutNullStreams;
+  out: () => string;
+  /** 'listening' once the ready line is out, or the exit code if it exits first. */
+  outcome: Promise<'listening' | number | null>;
+  exited: Promise<number | null>;
+}
+
+function run(args: string[]): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const outcome = new Promise<'listening' | number | null>((resolve) => {
+    const collect = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (/listening on/.test(out)) resolve('listening');
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    void exited.then(resolve);
+  });
+  return { child, out: () => out, outcome, exited };
+}
+
+const serve = (data: string, ...flags: string[]) => run(['src/cli.ts', 'serve', '--data', data, '--access-log', 'off', ...flags]);
+
+async function kill(server: Child, signal: NodeJS.Signals): Promise<number | null> {
+  server.child.kill(signal);
+  return server.exited;
+}
+
+const quoted = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+describe('one server per data directory', () => {
+  it('lets exactly one of several processes take a stale lock, and the others name it', async () => {
+    const data = tempDir('race');
+    const dead = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => dead.on('exit', resolve));
+    const stale = JSON.stringify({ pid: dead.pid, started: new Date().toISOString(), base: 'https://localhost:1/' });
+    writeFileSync(lockFile(data), stale);
+    const at = String(Date.now() + 4000);
+    const racers = Array.from({ length: 5 }, () => run(['test/fixtures/lock-racer.ts', data, at]));
+    try {
+      const said = await Promise.all(racers.map(async (r) => {
+        while (!/^(won|lost: .*)$/m.test(r.out()) && r.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 50));
+        return /^(won|lost: .*)$/m.exec(r.out())?.[1] ?? r.out();
+      }));
+      const winners = racers.filter((_, i) => said[i] === 'won');
+      assert.equal(winners.length, 1, said.join('\n'));
+      const winner = winners[0]!.child.pid!;
+      for (const line of said.filter((l) => l !== 'won')) assert.match(line, new RegExp(`^lost: .* is in use by another Lodestone server: process ${winner}\\b`));
+      assert.equal(JSON.parse(readFileSync(lockFile(data), 'utf8')).pid, winner);
+      assert.match(racers.map((r) => r.out()).join(''), new RegExp(`taking over the lock of process ${dead.pid}, which is no longer running`));
+    } finally {
+      await Promise.all(racers.map((r) => kill(r, 'SIGKILL')));
+    }
+  });
+
+  it('refuses a second serve, takes over after SIGKILL (one of two racing serves listens), and releases the lock on exit', async () => {
+    const data = tempDir('lock');
+    const [portA, portB] = [await freePort(), await freePort()];
+    const base = `https://localhost:${portA}/`;
+    const first = serve(data, '--port', String(portA));
+    assert.equal(await first.outcome, 'listening', first.out());
+    assert.equal(JSON.parse(readFileSync(lockFile(data), 'utf8')).pid, first.child.pid);
+
+    // told the same base on another port: refused, naming the holder and what to do
+    const second = serve(data, '--port', String(portB), '--base', base);
+    assert.equal(await second.outcome, 1, second.out());
+    assert.match(second.out(), new RegExp(`in use by another Lodestone server: process ${first.child.pid}, serving ${quoted(base)} \\(on localhost port ${portA}\\)`));
+    assert.match(second.out(), new RegExp(`Stop it first \\(kill ${first.child.pid}\\)`));
+    assert.equal((await sendRequest(base, { rejectUnauthorized: false, agent: false })).status, 403, 'the first still answers');
+
+    assert.equal(await kill(first, 'SIGKILL'), null);
+    assert.ok(existsSync(lockFile(data)), 'a killed server leaves its lock behind');
+    const racers = [serve(data, '--port', String(portA)), serve(data, '--port', String(portB), '--base', base)];
+    const outcomes = await Promise.all(racers.map((r) => r.outcome));
+    assert.equal(outcomes.filter((o) => o === 'listening').length, 1, racers.map((r) => r.out()).join('\n---\n'));
+    const winner = racers[outcomes.indexOf('listening')]!;
+    const loser = racers[1 - outcomes.indexOf('listening')]!;
+    assert.equal(await loser.exited, 1);
+    assert.match(loser.out(), new RegExp(`process ${winner.child.pid}, serving ${quoted(base)}`));
+    assert.match(racers.map((r) => r.out()).join(''), new RegExp(`taking over the lock of process ${first.child.pid}`));
+    if (winner === racers[1]) assert.match(winner.out(), new RegExp(`listening on ${quoted(base)} \\(on [^ ]+ port ${portB}\\)`));
+
+    await kill(winner, 'SIGKILL');
+    const third = serve(data, '--port', String(portA));
+    assert.equal(await third.outcome, 'listening', third.out());
+    assert.match(third.out(), new RegExp(`taking over the lock of process ${winner.child.pid}`));
+    // reindex only reads the repositories: it runs beside the server and asks it to rebuild
+    const reindex = run(['src/cli.ts', 'reindex', '--data', data]);
+    assert.equal(await reindex.exited, 0, reindex.out());
+    assert.match(reindex.out(), new RegExp(`asked the server on ${quoted(data)} \\(process ${third.child.pid}, serving ${quoted(base)}`));
+    while (!/end-user: index rebuilt from/.test(third.out())) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(await kill(third, 'SIGTERM'), 0);
+    assert.equal(existsSync(lockFile(data)), false, 'a server that stops removes its lock');
+
+    // another port: refused before anything is opened, with the command that starts it
+    const elsewhere = serve(data, '--port', String(portB));
+    assert.equal(await elsewhere.outcome, 1, elsewhere.out());
+    assert.match(elsewhere.out(), new RegExp(`the data in ${quoted(data)} was made for ${quoted(base)}, not https://localhost:${portB}/; start it with: npx lodestone serve --data ${quoted(data)} --port ${portA}\n`));
+    assert.doesNotMatch(elsewhere.out(), /owner\.pem/);
+    const description = join(data, 'dataspaces', 'end-user', '.git', 'lodestone', 'dataspace.json');
+    assert.equal(JSON.parse(readFileSync(description, 'utf8')).base, base, 'the refused start rewrote nothing');
+    assert.equal(existsSync(lockFile(data)), false, 'a refused start leaves no lock');
+  });
+});
+
+describe('the base a data directory was made for', () => {
+  it('names a port when the base is the default of one, else the base', () => {
+    const config = { data: '/srv/my data', host: 'localhost', port: 5000, http: false };
+    assert.equal(commandFor(config, 'https://localhost:4443/'), `npx lodestone serve --data '/srv/my data' --port 4443`);
+    assert.equal(commandFor(config, 'https://localhost/'), `npx lodestone serve --data '/srv/my data' --port 443`);
+    assert.equal(commandFor(config, 'https://example.org/'), `npx lodestone serve --data '/srv/my data' --base https://example.org/ --port 5000`);
+    assert.equal(commandFor({ ...config, http: true, host: '127.0.0.1' }, 'http://127.0.0.1:8080/'), 'npx lodestone serve --data \'/srv/my data\' --port 8080 --host 127.0.0.1 --http');
+  });
+
+  it('is refused in process too, and the ready line says where it listens when the base names another port', async () => {
+    const lines: string[] = [];
+    const data = tempDir('ready');
+    const other = await freePort();
+    const s = await startServer(['--base', `https://localhost:${other}/`], data, (line) => lines.push(line));
+    await s.close();
+    assert.ok(lines.some((l) => new RegExp(`^listening on https://localhost:${other}/ \\(on [^ ]+ port ${s.port}\\)$`).test(l)), lines.join('\n'));
+    await assert.rejects(startServer([], data), new RegExp(`was made for https://localhost:${other}/, not https://localhost:\\d+/; start it with: npx lodestone serve --data ${quoted(data)} --port ${other}$`));
+  });
+});
