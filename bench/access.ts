@@ -239,7 +239,7 @@ function documentTurtle(): string {
 }
 
 function serve(data: string, port: number, base: string): Promise<ChildProcess> {
-  return startChild(['bin/lodestone.js', 'serve', '--data', data, '--port', String(port), '--host', '127.0.0.1', '--base', base, '--http', '--trusted-proxy', '127.0.0.1', '--no-watch'], /listening on/);
+  return startChild(['bin/lodestone.js', 'serve', '--data', data, '--port', String(port), '--host', '127.0.0.1', '--base', base, '--http', '--trusted-proxy', '127.0.0.1', '--no-watch', '--access-log', 'off'], /listening on/);
 }
 
 /** Fails unless the reply is a 200 (and, when given, its Link names `agent` as acl:agent). */

@@ -120,7 +120,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   const port = await freePort();
   const base = `https://localhost:${port}/`;
   context.log('http: starting lodestone serve');
-  const server = await startChild(['bin/lodestone.js', 'serve', '--data', data, '--port', String(port), '--no-watch'], /listening on/);
+  const server = await startChild(['bin/lodestone.js', 'serve', '--data', data, '--port', String(port), '--no-watch', '--access-log', 'off'], /listening on/);
   const rows: Row[] = [];
   const children: ChildProcess[] = [server];
   try {
@@ -176,7 +176,7 @@ async function run(context: BenchContext): Promise<Row[]> {
     await makeWritable(send, base);
     const otherData = join(context.tmp, 'http-other');
     const otherPort = await freePort();
-    const other = await startChild(['bin/lodestone.js', 'serve', '--data', otherData, '--port', String(otherPort), '--no-watch'], /listening on/);
+    const other = await startChild(['bin/lodestone.js', 'serve', '--data', otherData, '--port', String(otherPort), '--no-watch', '--access-log', 'off'], /listening on/);
     children.push(other);
     const otherBase = `https://localhost:${otherPort}/`;
     await makeWritable(client(readFileSync(join(otherData, 'secrets/owner.pem'), 'utf8')), otherBase);

@@ -7,11 +7,12 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accessSection } from './access.js';
 import { httpSection } from './http.js';
+import { stallsSection } from './stalls.js';
 import { storageSection } from './storage.js';
 import { versionsSection } from './versions.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection, httpSection, accessSection, versionsSection];
+const sections: Section[] = [storageSection, httpSection, accessSection, versionsSection, stallsSection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');
@@ -33,6 +34,8 @@ const LEGEND = [
   'git CLI plumbing: hash-object -w --stdin, update-index --cacheinfo, write-tree, commit-tree, update-ref: 5 spawns per commit,',
   '  git 2.x default core.fsync (loose objects, refs and the index are not fsynced).',
   '  The git CLI runs from a small child process (a spawn from this large process would cost a fork of its heap).',
+  'Stalls: `lodestone serve` in a child process (bench/stall-child.ts) reports its event-loop delay; hostile requests all at once',
+  '  (bench/stalls.ts) against a light loop of GETs alone.',
   '(mutex): the baseline is not safe under concurrent writers, so its 16 writers take turns.',
   'Write rates are the median of the per-round rates.',
   'Write runs are interleaved in rounds (Lodestone, isomorphic-git, git CLI; every run each round), so machine drift hits all alike.',

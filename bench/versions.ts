@@ -91,7 +91,7 @@ async function runSection(context: BenchContext): Promise<Row[]> {
   const timemaps: Record<string, number[]> = {};
   const timegates: Record<string, number[]> = {};
   for (const [name, server] of Object.entries(servers)) {
-    server.child = await startChild(['bin/lodestone.js', 'serve', '--data', server.data, '--port', String(server.port), '--no-watch'], /listening on/);
+    server.child = await startChild(['bin/lodestone.js', 'serve', '--data', server.data, '--port', String(server.port), '--no-watch', '--access-log', 'off'], /listening on/);
     const pem = readFileSync(join(server.data, 'secrets/owner.pem'), 'utf8');
     const base = `https://localhost:${server.port}/target/`;
     timemaps[name] = await latencies(`${base}?timemap`, pem, { Accept: 'application/link-format' }, 200);
