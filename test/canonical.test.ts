@@ -63,9 +63,12 @@ describe('canonical bytes', () => {
     await assert.rejects(canonicalBytes(nt(text)), (e) => isLodestoneError(e, 'TooManyBlankNodes'));
   });
 
-  it('refuses a graph whose blank nodes are too costly to label (RDFC-1.0 work limit)', async () => {
+  it('labels two 200-node cycles, which RDFC-1.0 alone cannot afford, and refuses a 5,000-node one past the work bound', async () => {
     let text = '';
     for (let c = 0; c < 2; c++) for (let i = 0; i < 200; i++) text += `_:c${c}n${i} <http://ex/p> _:c${c}n${(i + 1) % 200} .\n`;
+    assert.equal((await canonicalNTriples(nt(text))).split('\n').length, 401);
+    text = '';
+    for (let i = 0; i < 5000; i++) text += `_:n${i} <http://ex/p> _:n${(i + 1) % 5000} .\n`;
     await assert.rejects(canonicalBytes(nt(text)), (e) => isLodestoneError(e, 'CanonicalizationLimit'));
   });
 });

@@ -169,9 +169,9 @@ describe('blank nodes', () => {
     await absent('blank-explosion/');
   });
 
-  it('blank-node cycles beyond the RDFC-1.0 work limit are a 422, also when appended to an existing document', { timeout: 30_000 }, async () => {
+  it('a 5,000-node blank-node cycle, beyond the labelling work bound, is a 422, also when appended to an existing document', { timeout: 30_000 }, async () => {
     let body = '';
-    for (let c = 0; c < 2; c++) for (let i = 0; i < 200; i++) body += `_:c${c}n${i} <http://example.org/ns#p> _:c${c}n${(i + 1) % 200} .\n`;
+    for (let i = 0; i < 5000; i++) body += `_:n${i} <http://example.org/ns#p> _:n${(i + 1) % 5000} .\n`;
     await nothingChanges(async () => {
       assertRdfError(await s.request('PUT', 'blank-cycles/', { headers: turtle, body }), 422, { title: /too alike.*give these blank nodes IRIs/ });
     });

@@ -1,8 +1,9 @@
 /**
  * Canonical bytes of a document graph (DESIGN.md, "Canonical bytes"): N-Triples, one triple per
  * line, sorted by code point, no duplicates, each line ending in `\n`, UTF-8. Blank nodes are
- * labelled by RDFC-1.0 with a bound on its deep work, so the same graph always gives the same bytes
- * and a hostile graph is refused. Writes are labelled in two steps: shallow where they are composed,
+ * labelled by RDFC-1.0 with a bound on its deep work and, past it, by symmetric-labels.ts (which
+ * labels what RDFC-1.0 cannot afford: cliques, long cycles), so the same graph always gives the
+ * same bytes and a hostile graph is refused. Writes are labelled in two steps: shallow where they are composed,
  * and deep, only when alike blank nodes need it, in a worker with a deadline. Pure: no I/O.
  */
 import type { Quad, Term } from '@rdfjs/types';
@@ -10,6 +11,7 @@ import { DataFactory } from 'n3';
 import { canonize } from 'rdf-canonize';
 import { LodestoneError } from '../errors.js';
 import { tripleLine } from './ntriples.js';
+import { symmetricLabels, TooMuchWork } from './symmetric-labels.js';
 
 export interface CanonicalLimits {
   /** Most distinct blank nodes one document may hold. */
@@ -17,17 +19,22 @@ export interface CanonicalLimits {
   /**
    * RDFC-1.0's deep iterations (its Hash N-Degree Quads calls): 0 labels only blank nodes that
    * their own triples tell apart, which every graph without look-alike blank nodes needs and which
-   * takes linear time. Alike ones (a cycle, a clique) need more: 20,000 label a 100-node cycle or a
-   * K7 in about a second here; a K8 needs more than 262,144 (over 12 s).
+   * takes linear time. Alike ones (a cycle, twins) need more; RDFC-1.0's work on a clique grows
+   * factorially (a K8 needs over 262,144, more than 12 s here).
    */
   maxDeepIterations: number;
+  /**
+   * Past that, the work symmetric-labels.ts may spend (a blank node coloured once is one unit; a
+   * K8 takes a few thousand, a 100-node cycle about 20,000); 0: none.
+   */
+  symmetricWork: number;
 }
 
 /** What a write is labelled with where it is composed: no deep work, so a costly graph is set aside quickly. */
-export const shallowLimits: CanonicalLimits = { maxBlankNodes: 10_000, maxDeepIterations: 0 };
+export const shallowLimits: CanonicalLimits = { maxBlankNodes: 10_000, maxDeepIterations: 0, symmetricWork: 0 };
 
 /** What a graph set aside gets in the labelling worker, which also stops it at a deadline. */
-export const deepLimits: CanonicalLimits = { maxBlankNodes: 10_000, maxDeepIterations: 20_000 };
+export const deepLimits: CanonicalLimits = { maxBlankNodes: 10_000, maxDeepIterations: 4_096, symmetricWork: 5_000_000 };
 
 const surrogate = /[\uD800-\uDFFF]/;
 
@@ -62,8 +69,8 @@ function blankNodeLabels(quads: readonly Quad[]): Set<string> {
 export function tooAlike(blankNodes: number, limits: CanonicalLimits): LodestoneError {
   return new LodestoneError(
     'CanonicalizationLimit',
-    `this graph's ${blankNodes} blank nodes are too alike to be told apart within the server's limits ` +
-      `(${limits.maxDeepIterations.toLocaleString('en')} comparison steps): give these blank nodes IRIs, or properties that tell them apart`,
+    `this graph's ${blankNodes} blank nodes are too alike to be told apart within the server's limits: ` +
+      'give these blank nodes IRIs, or properties that tell them apart',
     { blankNodes, deep: limits.maxDeepIterations === 0 },
   );
 }
@@ -80,12 +87,18 @@ export async function canonicalNTriples(quads: readonly Quad[], limits: Canonica
       { blankNodes: labels.size, limit: limits.maxBlankNodes },
     );
   }
-  const canonicalIdMap = new Map<string, string>();
+  let canonicalIdMap = new Map<string, string>();
   try {
     await canonize(triples, { algorithm: 'RDFC-1.0', canonicalIdMap, maxDeepIterations: limits.maxDeepIterations });
   } catch (error) {
-    if (/deep iterations/i.test(error instanceof Error ? error.message : '')) throw tooAlike(labels.size, limits);
-    throw error;
+    if (!/deep iterations/i.test(error instanceof Error ? error.message : '')) throw error;
+    if (limits.symmetricWork === 0) throw tooAlike(labels.size, limits);
+    try {
+      canonicalIdMap = symmetricLabels(triples, limits.symmetricWork);
+    } catch (failure) {
+      if (failure instanceof TooMuchWork) throw tooAlike(labels.size, limits);
+      throw failure;
+    }
   }
   const relabel = (term: Term): Term =>
     term.termType === 'BlankNode' ? DataFactory.blankNode(canonicalIdMap.get(term.value) ?? term.value) : term;
