@@ -44,7 +44,10 @@ export class Composer {
 
   /** A write's new canonical bytes (compose.ts), with deep labelling where it is needed. */
   async compose(input: ComposeInput): Promise<Buffer> {
-    const composed = await this.work.call<Uint8Array | { deep: string }>({ op: 'compose', input });
+    const composed = await this.work.call<Uint8Array | { deep: string }>({ op: 'compose', input }).catch((error: unknown) => {
+      if (error instanceof LodestoneError && (error.code === 'TooManyBlankNodes' || error.code === 'WorkLimit')) this.log(`warning: ${input.method} ${input.url} refused: ${error.message}`);
+      throw error;
+    });
     if (composed instanceof Uint8Array) return Buffer.from(composed.buffer, composed.byteOffset, composed.byteLength);
     return this.label(composed.deep, input.url);
   }
