@@ -12,9 +12,24 @@ export function acceptOf(headers: IncomingHttpHeaders, querystring: string): str
   return new URLSearchParams(querystring).get('accept') ?? headers.accept;
 }
 
+/**
+ * An Accept header without the media-type parameters Lodestone does not tell apart: `negotiator`
+ * matches parameters exactly, so `text/turtle; charset=UTF-8` (Jena, rdflib) or JSON-LD with a
+ * `profile` would find nothing. Only `q` is kept (RFC 9110 §12.5.1); a quoted comma ends no range.
+ */
+function withoutParameters(accept: string): string {
+  const ranges = accept.match(/(?:[^,"]|"[^"]*")+/g) ?? [];
+  return ranges
+    .map((range) => {
+      const [type, ...parameters] = range.split(';').map((part) => part.trim());
+      return [type, ...parameters.filter((p) => /^q\s*=/i.test(p))].join(';');
+    })
+    .join(',');
+}
+
 const chooser = memo((key: string) => {
   const [accept, ...offered] = key.split('\n');
-  return new Negotiator({ headers: { accept } }).mediaType(offered) ?? null;
+  return new Negotiator({ headers: { accept: withoutParameters(accept!) } }).mediaType(offered) ?? null;
 });
 
 /** The chosen media type, or undefined when nothing offered is acceptable (406). */
