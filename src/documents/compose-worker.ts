@@ -10,7 +10,7 @@ serveCalls<WorkRequest>((request) => {
     case 'compose':
       return composeDocument(request.input);
     case 'label':
-      return labelDeeply(request.ntriples);
+      return labelDeeply(request.ntriples, request.symmetricWork);
     case 'queryShape':
       return queryShape(request.query, request.base);
   }

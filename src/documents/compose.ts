@@ -6,7 +6,7 @@
  */
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
-import { canonicalBytes, shallowCanonicalBytes } from '../rdf/canonical.js';
+import { canonicalBytes, deepLimits, shallowCanonicalBytes } from '../rdf/canonical.js';
 import { parseBody, TURTLE } from '../rdf/formats.js';
 import { parseRdf, termToNTriples } from '../rdf/ntriples.js';
 import { asksForContainer, readMetadata, withMetadata, type Metadata } from './metadata.js';
@@ -68,8 +68,8 @@ export async function composeDocument(input: ComposeInput): Promise<Buffer | { d
 }
 
 /** A graph's canonical bytes with deep labelling (the labelling worker's job). */
-export function labelDeeply(ntriples: string): Promise<Buffer> {
-  return canonicalBytes(parseRdf(ntriples));
+export function labelDeeply(ntriples: string, symmetricWork = deepLimits.symmetricWork): Promise<Buffer> {
+  return canonicalBytes(parseRdf(ntriples), { ...deepLimits, symmetricWork });
 }
 
 /** composeDocument with any deep labelling done in-process: for tests and tools, not for a server. */

@@ -24,17 +24,25 @@ export interface CanonicalLimits {
    */
   maxDeepIterations: number;
   /**
-   * Past that, the work symmetric-labels.ts may spend (a blank node coloured once is one unit; a
-   * K8 takes a few thousand, a 100-node cycle about 20,000); 0: none.
+   * Past that, the work symmetric-labels.ts may spend (a blank node coloured once is one unit): a K8
+   * or a 1,000-node cycle fits in 2,000,000; a 5,000-node cycle reaches it in about a second here. 0: none.
    */
   symmetricWork: number;
 }
+
+/**
+ * RDFC-1.0's deep work is tried only on graphs of at most this many blank nodes, and for as many
+ * deep iterations: everything earlier versions stored (their bound was one iteration per blank
+ * node) keeps its labels, and a graph RDFC-1.0 cannot finish cheaply goes to symmetric-labels.ts
+ * at once. A count, so isomorphic graphs choose alike.
+ */
+const RDFC_DEEP_NODES = 256;
 
 /** What a write is labelled with where it is composed: no deep work, so a costly graph is set aside quickly. */
 export const shallowLimits: CanonicalLimits = { maxBlankNodes: 10_000, maxDeepIterations: 0, symmetricWork: 0 };
 
 /** What a graph set aside gets in the labelling worker, which also stops it at a deadline. */
-export const deepLimits: CanonicalLimits = { maxBlankNodes: 10_000, maxDeepIterations: 4_096, symmetricWork: 5_000_000 };
+export const deepLimits: CanonicalLimits = { maxBlankNodes: 10_000, maxDeepIterations: RDFC_DEEP_NODES, symmetricWork: 2_000_000 };
 
 const surrogate = /[\uD800-\uDFFF]/;
 
@@ -88,8 +96,11 @@ export async function canonicalNTriples(quads: readonly Quad[], limits: Canonica
     );
   }
   let canonicalIdMap = new Map<string, string>();
+  // each deep iteration of RDFC-1.0 may walk the whole graph: past a few hundred blank nodes, its
+  // bound would cost seconds before the symmetric labelling takes over, so that goes first there
+  const deep = labels.size <= RDFC_DEEP_NODES ? limits.maxDeepIterations : 0;
   try {
-    await canonize(triples, { algorithm: 'RDFC-1.0', canonicalIdMap, maxDeepIterations: limits.maxDeepIterations });
+    await canonize(triples, { algorithm: 'RDFC-1.0', canonicalIdMap, maxDeepIterations: deep });
   } catch (error) {
     if (!/deep iterations/i.test(error instanceof Error ? error.message : '')) throw error;
     if (limits.symmetricWork === 0) throw tooAlike(labels.size, limits);

@@ -222,6 +222,8 @@ export class WorkerPool<Request> {
     clearTimeout(slot.timer);
     void slot.worker.terminate();
     slot.job?.reject(reason);
+    // a worker takes a while to start (under tsx, to compile): the next job should not wait for that
+    if (!this.closed && this.slots.length < this.options.size) this.slots.push(this.spawn());
     this.pump();
   }
 
