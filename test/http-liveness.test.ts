@@ -402,7 +402,7 @@ describe('hostile input while GETs keep flowing', () => {
     report(`runaway query (${asks.length} ASKs answered meanwhile, longest ${Math.max(...asks)} ms)`, result.status, flow);
   });
 
-  it('two 1 MB queries of many 99-deep groups (seconds of parsing each) hold up no write', {
+  it('two 1 MB queries of many 99-deep groups (seconds of parsing each) hold up no write and no ordinary query', {
     timeout: 120_000,
   }, async () => {
     // within the nesting bound and the body limit, but the parser's work grows with each group:
@@ -410,13 +410,22 @@ describe('hostile input while GETs keep flowing', () => {
     const query = 'SELECT * WHERE { ' + deepGroup(99).repeat(5000) + ' }';
     assert.ok(Buffer.byteLength(query) < 2 * MiB);
     const { result, flow } = await whileHostile(() =>
-      smallPutsDuring('two 1 MB queries of 99-deep groups', () => Promise.all([1, 2].map((i) => hostileRequest('POST', 'sparql', { 'Content-Type': 'application/sparql-query' }, `${query} # ${i}`)))),
+      smallPutsDuring('two 1 MB queries of 99-deep groups', async () => {
+        const hostile = Promise.all([1, 2].map((i) => hostileRequest('POST', 'sparql', { 'Content-Type': 'application/sparql-query' }, `${query} # ${i}`)));
+        await sleep(300);
+        // an ordinary query of another agent is parsed and answered meanwhile
+        const t = Date.now();
+        const ask = await s.request('POST', 'sparql', { as: 'secretary', headers: { 'Content-Type': 'application/sparql-query', Accept: 'application/sparql-results+json' }, body: 'ASK { ?s ?p ?o } # during the 1 MB queries' });
+        assert.equal(ask.status, 200, ask.body);
+        assert.ok(Date.now() - t < STALL_BOUND_MS, `an ordinary query took ${Date.now() - t} ms`);
+        return hostile;
+      }),
     );
     for (const res of result) assertRdfError(res, 422, { title: /more than 10 s of work/ });
     report('two 1 MB queries of 99-deep groups', result.map((r) => r.status).join(', '), flow);
   });
 
-  it('two PATCHes whose WHERE is a runaway cross product hold up no write', {
+  it('two PATCHes whose WHERE is a runaway cross product hold up no write and no ordinary PATCH', {
     timeout: 120_000,
   }, async () => {
     const etags: string[] = [];
@@ -425,9 +434,21 @@ describe('hostile input while GETs keep flowing', () => {
       assert.equal(created.status, 201, created.body);
       etags.push(String(created.headers.etag));
     }
+    const made = await s.request('PUT', `${s.admin}ordinary-patch/`, { headers: turtle, body: `<#this> <${EX}n> 1 .` });
+    assert.equal(made.status, 201, made.body);
+    const ordinary = String(made.headers.etag);
     const update = `INSERT { <#this> <${EX}n> 1 } WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }`;
     const { result, flow } = await whileHostile(() =>
-      smallPutsDuring('two runaway PATCHes', () => Promise.all([1, 2].map((i) => hostileRequest('PATCH', `runaway-patch-${i}/`, { 'Content-Type': 'application/sparql-update', 'If-Match': etags[i - 1]! }, update)))),
+      smallPutsDuring('two runaway PATCHes', async () => {
+        const hostile = Promise.all([1, 2].map((i) => hostileRequest('PATCH', `runaway-patch-${i}/`, { 'Content-Type': 'application/sparql-update', 'If-Match': etags[i - 1]! }, update)));
+        await sleep(300);
+        // an ordinary PATCH (in the admin dataspace, so the end-user commit count stays the small PUT's) goes through meanwhile
+        const t = Date.now();
+        const patched = await s.request('PATCH', `${s.admin}ordinary-patch/`, { headers: { 'Content-Type': 'application/sparql-update', 'If-Match': ordinary }, body: `INSERT { <#this> <${EX}n> 2 } WHERE {}` });
+        assert.equal(patched.status, 204, patched.body);
+        assert.ok(Date.now() - t < STALL_BOUND_MS, `an ordinary PATCH took ${Date.now() - t} ms`);
+        return hostile;
+      }),
     );
     for (const res of result) assertRdfError(res, 422, { title: /more than 10 s of work/ });
     report('two runaway PATCHes', result.map((r) => r.status).join(', '), flow);

@@ -1,7 +1,8 @@
 /**
  * WorkerPool (src/util/worker.ts): a job past its deadline is stopped by terminating its worker and
  * refused with WorkLimit, while other jobs keep being answered by the other workers and by the
- * replacement; a full queue is refused at once with Busy; a plain failure replaces the worker.
+ * replacement; a costly job's worker leaves the pool after demoteAfterMs; a full queue is refused
+ * at once with Busy; a plain failure replaces the worker.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -25,6 +26,23 @@ describe('WorkerPool', () => {
       const waiting = pool.call<string>({ op: 'echo', value: 'queued' });
       for (const job of both) await assert.rejects(job, (error) => isLodestoneError(error, 'WorkLimit'));
       assert.equal(await waiting, 'queued');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('lets a costly job hold the pool for demoteAfterMs at most: its worker leaves to finish it, a fresh one takes the next jobs', async () => {
+    const pool = new WorkerPool<Job>(entry, { size: 1, deadlineMs: 4000, demoteAfterMs: 300, maxDemoted: 1 });
+    try {
+      const stuck = pool.call({ op: 'spin' });
+      let settled = false;
+      void stuck.catch(() => (settled = true));
+      assert.equal(await pool.call<string>({ op: 'echo', value: 'meanwhile' }), 'meanwhile');
+      assert.equal(settled, false, 'answered while the costly job still ran, in the worker that left the pool');
+      // a second costly job finds no room for another worker leaving: refused with Busy
+      await assert.rejects(pool.call({ op: 'spin' }), (error) => isLodestoneError(error, 'Busy'));
+      await assert.rejects(stuck, (error) => isLodestoneError(error, 'WorkLimit'));
+      assert.equal(await pool.call<string>({ op: 'echo', value: 'after' }), 'after');
     } finally {
       await pool.close();
     }

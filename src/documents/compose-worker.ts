@@ -10,7 +10,7 @@ serveCalls<WorkRequest>((request) => {
     case 'compose':
       return composeDocument(request.input);
     case 'label':
-      return labelDeeply(request.ntriples, request.symmetricWork);
+      return labelDeeply(request.ntriples);
     case 'queryShape':
       return queryShape(request.query, request.base);
   }

@@ -68,8 +68,8 @@ export async function composeDocument(input: ComposeInput): Promise<Buffer | { d
 }
 
 /** A graph's canonical bytes with deep labelling (the labelling worker's job). */
-export function labelDeeply(ntriples: string, symmetricWork = deepLimits.symmetricWork): Promise<Buffer> {
-  return canonicalBytes(parseRdf(ntriples), { ...deepLimits, symmetricWork });
+export function labelDeeply(ntriples: string): Promise<Buffer> {
+  return canonicalBytes(parseRdf(ntriples), deepLimits);
 }
 
 /** composeDocument with any deep labelling done in-process: for tests and tools, not for a server. */

@@ -4,20 +4,18 @@
  * requests of one kind hold up no other kind: PUT and POST bodies (cost bounded by the body
  * limit), PATCH updates (their WHERE runs on the document, up to the deadline), query shapes
  * (sparqljs takes seconds on a large query), and deep labelling of alike blank nodes. An ordinary
- * write waits for none of the last three.
+ * write waits for none of the others, and a costly job holds its pool for a second at most: then
+ * its worker leaves the pool to finish it (up to the deadline) and a fresh one takes its place.
  */
-import { isLodestoneError, LodestoneError } from '../errors.js';
+import { LodestoneError } from '../errors.js';
 import type { QueryShape } from '../rdf/sparql-text.js';
 import { WorkerPool } from '../util/worker.js';
 import type { ComposeInput } from './compose.js';
 
-/** The symmetric-labelling work a graph gets in the quick pool (a K8 needs a few thousand units; a 5,000-node cycle spends it in a fraction of a second). */
-const QUICK_WORK = 100_000;
-
-export type WorkRequest = { op: 'compose'; input: ComposeInput } | { op: 'label'; ntriples: string; symmetricWork?: number } | { op: 'queryShape'; query: string; base: string };
+export type WorkRequest = { op: 'compose'; input: ComposeInput } | { op: 'label'; ntriples: string } | { op: 'queryShape'; query: string; base: string };
 
 export interface ComposerOptions {
-  /** Workers composing PUT and POST bodies, and as many for PATCH updates (default 2 each). */
+  /** Workers composing PUT and POST bodies (default 2). */
   workers?: number;
   /** Longest a write may take to compose, or a query to parse (default 10 s). */
   composeMs?: number;
@@ -26,13 +24,17 @@ export interface ComposerOptions {
   log?: (line: string) => void;
 }
 
+/** How long one costly job may hold its pool before its worker leaves the pool to finish it. */
+const DEMOTE_AFTER_MS = 1_000;
+
 export class Composer {
+  /** PUT and POST: their cost is bounded by the body limit. */
   private readonly writes: WorkerPool<WorkRequest>;
+  /** PATCH: its WHERE runs on the document, for up to the deadline. */
   private readonly updates: WorkerPool<WorkRequest>;
+  /** Query shapes: sparqljs takes seconds on a large query. */
   private readonly queries: WorkerPool<WorkRequest>;
-  /** Deep labelling with a small budget: what most alike blank nodes need (a K8 takes 0.2 s). */
-  private readonly quickLabelling: WorkerPool<WorkRequest>;
-  /** Deep labelling with the whole budget, for graphs the quick pool gave up on. */
+  /** Deep labelling of alike blank nodes (a K8 takes 0.1 s; a 5,000-node cycle is refused after a second or more). */
   private readonly labelling: WorkerPool<WorkRequest>;
   private readonly log: (line: string) => void;
 
@@ -41,25 +43,18 @@ export class Composer {
     const composeMs = options.composeMs ?? 10_000;
     const labelMs = options.labelMs ?? 5_000;
     this.log = options.log ?? ((line) => console.error(line));
-    const size = options.workers ?? 2;
-    this.writes = new WorkerPool(entry, { size, deadlineMs: composeMs, maxQueue: 256 });
-    this.updates = new WorkerPool(entry, { size, deadlineMs: composeMs, maxQueue: 64 });
-    this.queries = new WorkerPool(entry, { size: 1, deadlineMs: composeMs, maxQueue: 64 });
-    this.quickLabelling = new WorkerPool(entry, { size: 1, deadlineMs: 1_000, maxQueue: 32 });
-    this.labelling = new WorkerPool(entry, {
-      size: 1,
-      deadlineMs: labelMs,
-      maxQueue: 8,
-      overDeadline: (ms) =>
-        new LodestoneError('CanonicalizationLimit', `this graph's blank nodes are too alike to be told apart within ${ms / 1000} s: give these blank nodes IRIs, or properties that tell them apart`),
-    });
+    const pool = (deadlineMs: number, maxDemoted: number, maxQueue: number, overDeadline?: (ms: number) => Error) =>
+      new WorkerPool<WorkRequest>(entry, { size: options.workers ?? 2, deadlineMs, demoteAfterMs: DEMOTE_AFTER_MS, maxDemoted, maxQueue, overDeadline });
+    this.writes = pool(composeMs, 2, 256);
+    this.updates = pool(composeMs, 2, 64);
+    this.queries = pool(composeMs, 2, 64);
+    this.labelling = pool(labelMs, 4, 16, (ms) => new LodestoneError('CanonicalizationLimit', `this graph's blank nodes are too alike to be told apart within ${ms / 1000} s: give these blank nodes IRIs, or properties that tell them apart`));
     this.writes.start(); // ready before the first write; the others start on first use
   }
 
   /** A write's new canonical bytes (compose.ts), with deep labelling where it is needed. */
   async compose(input: ComposeInput): Promise<Buffer> {
-    const pool = input.method === 'PATCH' ? this.updates : this.writes;
-    const composed = await pool.call<Uint8Array | { deep: string }>({ op: 'compose', input }).catch((error: unknown) => {
+    const composed = await (input.method === 'PATCH' ? this.updates : this.writes).call<Uint8Array | { deep: string }>({ op: 'compose', input }).catch((error: unknown) => {
       if (error instanceof LodestoneError && (error.code === 'TooManyBlankNodes' || error.code === 'WorkLimit')) this.log(`warning: ${input.method} ${input.url} refused: ${error.message}`);
       throw error;
     });
@@ -67,21 +62,11 @@ export class Composer {
     return this.label(composed.deep, input.url);
   }
 
-  /**
-   * Canonical bytes of N-Triples whose blank nodes need deep labelling; refusals are logged. Each
-   * graph is tried first with a small budget and a 1 s deadline, and only a graph that needs more
-   * waits for the pool with the whole budget: costly graphs queue behind each other there, not in
-   * front of ordinary ones.
-   */
+  /** Canonical bytes of N-Triples whose blank nodes need deep labelling; refusals are logged. */
   async label(ntriples: string, what: string): Promise<Buffer> {
-    const bytes = (value: Uint8Array) => Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     try {
-      return bytes(await this.quickLabelling.call<Uint8Array>({ op: 'label', ntriples, symmetricWork: QUICK_WORK }));
-    } catch (error) {
-      if (!isLodestoneError(error, 'CanonicalizationLimit') && !isLodestoneError(error, 'WorkLimit')) throw error;
-    }
-    try {
-      return bytes(await this.labelling.call<Uint8Array>({ op: 'label', ntriples }));
+      const bytes = await this.labelling.call<Uint8Array>({ op: 'label', ntriples });
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     } catch (error) {
       if (error instanceof LodestoneError) this.log(`warning: canonical labelling refused for ${what} (${ntriples.length} bytes of N-Triples): ${error.message}`);
       throw error;
@@ -93,6 +78,6 @@ export class Composer {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.writes, this.updates, this.queries, this.quickLabelling, this.labelling].map((pool) => pool.close()));
+    await Promise.all([this.writes, this.updates, this.queries, this.labelling].map((pool) => pool.close()));
   }
 }

@@ -99,6 +99,7 @@ export class WorkerCalls<Request> {
 /** The worker side of WorkerCalls: answers each request, in the order they come, with `handle`'s value or error. */
 export function serveCalls<Request>(handle: (request: Request) => unknown): void {
   const port = parentPort!;
+  port.postMessage({ ready: true }); // a WorkerPool starts a job's deadline only once its worker can take it
   let chain: Promise<void> = Promise.resolve();
   port.on('message', ({ id, request }: { id: number; request: Request }) => {
     chain = chain.then(async () => {
@@ -117,10 +118,18 @@ export function serveCalls<Request>(handle: (request: Request) => unknown): void
 }
 
 export interface WorkerPoolOptions {
-  /** Workers at most; each runs one job at a time. */
+  /** Workers taking new jobs at most; each runs one job at a time. */
   size: number;
-  /** A job still running after this long is stopped: its worker is terminated and replaced. */
+  /** A job still running after this long is stopped: its worker is terminated. */
   deadlineMs: number;
+  /**
+   * A job still running after this long leaves the pool with its worker, which finishes it (up to
+   * the deadline) while a fresh worker takes its place: a costly job holds the pool this long at
+   * most. Without it, a job holds its worker to the end.
+   */
+  demoteAfterMs?: number;
+  /** Workers that may be finishing such jobs at once; past that, a job running that long is refused with Busy. */
+  maxDemoted?: number;
   /** The refusal a stopped job rejects with (a WorkLimit by default). */
   overDeadline?: (deadlineMs: number) => Error;
   /** Jobs that may wait for a worker; more are refused with Busy (503) at once. */
@@ -136,19 +145,29 @@ interface PoolJob {
 
 interface PoolSlot {
   worker: Worker;
+  /** The worker has started and can take a job (it said so). */
+  ready: boolean;
   job: PoolJob | undefined;
-  timer: NodeJS.Timeout | undefined;
+  timers: NodeJS.Timeout[];
+}
+
+function busy(message: string): LodestoneError {
+  return new LodestoneError('Busy', message, { retryAfter: 5 });
 }
 
 /**
  * Workers of one entry that share a queue, for work whose cost the request decides (parsing a
  * body, labelling blank nodes, a PATCH's WHERE): no job runs on the thread that answers requests,
- * one costly job holds only its own worker, and none runs past its deadline, since terminating a
- * worker is the one way to stop synchronous JavaScript or WebAssembly. A worker that failed or
- * was stopped is replaced by the next job; idle workers do not keep the process alive.
+ * a costly job holds the pool for `demoteAfterMs` at most (then its worker leaves the pool to
+ * finish it), and none runs past its deadline, since terminating a worker is the one way to stop
+ * synchronous JavaScript or WebAssembly. A job's time counts from when a started worker takes it.
+ * A worker that failed, was stopped or left is replaced at once; idle workers do not keep the
+ * process alive.
  */
 export class WorkerPool<Request> {
   private readonly slots: PoolSlot[] = [];
+  /** Workers that left the pool to finish a costly job. */
+  private readonly demoted: PoolSlot[] = [];
   private readonly queue: PoolJob[] = [];
   private nextId = 1;
   private closed = false;
@@ -160,8 +179,9 @@ export class WorkerPool<Request> {
 
   call<T>(request: Request, transfer: readonly Transferable[] = []): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the worker pool is closed'));
-    if (this.queue.length >= (this.options.maxQueue ?? Infinity)) {
-      return Promise.reject(new LodestoneError('Busy', 'the server has too much of this work waiting; try again in a few seconds', { retryAfter: 5 }));
+    const free = this.options.size - this.slots.filter((s) => s.job).length;
+    if (this.queue.length - Math.max(free, 0) >= (this.options.maxQueue ?? Infinity)) {
+      return Promise.reject(busy('the server has too much of this work waiting; try again in a few seconds'));
     }
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ request, transfer, resolve: resolve as (value: never) => void, reject });
@@ -176,9 +196,12 @@ export class WorkerPool<Request> {
 
   private pump(): void {
     while (this.queue.length > 0) {
-      let slot = this.slots.find((s) => s.job === undefined);
-      if (!slot && this.slots.length < this.options.size) this.slots.push((slot = this.spawn()));
-      if (!slot) return;
+      const slot = this.slots.find((s) => s.ready && s.job === undefined);
+      if (!slot) {
+        const starting = this.slots.filter((s) => !s.ready).length;
+        if (starting < this.queue.length && this.slots.length < this.options.size && !this.closed) this.slots.push(this.spawn());
+        return; // a job waits for a worker to start: its time counts only its own work
+      }
       this.run(slot, this.queue.shift()!);
     }
   }
@@ -186,44 +209,64 @@ export class WorkerPool<Request> {
   private run(slot: PoolSlot, job: PoolJob): void {
     slot.job = job;
     slot.worker.ref();
-    slot.timer = setTimeout(() => {
-      const refusal = this.options.overDeadline?.(this.options.deadlineMs) ?? new LodestoneError('WorkLimit', `the request needed more than ${this.options.deadlineMs / 1000} s of work and was stopped`);
-      this.replace(slot, refusal);
-    }, this.options.deadlineMs);
+    const { deadlineMs, demoteAfterMs } = this.options;
+    slot.timers.push(
+      setTimeout(() => this.drop(slot, this.options.overDeadline?.(deadlineMs) ?? new LodestoneError('WorkLimit', `the request needed more than ${deadlineMs / 1000} s of work and was stopped`)), deadlineMs),
+    );
+    if (demoteAfterMs !== undefined && demoteAfterMs < deadlineMs) slot.timers.push(setTimeout(() => this.demote(slot), demoteAfterMs));
     slot.worker.postMessage({ id: this.nextId++, request: job.request }, job.transfer);
+  }
+
+  /** The slot's worker leaves the pool to finish its job, and a fresh one takes its place. */
+  private demote(slot: PoolSlot): void {
+    if (!this.slots.includes(slot) || !slot.job) return;
+    if (this.demoted.length >= (this.options.maxDemoted ?? 1)) {
+      return this.drop(slot, busy('the server is busy with other costly requests of this kind; try again in a few seconds'));
+    }
+    this.slots.splice(this.slots.indexOf(slot), 1);
+    this.demoted.push(slot);
+    if (!this.closed) this.slots.push(this.spawn());
+    this.pump();
   }
 
   private spawn(): PoolSlot {
     const worker = startWorker(this.entry);
     worker.unref();
-    const slot: PoolSlot = { worker, job: undefined, timer: undefined };
-    worker.on('message', (reply: Reply) => {
+    const slot: PoolSlot = { worker, ready: false, job: undefined, timers: [] };
+    worker.on('message', (reply: Reply | { ready: true }) => {
+      if ('ready' in reply) {
+        slot.ready = true;
+        return this.pump();
+      }
       const job = slot.job;
-      if (!job || !this.slots.includes(slot)) return;
-      clearTimeout(slot.timer);
+      if (!job) return;
+      for (const timer of slot.timers.splice(0)) clearTimeout(timer);
       slot.job = undefined;
       worker.unref();
       if (reply.ok) job.resolve(reply.value as never);
       else job.reject(reply.code ? new LodestoneError(reply.code as ErrorCode, reply.message, reply.data) : new Error(reply.message));
-      // a failure that is not a refusal may have left the worker broken (a WebAssembly trap): replace it
-      if (!reply.ok && !reply.code) this.replace(slot, new Error(reply.message));
+      // a worker that left the pool is done; one whose failure is not a refusal may be broken (a WebAssembly trap)
+      if (this.demoted.includes(slot) || (!reply.ok && !reply.code)) this.drop(slot, new Error(reply.ok ? 'done' : reply.message));
       else this.pump();
     });
-    worker.on('error', (error) => this.replace(slot, error));
-    worker.on('exit', (code) => this.replace(slot, new Error(`worker exited (${code})`)));
+    worker.on('error', (error) => this.drop(slot, error));
+    worker.on('exit', (code) => this.drop(slot, new Error(`worker exited (${code})`)));
     return slot;
   }
 
-  /** Fails the slot's job with `reason` and drops the slot; the next job starts a fresh worker. */
-  private replace(slot: PoolSlot, reason: Error): void {
-    const at = this.slots.indexOf(slot);
-    if (at < 0) return;
-    this.slots.splice(at, 1);
-    clearTimeout(slot.timer);
+  /** Fails the slot's job with `reason` and terminates its worker; a pool worker is replaced at once. */
+  private drop(slot: PoolSlot, reason: Error): void {
+    const inPool = this.slots.indexOf(slot);
+    const left = this.demoted.indexOf(slot);
+    if (inPool < 0 && left < 0) return;
+    if (inPool >= 0) this.slots.splice(inPool, 1);
+    else this.demoted.splice(left, 1);
+    for (const timer of slot.timers.splice(0)) clearTimeout(timer);
     void slot.worker.terminate();
     slot.job?.reject(reason);
+    slot.job = undefined;
     // a worker takes a while to start (under tsx, to compile): the next job should not wait for that
-    if (!this.closed && this.slots.length < this.options.size) this.slots.push(this.spawn());
+    if (inPool >= 0 && !this.closed && this.slots.length < this.options.size) this.slots.push(this.spawn());
     this.pump();
   }
 
@@ -232,9 +275,9 @@ export class WorkerPool<Request> {
     this.closed = true;
     const failure = new Error('the worker pool was closed');
     for (const job of this.queue.splice(0)) job.reject(failure);
-    const slots = this.slots.splice(0);
+    const slots = [...this.slots.splice(0), ...this.demoted.splice(0)];
     for (const slot of slots) {
-      clearTimeout(slot.timer);
+      for (const timer of slot.timers.splice(0)) clearTimeout(timer);
       slot.job?.reject(failure);
     }
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
