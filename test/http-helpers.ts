@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpsRequest, Agent, type RequestOptions as HttpsRequestOptions } from 'node:https';
-import { request as httpRequest, STATUS_CODES, type IncomingMessage } from 'node:http';
+import { request as httpRequest, STATUS_CODES, type ClientRequest, type IncomingMessage } from 'node:http';
 import { createServer } from 'node:net';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -216,4 +216,31 @@ export function mirroredDataDir(port: number, location: string, token: string): 
   mkdirSync(join(data, 'secrets'), { recursive: true });
   writeFileSync(join(data, 'secrets', 'credentials.ttl'), `<urn:lodestone:repository:end-user> <${ns.a}authToken> "${token}" .\n`, { mode: 0o600 });
   return data;
+}
+
+/**
+ * A request as the owner on a connection of its own, with the path sent as is (not normalised by
+ * URL parsing) and the body written by `send`, which can ask whether the response has arrived.
+ */
+export function rawRequest(s: TestServer, method: string, path: string, headers: Record<string, string>, send: (req: ClientRequest, answered: () => boolean) => void | Promise<void>): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const options: HttpsRequestOptions = { host: 'localhost', port: s.port, method, path, headers, cert: s.ownerPem, key: s.ownerPem, rejectUnauthorized: false, agent: false };
+    const req = httpsRequest(options, (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+        req.destroy();
+      });
+      res.on('error', reject);
+    });
+    req.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    Promise.resolve(send(req, () => answered)).catch((error: unknown) => {
+      if (!answered) reject(error as Error);
+    });
+  });
 }

@@ -9,12 +9,10 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { request as httpsRequest, type RequestOptions } from 'node:https';
-import type { ClientRequest } from 'node:http';
 import { dirname, join, relative, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { commitCount, git, removeTempDirs } from './helpers.js';
-import { assertRdfError, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { assertRdfError, startServer, turtle, rawRequest, type TestServer } from './http-helpers.js';
 
 const RDF_HEAD = '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://example.org/ns#"><rdf:Description rdf:about="#this"><ex:p>';
 const RDF_TAIL = '</ex:p></rdf:Description></rdf:RDF>';
@@ -47,32 +45,7 @@ async function absent(path: string): Promise<void> {
   assertRdfError(await s.request('GET', path), 404);
 }
 
-/**
- * A request with full control of the path (sent as is, not normalised by URL parsing) and of how
- * the body goes out. `send` writes the body; it can ask whether the response has arrived.
- */
-function raw(method: string, path: string, headers: Record<string, string>, send: (req: ClientRequest, answered: () => boolean) => void | Promise<void>): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const options: RequestOptions = { host: 'localhost', port: s.port, method, path, headers, cert: s.ownerPem, key: s.ownerPem, rejectUnauthorized: false, agent: false };
-    const req = httpsRequest(options, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
-        req.destroy();
-      });
-      res.on('error', reject);
-    });
-    req.on('error', (error) => {
-      if (!answered) reject(error);
-    });
-    Promise.resolve(send(req, () => answered)).catch((error: unknown) => {
-      if (!answered) reject(error as Error);
-    });
-  });
-}
+const raw = (method: string, path: string, headers: Record<string, string>, send: Parameters<typeof rawRequest>[4]) => rawRequest(s, method, path, headers, send);
 
 describe('RDF/XML entities', () => {
   it('billion laughs (nested entity declarations) is a 400, and nothing changes', { timeout: 30_000 }, async () => {

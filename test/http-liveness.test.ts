@@ -10,14 +10,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
-import type { ClientRequest } from 'node:http';
+import { Agent } from 'node:https';
 import { connect, type TLSSocket } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import type { Quad } from '@rdfjs/types';
 import oxigraph from 'oxigraph';
 import { commitCount, fileAtHead, git, removeTempDirs, waitFor } from './helpers.js';
-import { assertRdfError, sendRequest, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { assertRdfError, sendRequest, startServer, turtle, rawRequest, type Response, type TestServer } from './http-helpers.js';
 
 const MiB = 1024 * 1024;
 const SPARQL_TIMEOUT_MS = 4000;
@@ -153,32 +152,7 @@ function hostileRequest(method: string, path: string, headers: Record<string, st
   return sendRequest(new URL(path, s.base), { method, headers, agent: false, ...owner() }, body);
 }
 
-/**
- * A request as the owner on a connection of its own, with the path sent as is and the body written
- * by `send`, which can ask whether the response has arrived (as in http-hostile.test.ts).
- */
-function raw(method: string, path: string, headers: Record<string, string>, send: (req: ClientRequest, answered: () => boolean) => void | Promise<void>): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const options: RequestOptions = { host: 'localhost', port: s.port, method, path, headers, agent: false, ...owner() };
-    const req = httpsRequest(options, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
-        req.destroy();
-      });
-      res.on('error', reject);
-    });
-    req.on('error', (error) => {
-      if (!answered) reject(error);
-    });
-    Promise.resolve(send(req, () => answered)).catch((error: unknown) => {
-      if (!answered) reject(error as Error);
-    });
-  });
-}
+const raw = (method: string, path: string, headers: Record<string, string>, send: Parameters<typeof rawRequest>[4]) => rawRequest(s, method, path, headers, send);
 
 /** A small PUT of a new document as the owner, timed; asserts 201. */
 async function smallPut(url: string): Promise<number> {

@@ -23,11 +23,25 @@ export function startWorker(entry: URL, workerData?: unknown): Worker {
  * writes) then yields the CPU to the main thread that answers requests. Elsewhere, a no-op.
  */
 export function lowerThreadPriority(niceness: number): void {
+  const tid = threadId();
+  if (tid !== undefined) lowerPriorityOf(tid, niceness);
+}
+
+/** The calling thread's id as the kernel knows it (Linux), or undefined. */
+function threadId(): number | undefined {
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, niceness);
+    return Number.isInteger(tid) && tid > 0 ? tid : undefined;
   } catch {
-    // not Linux, or not allowed: run at the normal priority
+    return undefined; // not Linux
+  }
+}
+
+function lowerPriorityOf(tid: number, niceness: number): void {
+  try {
+    setPriority(tid, niceness);
+  } catch {
+    // not allowed: run at the priority it has
   }
 }
 
@@ -99,7 +113,9 @@ export class WorkerCalls<Request> {
 /** The worker side of WorkerCalls: answers each request, in the order they come, with `handle`'s value or error. */
 export function serveCalls<Request>(handle: (request: Request) => unknown): void {
   const port = parentPort!;
-  port.postMessage({ ready: true }); // a WorkerPool starts a job's deadline only once its worker can take it
+  // a WorkerPool starts a job's deadline only once its worker can take it, and lowers the priority
+  // of a worker that leaves the pool with a costly job (by its thread id)
+  port.postMessage({ ready: true, tid: threadId() });
   let chain: Promise<void> = Promise.resolve();
   port.on('message', ({ id, request }: { id: number; request: Request }) => {
     chain = chain.then(async () => {
@@ -147,6 +163,8 @@ interface PoolSlot {
   worker: Worker;
   /** The worker has started and can take a job (it said so). */
   ready: boolean;
+  /** Its thread id, where the kernel has one (Linux). */
+  tid?: number;
   job: PoolJob | undefined;
   timers: NodeJS.Timeout[];
 }
@@ -225,6 +243,7 @@ export class WorkerPool<Request> {
     }
     this.slots.splice(this.slots.indexOf(slot), 1);
     this.demoted.push(slot);
+    if (slot.tid !== undefined) lowerPriorityOf(slot.tid, 19); // it yields the CPU to every ordinary job
     if (!this.closed) this.slots.push(this.spawn());
     this.pump();
   }
@@ -233,9 +252,10 @@ export class WorkerPool<Request> {
     const worker = startWorker(this.entry);
     worker.unref();
     const slot: PoolSlot = { worker, ready: false, job: undefined, timers: [] };
-    worker.on('message', (reply: Reply | { ready: true }) => {
+    worker.on('message', (reply: Reply | { ready: true; tid?: number }) => {
       if ('ready' in reply) {
         slot.ready = true;
+        slot.tid = reply.tid;
         return this.pump();
       }
       const job = slot.job;
