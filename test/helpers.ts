@@ -3,6 +3,7 @@
  * read through git itself (every `.nt` file at HEAD, parsed), to compare the index and the store
  * against.
  */
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -126,4 +127,14 @@ export async function inStoreForm(graphs: Map<string, string>): Promise<Map<stri
   const store = new oxigraph.Store();
   for (const [graph, text] of graphs) store.load(text, { format: 'application/n-triples', to_graph_name: oxigraph.namedNode(graph) });
   return graphsInIndex(store.dump({ format: 'application/n-quads' }));
+}
+
+/** Runs `attempt` and checks that the repository at `dir` did not move: the same HEAD, the same commit count. */
+export async function unchangedRepository<T>(dir: string, attempt: () => Promise<T>): Promise<T> {
+  const head = git(dir, 'rev-parse', 'HEAD').trim();
+  const count = commitCount(dir);
+  const result = await attempt();
+  assert.equal(git(dir, 'rev-parse', 'HEAD').trim(), head, 'HEAD did not move');
+  assert.equal(commitCount(dir), count);
+  return result;
 }

@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname, join, relative, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { commitCount, git, removeTempDirs } from './helpers.js';
+import { git, removeTempDirs, unchangedRepository } from './helpers.js';
 import { assertRdfError, startServer, turtle, rawRequest, type TestServer } from './http-helpers.js';
 
 const RDF_HEAD = '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://example.org/ns#"><rdf:Description rdf:about="#this"><ex:p>';
@@ -31,15 +31,8 @@ after(async () => {
   removeTempDirs();
 });
 
-/** Runs `attempt` and checks that the end-user repository's HEAD and commit count did not move. */
-async function nothingChanges<T>(attempt: () => Promise<T>): Promise<T> {
-  const head = git(dir, 'rev-parse', 'HEAD').trim();
-  const count = commitCount(dir);
-  const result = await attempt();
-  assert.equal(git(dir, 'rev-parse', 'HEAD').trim(), head, 'HEAD did not move');
-  assert.equal(commitCount(dir), count);
-  return result;
-}
+/** Runs `attempt` and checks that the end-user repository did not move. */
+const nothingChanges = <T>(attempt: () => Promise<T>): Promise<T> => unchangedRepository(dir, attempt);
 
 async function absent(path: string): Promise<void> {
   assertRdfError(await s.request('GET', path), 404);

@@ -15,7 +15,7 @@ import { connect, type TLSSocket } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import type { Quad } from '@rdfjs/types';
 import oxigraph from 'oxigraph';
-import { commitCount, fileAtHead, git, removeTempDirs, waitFor } from './helpers.js';
+import { commitCount, fileAtHead, git, removeTempDirs, unchangedRepository, waitFor } from './helpers.js';
 import { assertRdfError, sendRequest, startServer, turtle, rawRequest, type Response, type TestServer } from './http-helpers.js';
 
 const MiB = 1024 * 1024;
@@ -137,15 +137,8 @@ function report(what: string, status: number | string, flow: Flow): void {
   console.log(`# ${what}: ${status} after ${flow.ms} ms; ${flow.during} GETs answered meanwhile, longest wait ${flow.longestMs} ms`);
 }
 
-/** Runs `attempt` and checks that the end-user repository's HEAD and commit count did not move. */
-async function nothingChanges<T>(attempt: () => Promise<T>): Promise<T> {
-  const head = git(dir, 'rev-parse', 'HEAD').trim();
-  const count = commitCount(dir);
-  const result = await attempt();
-  assert.equal(git(dir, 'rev-parse', 'HEAD').trim(), head, 'HEAD did not move');
-  assert.equal(commitCount(dir), count);
-  return result;
-}
+/** Runs `attempt` and checks that the end-user repository did not move. */
+const nothingChanges = <T>(attempt: () => Promise<T>): Promise<T> => unchangedRepository(dir, attempt);
 
 /** One request as the owner on a connection of its own. */
 function hostileRequest(method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<Response> {
