@@ -20,8 +20,13 @@ import { assertRdfError, sendRequest, startServer, turtle, rawRequest, type Resp
 
 const MiB = 1024 * 1024;
 const SPARQL_TIMEOUT_MS = 4000;
-/** No GET may wait longer than this: seconds, far above an answer's time on an idle machine. */
-const STALL_BOUND_MS = 5000;
+/**
+ * Only a stall reaches this: no answer on a loaded machine takes half a minute. Whether work was held
+ * up is judged against the hostile request instead (answered before it was), not against a clock.
+ */
+const HANG_MS = 30_000;
+/** Ordinary work sent beside a hostile request that is answered after this long must be answered before it. */
+const HELD_MS = 8000;
 /** A hostile request that takes at least this long must have GETs answered while it ran. */
 const SLOW_MS = 1000;
 const PAUSE_MS = 20;
@@ -44,6 +49,8 @@ after(async () => {
 });
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Whether `promise` has settled by now. */
+const settled = (promise: Promise<unknown>) => Promise.race([promise.then(() => true, () => true), sleep(0).then(() => false)]);
 const owner = () => ({ cert: s.ownerPem, key: s.ownerPem, rejectUnauthorized: false });
 
 interface Loop {
@@ -82,7 +89,7 @@ function getLoop(agent: Agent): Loop {
     failures,
     async stop() {
       stopped = true;
-      await Promise.race([running, sleep(STALL_BOUND_MS)]);
+      await Promise.race([running, sleep(HANG_MS)]);
       const waited = Math.max(longest, since ? Date.now() - since : 0);
       agent.destroy(); // ends a GET still under way
       return waited;
@@ -102,7 +109,7 @@ interface Flow {
 /**
  * Runs `hostile` while two loops of GETs (a keep-alive agent, and an agent that makes a fresh TLS
  * handshake for every GET) keep asking for the probe document, and asserts that they kept getting
- * answers: every GET answered 200, none waited past STALL_BOUND_MS, and at least three were
+ * answers: every GET answered 200, none waited past HANG_MS, and at least three were
  * answered while `hostile` ran if it took over SLOW_MS (a quicker refusal leaves no time to count).
  */
 async function whileHostile<T>(hostile: () => Promise<T>): Promise<{ result: T; flow: Flow }> {
@@ -115,18 +122,18 @@ async function whileHostile<T>(hostile: () => Promise<T>): Promise<{ result: T; 
   let result: T;
   let longestMs = 0;
   try {
-    await waitFor(() => loops.every((loop) => loop.answers.length > 0), 2 * STALL_BOUND_MS);
+    await waitFor(() => loops.every((loop) => loop.answers.length > 0), 2 * HANG_MS);
     started = Date.now();
     result = await hostile();
     ended = Date.now();
     const counts = loops.map((loop) => loop.answers.length);
-    await waitFor(() => loops.every((loop, i) => loop.answers.length >= counts[i]! + 2), 2 * STALL_BOUND_MS);
+    await waitFor(() => loops.every((loop, i) => loop.answers.length >= counts[i]! + 2), 2 * HANG_MS);
   } finally {
     longestMs = Math.max(...(await Promise.all(loops.map((loop) => loop.stop()))));
   }
   const failures = loops.flatMap((loop) => loop.failures);
   assert.deepEqual(failures, [], 'every GET of the probe was answered 200');
-  assert.ok(longestMs < STALL_BOUND_MS, `a GET waited ${longestMs} ms`);
+  assert.ok(longestMs < HANG_MS, `a GET waited ${longestMs} ms`);
   const during = loops.reduce((n, loop) => n + loop.answers.filter((at) => at >= started && at <= ended).length, 0);
   const ms = ended - started;
   if (ms >= SLOW_MS) assert.ok(during >= 3, `only ${during} GETs answered during ${ms} ms of hostile request`);
@@ -159,8 +166,8 @@ let smallPuts = 0;
 
 /**
  * Sends the `hostile` requests and, once they are under way, a small PUT of a new document in the
- * end-user and in the admin dataspace; asserts that both are acknowledged within STALL_BOUND_MS
- * (before the hostile requests are answered, when those take longer) and that the end-user PUT is
+ * end-user and in the admin dataspace; asserts that both are acknowledged before the hostile
+ * requests are answered (when those take over HELD_MS) and that the end-user PUT is
  * the only commit made meanwhile.
  */
 async function smallPutsDuring(what: string, hostile: () => Promise<Response[]>): Promise<Response[]> {
@@ -175,8 +182,8 @@ async function smallPutsDuring(what: string, hostile: () => Promise<Response[]>)
   const acknowledged = Date.now();
   const answers = await pending;
   console.log(`# ${what}: answered ${answers.map((res) => res.status).join(', ')} after ${hostileAt - t} ms; small PUTs meanwhile: end-user ${puts[0]} ms, admin ${puts[1]} ms`);
-  for (const ms of puts) assert.ok(ms < STALL_BOUND_MS, `a small PUT took ${ms} ms`);
-  if (hostileAt - t > 300 + STALL_BOUND_MS) assert.ok(acknowledged < hostileAt, 'the small PUTs were acknowledged before the hostile requests were answered');
+  for (const ms of puts) assert.ok(ms < HANG_MS, `a small PUT took ${ms} ms`);
+  if (hostileAt - t > HELD_MS) assert.ok(acknowledged < hostileAt, 'the small PUTs were acknowledged before the hostile requests were answered');
   assert.equal(commitCount(dir), count + 1, 'the small PUT is the only commit in the end-user repository');
   return answers;
 }
@@ -329,12 +336,14 @@ describe('hostile input while GETs keep flowing', () => {
         const t = Date.now();
         const k8 = await s.request('PUT', 'knows-k8-during-cycles/', { headers: turtle, body: clique(8, 'k').join('\n') });
         const ms = Date.now() - t;
+        const before = !(await settled(pending));
         for (const res of await pending) assertRdfError(res, 422, { title: TOO_ALIKE });
-        return { k8, ms };
+        return { k8, ms, before };
       });
       report(`three 5,000-node cycles (a K8 PUT meanwhile: ${result.k8.status} in ${result.ms} ms)`, '422, 422, 422', flow);
       assert.equal(result.k8.status, 201, result.k8.body);
-      assert.ok(result.ms < STALL_BOUND_MS, `the K8 PUT took ${result.ms} ms`);
+      assert.ok(result.ms < HANG_MS, `the K8 PUT took ${result.ms} ms`);
+      if (flow.ms > HELD_MS) assert.ok(result.before, 'the K8 was acknowledged before the cycles were answered');
     });
   });
 
@@ -349,7 +358,7 @@ describe('hostile input while GETs keep flowing', () => {
       nothingChanges(async () => {
         let answered = false;
         const runaway = hostileRequest('GET', `sparql?${new URLSearchParams({ query: 'SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }' })}`, { Accept: 'application/sparql-results+json' }).finally(() => (answered = true));
-        await waitFor(() => index.status.onLanes > 0 || answered, STALL_BOUND_MS);
+        await waitFor(() => index.status.onLanes > 0 || answered, HANG_MS);
         // another agent: the runaway's own agent holds at most all lanes but one, so its next query waits (test/http-query-lanes.test.ts)
         for (let i = 0; !answered; i++) {
           const t = Date.now();
@@ -365,7 +374,7 @@ describe('hostile input while GETs keep flowing', () => {
     assertRdfError(result, 503);
     assert.ok(flow.ms >= SPARQL_TIMEOUT_MS - 500, `the query ran for ${flow.ms} ms, until its limit`);
     assert.ok(asks.length >= 3, `${asks.length} ASKs answered while the runaway ran`);
-    for (const ms of asks) assert.ok(ms < STALL_BOUND_MS, `an ASK took ${ms} ms`);
+    for (const ms of asks) assert.ok(ms < HANG_MS, `an ASK took ${ms} ms`);
     report(`runaway query (${asks.length} ASKs answered meanwhile, longest ${Math.max(...asks)} ms)`, result.status, flow);
   });
 
@@ -381,10 +390,9 @@ describe('hostile input while GETs keep flowing', () => {
         const hostile = Promise.all([1, 2].map((i) => hostileRequest('POST', 'sparql', { 'Content-Type': 'application/sparql-query' }, `${query} # ${i}`)));
         await sleep(300);
         // an ordinary query of another agent is parsed and answered meanwhile
-        const t = Date.now();
         const ask = await s.request('POST', 'sparql', { as: 'secretary', headers: { 'Content-Type': 'application/sparql-query', Accept: 'application/sparql-results+json' }, body: 'ASK { ?s ?p ?o } # during the 1 MB queries' });
         assert.equal(ask.status, 200, ask.body);
-        assert.ok(Date.now() - t < STALL_BOUND_MS, `an ordinary query took ${Date.now() - t} ms`);
+        assert.ok(!(await settled(hostile)), 'the ordinary query was answered before the 1 MB queries were');
         return hostile;
       }),
     );
@@ -410,10 +418,9 @@ describe('hostile input while GETs keep flowing', () => {
         const hostile = Promise.all([1, 2].map((i) => hostileRequest('PATCH', `runaway-patch-${i}/`, { 'Content-Type': 'application/sparql-update', 'If-Match': etags[i - 1]! }, update)));
         await sleep(300);
         // an ordinary PATCH (in the admin dataspace, so the end-user commit count stays the small PUT's) goes through meanwhile
-        const t = Date.now();
         const patched = await s.request('PATCH', `${s.admin}ordinary-patch/`, { headers: { 'Content-Type': 'application/sparql-update', 'If-Match': ordinary }, body: `INSERT { <#this> <${EX}n> 2 } WHERE {}` });
         assert.equal(patched.status, 204, patched.body);
-        assert.ok(Date.now() - t < STALL_BOUND_MS, `an ordinary PATCH took ${Date.now() - t} ms`);
+        assert.ok(!(await settled(hostile)), 'the ordinary PATCH was acknowledged before the runaway PATCHes were answered');
         return hostile;
       }),
     );
