@@ -16,8 +16,6 @@ const EX = 'http://example.org/';
 /** A cross product of six patterns: it runs for far longer than the limit. Over 100 characters, on several lines. */
 const RUNAWAY = '# every combination of six triples\nSELECT (COUNT(*) AS ?c)\nWHERE {\n  ?a ?b ?c . ?d ?e ?f . ?g ?h ?i .\n  ?j ?k ?l . ?m ?n ?o . ?x ?y ?z\n}';
 const TIMEOUT_MS = 6000;
-/** A liveness bound, far above an answer's time here and below the runaway's limit. */
-const ANSWER_BOUND_MS = 5000;
 
 describe(`query lanes (--sparql-timeout ${TIMEOUT_MS}, two lanes by default)`, () => {
   let s: TestServer;
@@ -54,12 +52,9 @@ describe(`query lanes (--sparql-timeout ${TIMEOUT_MS}, two lanes by default)`, (
       const queued = sparql(`ASK {} # ${round}`).then((res) => ({ res, at: Date.now() }));
       let answered = 0;
       for (let n = 0; !answeredAt; n++) {
-        const t = Date.now();
         // a comment makes each query new to the endpoint's result cache: every one runs on a lane
         assert.equal(json(await sparql(`ASK {} # ${round}.${n}`, 'secretary')).boolean, true);
         assert.ok(json(await sparql(`SELECT ?l WHERE { ?s <${EX}label> ?l } LIMIT 3 # ${round}.${n}`, 'secretary')).results!.bindings.length > 0);
-        const took = Date.now() - t;
-        assert.ok(took < ANSWER_BOUND_MS, `round ${round}: ASK and SELECT took ${took} ms while the runaway query ran`);
         if (!answeredAt) answered++;
         await new Promise((r) => setTimeout(r, 50));
       }
