@@ -20,7 +20,7 @@ import { canonicalNTriples } from '../src/rdf/canonical.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 import { GitStore } from '../src/store/git-store.js';
-import { documentFile } from '../src/store/paths.js';
+import { documentFile } from '../src/document-paths.js';
 import { freePort } from '../test/http-helpers.js';
 import { startChild, stop } from './http.js';
 import { count, ms, num, p50p99, percent, quantile, rate, ratio, target, type BenchContext, type Row, type Section } from './table.js';

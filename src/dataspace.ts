@@ -10,7 +10,7 @@ import type { Quad } from '@rdfjs/types';
 import { Index } from './index/index.js';
 import { canonicalBytes, type CanonicalLimits } from './rdf/canonical.js';
 import { GitStore, type Identity } from './store/git-store.js';
-import { documentFile } from './store/paths.js';
+import { documentFile } from './document-paths.js';
 import { VersionIndex } from './store/version-index.js';
 import { ANONYMOUS, WorkingTree } from './store/worktree.js';
 import { Watcher } from './watch/watcher.js';

@@ -13,7 +13,7 @@ import { DataFactory } from 'n3';
 import oxigraph from 'oxigraph';
 import { canonicalNTriples } from '../src/rdf/canonical.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
-import { fileDocument } from '../src/store/paths.js';
+import { fileDocument } from '../src/document-paths.js';
 
 const made: string[] = [];
 

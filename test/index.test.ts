@@ -9,7 +9,7 @@ import { isLodestoneError } from '../src/errors.js';
 import { Index } from '../src/index/index.js';
 import { IndexCore } from '../src/index/index-core.js';
 import { GitStore } from '../src/store/git-store.js';
-import { documentFile } from '../src/store/paths.js';
+import { documentFile } from '../src/document-paths.js';
 import { commitCount, git, graphsAtHead, graphsInIndex, nt, removeTempDirs, tempDir, waitFor } from './helpers.js';
 
 after(removeTempDirs);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { canonicalDocumentPath, documentFile, fileDocument } from '../src/store/paths.js';
+import { canonicalDocumentPath, documentFile, fileDocument } from '../src/document-paths.js';
 import { isLodestoneError } from '../src/errors.js';
 
 describe('document URL ↔ file path', () => {

@@ -9,7 +9,7 @@ import type { Quad } from '@rdfjs/types';
 import type { Dataspace } from '../dataspace.js';
 import { ns } from '../rdf/namespaces.js';
 import { parseRdf } from '../rdf/ntriples.js';
-import { fileDocument } from '../store/paths.js';
+import { fileDocument } from '../document-paths.js';
 import { Policy, type Mode, type Target } from './policy.js';
 
 export type { Mode, Target } from './policy.js';

@@ -10,7 +10,7 @@ import { agentIdentity } from '../dataspace.js';
 import { LodestoneError } from '../errors.js';
 import { boundNesting } from '../rdf/sparql-text.js';
 import { blobObject } from '../store/objects.js';
-import { documentSegments, parentDocumentPath } from '../store/paths.js';
+import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
 import { isContainerGraph, timestamp } from './metadata.js';
 

@@ -10,7 +10,7 @@ import contentType from 'content-type';
 import { LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
 import { readableTypes, writableTypes } from '../rdf/formats.js';
-import { canonicalDocumentPath, parentDocumentPath } from '../store/paths.js';
+import { canonicalDocumentPath, parentDocumentPath } from '../document-paths.js';
 import type { Mode } from '../access/access-control.js';
 import { accessLinks, needOf, requireMode } from './authorize.js';
 import type { WriteMethod } from '../documents/document-service.js';

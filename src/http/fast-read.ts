@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writableTypes } from '../rdf/formats.js';
-import { canonicalDocumentPath } from '../store/paths.js';
+import { canonicalDocumentPath } from '../document-paths.js';
 import { UNKNOWN } from '../auth/webid-tls.js';
 import type { Authenticator } from './authenticate.js';
 import { locate, type AppOptions } from './app.js';

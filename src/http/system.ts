@@ -14,7 +14,7 @@ import type { Quad } from '@rdfjs/types';
 import { createSignup, parseSignup } from '../auth/signup.js';
 import { ns } from '../rdf/namespaces.js';
 import { serialiseQuads, writableTypes } from '../rdf/formats.js';
-import { canonicalDocumentPath } from '../store/paths.js';
+import { canonicalDocumentPath } from '../document-paths.js';
 import { modesOnEndpoint, requireMode } from './authorize.js';
 import { decodeUtf8, readBody } from './body.js';
 import { HttpError } from './http-error.js';

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as afterPendingWork } from 'node:timers/promises';
 import oxigraph from 'oxigraph';
 import { ObjectStore } from '../store/objects.js';
-import { fileDocument } from '../store/paths.js';
+import { fileDocument } from '../document-paths.js';
 import { TreeCache, diffTrees } from '../store/trees.js';
 
 export interface IndexConfig {

@@ -16,7 +16,7 @@ import type { GitStore, Identity } from './git-store.js';
 import { disk, type IndexUpdate, type WorkingFile, type WorkingOutcome } from './disk.js';
 import { entryFromStats, readIndexFile, statMatches, type IndexEntry } from './index-file.js';
 import { blobObject } from './objects.js';
-import { fileDocument } from './paths.js';
+import { fileDocument } from '../document-paths.js';
 import { defaultLockOptions } from './refs.js';
 
 export const WORKTREE_COMMITTER: Identity = { name: 'Lodestone (working tree)', email: 'working-tree@lodestone.invalid' };

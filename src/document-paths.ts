@@ -9,8 +9,8 @@
  * - file → URL re-encodes each segment in one canonical form, and only file names in canonical
  *   form map back, so every mapped file has exactly one document and vice versa.
  */
-import { LodestoneError } from '../errors.js';
-import { memo } from '../util/memo.js';
+import { LodestoneError } from './errors.js';
+import { memo } from './util/memo.js';
 
 export const ROOT_FILE = 'root';
 const MAX_NAME_BYTES = 255;
