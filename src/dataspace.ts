@@ -11,7 +11,7 @@ import { Index } from './index/index.js';
 import { canonicalBytes, type CanonicalLimits } from './rdf/canonical.js';
 import { GitStore, type Identity } from './store/git-store.js';
 import { documentFile } from './document-paths.js';
-import { VersionIndex } from './store/version-index.js';
+import { VersionLog } from './store/version-log.js';
 import { ANONYMOUS, WorkingTree } from './store/worktree.js';
 import { Watcher } from './watch/watcher.js';
 
@@ -72,7 +72,7 @@ export class Dataspace {
   readonly store: GitStore;
   readonly index: Index;
   readonly workingTree: WorkingTree;
-  readonly versions: VersionIndex | undefined;
+  readonly versions: VersionLog | undefined;
   private watcher: Watcher | undefined;
   private readonly limits: CanonicalLimits | undefined;
   private indexing: Promise<void> = Promise.resolve();
@@ -100,7 +100,7 @@ export class Dataspace {
       cachedBlob: (id) => store.cachedBlob(id),
     });
     this.workingTree = new WorkingTree({ store, base: options.base, log, labelDeep: options.labelDeep });
-    this.versions = options.versioned ? new VersionIndex(store) : undefined;
+    this.versions = options.versioned ? new VersionLog(store) : undefined;
     // The index follows HEAD once a burst of commits pauses (and at least every second, or every
     // 64 changed documents, during a long one) rather than once per commit: a document rewritten
     // many times in the burst is replaced in the index once, and the writes leave more CPU to

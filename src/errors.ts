@@ -1,10 +1,17 @@
 /**
- * The one error type of Lodestone. Every refusal carries a `code` that the HTTP layer maps to a
- * status, and optional `data` (line and column of a syntax error, the path that was refused).
+ * The one error type of Lodestone, below HTTP and in it. Every refusal carries a `code` that the HTTP
+ * layer maps to a status in one table (src/http/http-error.ts), and optional `data` (line and column
+ * of a syntax error, the path that was refused, the `allow` list of a 405, the `etag` of a 412).
  * Messages are written for the person who sent the request: they say what was wrong.
  */
 
 export type ErrorCode =
+  | 'BadRequest'
+  | 'Forbidden'
+  | 'NotAcceptable'
+  | 'UnsupportedMediaType'
+  | 'TooLarge'
+  | 'BadGateway'
   | 'InvalidPath'
   | 'SyntaxError'
   | 'TooManyBlankNodes'

@@ -22,7 +22,8 @@ import { Dataspace, descriptionFile } from './dataspace.js';
 import { readSessionKey, readSystemConfig, type OidcProviderDeclaration } from './system-config.js';
 import { Composer } from './documents/composer.js';
 import { DocumentService } from './documents/document-service.js';
-import { createApp, runtimeFor } from './http/app.js';
+import { createApp } from './http/app.js';
+import { runtimeFor } from './http/locate.js';
 import { openAccessLog } from './http/access-log.js';
 import { agentOf, Authenticator } from './http/authenticate.js';
 import { clientErrorListener } from './http/client-error.js';
@@ -31,7 +32,7 @@ import { enableOidc, oidcCallbackUrl } from './http/oauth2.js';
 import { startMirror } from './mirror/mirror.js';
 import { AccessControl } from './access/access-control.js';
 import { RepresentationCache } from './http/representations.js';
-import type { DataspaceRuntime } from './http/state.js';
+import type { DataspaceRuntime } from './runtime.js';
 
 export interface DataspaceSpec {
   id: string;

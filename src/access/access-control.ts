@@ -7,6 +7,7 @@
  */
 import type { Quad } from '@rdfjs/types';
 import type { Dataspace } from '../dataspace.js';
+import { iriObjects } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import { fileDocument } from '../document-paths.js';
@@ -20,19 +21,9 @@ export function modeIris(modes: ReadonlySet<Mode>): string[] {
   return (['Read', 'Write', 'Append', 'Control'] as const).filter((m) => modes.has(m)).map((m) => ns.acl + m);
 }
 
-/** Types and owners of the document `url` from its canonical N-Triples, without a parse: only the lines that start with them are read. */
+/** Types and owners of the document `url` from its canonical N-Triples, without a parse. */
 function describe(url: string, bytes: Buffer): { types: string[]; owners: string[] } {
-  const objectsOf = (predicate: string): string[] => {
-    const prefix = Buffer.from(`<${url}> <${predicate}> <`);
-    const found: string[] = [];
-    for (let at = bytes.indexOf(prefix); at !== -1; at = bytes.indexOf(prefix, at + 1)) {
-      if (at > 0 && bytes[at - 1] !== 0x0a) continue; // inside another line (a literal)
-      const start = at + prefix.length;
-      found.push(bytes.toString('utf8', start, bytes.indexOf('>', start)));
-    }
-    return found;
-  };
-  return { types: objectsOf(ns.rdf + 'type'), owners: objectsOf(ns.acl + 'owner') };
+  return { types: iriObjects(bytes, url, ns.rdf + 'type'), owners: iriObjects(bytes, url, ns.acl + 'owner') };
 }
 
 export class AccessControl {

@@ -5,10 +5,10 @@
  * so a write's parsing and canonicalisation never hold up the main thread or another write.
  */
 import type { Quad } from '@rdfjs/types';
-import { DataFactory } from 'n3';
 import { canonicalBytes, deepLimits, shallowCanonicalBytes } from '../rdf/canonical.js';
 import { parseBody, TURTLE } from '../rdf/formats.js';
-import { parseRdf, termToNTriples } from '../rdf/ntriples.js';
+import { linesAbout } from '../rdf/canonical-lines.js';
+import { parseRdf } from '../rdf/ntriples.js';
 import { asksForContainer, readMetadata, withMetadata, type Metadata } from './metadata.js';
 import { applyUpdate, validateUpdate } from './patch.js';
 
@@ -32,15 +32,6 @@ function bodyQuads(body: ComposeInput['body'], url: string): Quad[] {
   if (!body) return [];
   if (body.mediaType === TURTLE && body.text.trim() === '') return []; // SPEC §2.2.1: an empty body creates an item
   return parseBody(body.text, body.mediaType, url);
-}
-
-/** The lines of canonical N-Triples whose subject is `iri`. */
-function linesAbout(ntriples: string, iri: string): string {
-  const start = termToNTriples(DataFactory.namedNode(iri)) + ' ';
-  return ntriples
-    .split('\n')
-    .filter((line) => line.startsWith(start))
-    .join('\n');
 }
 
 /**

@@ -8,38 +8,21 @@
 import type { Dataspace } from '../dataspace.js';
 import { agentIdentity } from '../dataspace.js';
 import { LodestoneError } from '../errors.js';
+import type { QueryRequest } from '../index/index-core.js';
+import { literalObject } from '../rdf/canonical-lines.js';
+import { ns } from '../rdf/namespaces.js';
 import { boundNesting } from '../rdf/sparql-text.js';
 import { blobObject } from '../store/objects.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
+import { DocumentHistory } from './history.js';
+import type { WriteMethod, WriteRequest, WriteResult } from './writes.js';
+
+export type { WriteMethod, WriteRequest, WriteResult } from './writes.js';
 import { isContainerGraph, timestamp } from './metadata.js';
 
-export type WriteMethod = 'PUT' | 'POST' | 'PATCH' | 'DELETE';
-
-export interface WriteRequest {
-  method: WriteMethod;
-  /** Canonical relative path of the document (`a/b/`, `` for the root). */
-  relativePath: string;
-  /** The writing agent's WebID, or undefined for anonymous. */
-  agent: string | undefined;
-  /** PUT and POST: the request body and its media type. */
-  body?: { text: string; mediaType: string };
-  /** PATCH: the SPARQL update. */
-  update?: string;
-  /** Called under the lock with the current blob id (undefined: absent); throws to refuse. */
-  precondition(current: string | undefined): void;
-  /** Replace the graph with the body whatever the method (restoring an earlier version). */
-  replace?: boolean;
-  /** A second paragraph for the commit message (the first line is always `<METHOD> <url>`). */
-  note?: string;
-}
-
-export interface WriteResult {
-  status: 'created' | 'replaced' | 'updated' | 'deleted';
-  /** The new blob id; undefined after a delete. */
-  blobId: string | undefined;
-  commit: string | undefined;
-}
+/** dct:modified by blob id: a blob never changes. */
+const modifiedOf = new Map<string, string | undefined>();
 
 export const READ_ONLY_ALLOW = 'GET, HEAD, OPTIONS';
 export const ROOT_ALLOW = 'GET, HEAD, PUT, POST, PATCH, OPTIONS';
@@ -52,7 +35,13 @@ export interface DocumentServiceOptions {
   compose?: (input: ComposeInput) => Promise<Buffer>;
 }
 
+export type { QueryRequest } from '../index/index-core.js';
+
 export class DocumentService {
+  /** The dataspace's base URL, ending in '/'. */
+  readonly base: string;
+  /** The documents' history, when the dataspace is versioned (SPEC §9.1). */
+  readonly history: DocumentHistory | undefined;
   private readonly protectedPaths: Set<string>;
   private readonly clock: () => Date;
   private readonly compose: (input: ComposeInput) => Promise<Buffer>;
@@ -61,6 +50,8 @@ export class DocumentService {
     readonly dataspace: Dataspace,
     options: DocumentServiceOptions = {},
   ) {
+    this.base = dataspace.base;
+    this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this);
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;
@@ -82,6 +73,32 @@ export class DocumentService {
   /** The blob id of a document at HEAD, without reading it. */
   blobId(relativePath: string): string | undefined {
     return this.dataspace.store.blobId(this.dataspace.fileOf(relativePath));
+  }
+
+  /** The commit the documents are at (undefined for an empty branch). */
+  head(): string | undefined {
+    return this.dataspace.store.head;
+  }
+
+  /**
+   * Runs a SPARQL query over the documents at `head` or later (the index is told to follow it
+   * first, so a client reads its own writes), within `timeoutMs`, on a lane `holder` may take.
+   */
+  query(request: QueryRequest, head: string | undefined, timeoutMs: number, holder: string | undefined): Promise<string | boolean> {
+    this.dataspace.index.follow(head);
+    return this.dataspace.index.query(request, timeoutMs, holder);
+  }
+
+  /** The document's dct:modified, read from its file without a parse (cached per version). */
+  async modified(relativePath: string): Promise<string | undefined> {
+    const blobId = this.blobId(relativePath);
+    if (!blobId) return undefined;
+    if (!modifiedOf.has(blobId)) {
+      const bytes = await this.dataspace.store.readBlob(blobId);
+      if (modifiedOf.size > 50_000) modifiedOf.clear();
+      modifiedOf.set(blobId, literalObject(bytes.toString('utf8'), this.url(relativePath), ns.dct + 'modified'));
+    }
+    return modifiedOf.get(blobId);
   }
 
   /**

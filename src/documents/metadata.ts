@@ -7,6 +7,7 @@
  */
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
+import { hasTriple } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
 
 const { namedNode, literal, quad } = DataFactory;
@@ -95,5 +96,5 @@ export function withMetadata(graph: readonly Quad[], input: MetadataInput): Quad
 }
 
 export function isContainerGraph(ntriples: string, documentUrl: string): boolean {
-  return ntriples.includes(`<${documentUrl}> <${RDF_TYPE}> <${DH_CONTAINER}> .`);
+  return hasTriple(ntriples, documentUrl, RDF_TYPE, DH_CONTAINER);
 }

@@ -9,13 +9,13 @@
  * document read (a session is checked in memory: an HMAC and a blob id). Either way the agent found
  * is kept on the request (`agentOf`), for the access log.
  */
+import { LodestoneError } from '../errors.js';
 import type { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type Koa from 'koa';
 import { readCookie, SESSION_COOKIE } from '../auth/oidc.js';
 import { clientCertHeader, parseCertificate, UNKNOWN, type WebIdVerifier } from '../auth/webid-tls.js';
-import { HttpError } from './http-error.js';
 import type { State } from './state.js';
 
 export interface AuthenticateOptions {
@@ -114,9 +114,9 @@ export class Authenticator {
    */
   private async delegated(agent: string | undefined, principal: string): Promise<string> {
     const { secretary, verifier } = this.options;
-    if (!agent || agent !== secretary) throw new HttpError(403, 'only the secretary may send On-Behalf-Of');
-    if (!/^https?:\/\/\S+$/.test(principal)) throw new HttpError(400, `On-Behalf-Of must be a WebID, not "${principal}"`);
-    if (!(await verifier.delegates(principal, secretary))) throw new HttpError(403, `${principal} does not delegate to ${secretary} (acl:delegates)`);
+    if (!agent || agent !== secretary) throw new LodestoneError('Forbidden', 'only the secretary may send On-Behalf-Of');
+    if (!/^https?:\/\/\S+$/.test(principal)) throw new LodestoneError('BadRequest', `On-Behalf-Of must be a WebID, not "${principal}"`);
+    if (!(await verifier.delegates(principal, secretary))) throw new LodestoneError('Forbidden', `${principal} does not delegate to ${secretary} (acl:delegates)`);
     return principal;
   }
 }

@@ -4,9 +4,9 @@
  * container), what the agent may do (the Policy, or the owner's shortcut), decide. Anonymous and
  * unauthorised both answer 403 with the §2.4 body. The modes held are advertised in `Link`.
  */
+import { LodestoneError } from '../errors.js';
 import { modeIris, type AccessControl, type Mode } from '../access/access-control.js';
 import { ns } from '../rdf/namespaces.js';
-import { HttpError } from './http-error.js';
 
 export type Need = Mode | 'Any';
 
@@ -23,7 +23,7 @@ export function holds(modes: ReadonlySet<Mode>, need: Need): boolean {
 export function requireMode(modes: ReadonlySet<Mode>, need: Need, agent: string | undefined, url: string): void {
   if (holds(modes, need)) return;
   const what = need === 'Any' ? 'any access to' : `${need} access to`;
-  throw new HttpError(403, agent ? `${agent} has no ${what} ${url}` : `anonymous agents have no ${what} ${url}: authenticate with a client certificate`);
+  throw new LodestoneError('Forbidden', agent ? `${agent} has no ${what} ${url}` : `anonymous agents have no ${what} ${url}: authenticate with a client certificate`);
 }
 
 /** The mode a method needs on an existing document. */

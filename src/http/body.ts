@@ -2,23 +2,23 @@
  * Request bodies: read no further than the limit (SPEC §8: 413 for a declared length over it and
  * for a chunked body that grows past it), and decoded as strict UTF-8 (invalid bytes are a 400).
  */
+import { LodestoneError } from '../errors.js';
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
-import { HttpError } from './http-error.js';
 
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     req.resume();
-    throw new HttpError(413, `the request body is ${declared} bytes; at most ${limit} are accepted`, { Connection: 'close' });
+    throw new LodestoneError('TooLarge', `the request body is ${declared} bytes; at most ${limit} are accepted`, { headers: { Connection: 'close' } });
   }
   try {
     return await getRawBody(req, { limit, length: declared });
   } catch (error) {
     const type = (error as { type?: string }).type;
-    if (type === 'entity.too.large') throw new HttpError(413, `the request body is larger than ${limit} bytes`, { Connection: 'close' });
-    if (type === 'request.aborted') throw new HttpError(400, 'the request body was cut off');
-    if (type === 'request.size.invalid') throw new HttpError(400, 'the request body does not have the length it declares');
+    if (type === 'entity.too.large') throw new LodestoneError('TooLarge', `the request body is larger than ${limit} bytes`, { headers: { Connection: 'close' } });
+    if (type === 'request.aborted') throw new LodestoneError('BadRequest', 'the request body was cut off');
+    if (type === 'request.size.invalid') throw new LodestoneError('BadRequest', 'the request body does not have the length it declares');
     throw error;
   }
 }
@@ -27,6 +27,6 @@ export function decodeUtf8(bytes: Buffer): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new HttpError(400, 'the request body is not valid UTF-8');
+    throw new LodestoneError('BadRequest', 'the request body is not valid UTF-8');
   }
 }

@@ -1,180 +1,134 @@
 /**
  * Document endpoints (SPEC §4.1): GET, HEAD, PUT, POST, PATCH, DELETE and OPTIONS on
- * `/<path>/`. Parses and negotiates at the edge, hands a plain write request to the
- * DocumentService, and answers with the statuses and headers of SPEC §3, §4.6 and DESIGN.md's
- * LinkedDataHub habits (201 with Location, 204 with the new ETag for POST and PATCH).
+ * `/<path>/`, the route table's handlers. Parses and negotiates at the edge, hands a plain write
+ * request to the DocumentService, and answers with the statuses and headers of SPEC §3, §4.6 and
+ * DESIGN.md's LinkedDataHub habits (201 with Location, 204 with the new ETag for POST and PATCH).
+ * Reads answer from the one read path (document-read.ts).
  */
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
-import type Koa from 'koa';
 import contentType from 'content-type';
-import { LodestoneError } from '../errors.js';
-import { ns } from '../rdf/namespaces.js';
-import { readableTypes, writableTypes } from '../rdf/formats.js';
-import { canonicalDocumentPath, parentDocumentPath } from '../document-paths.js';
 import type { Mode } from '../access/access-control.js';
-import { accessLinks, needOf, requireMode } from './authorize.js';
+import { canonicalDocumentPath, parentDocumentPath } from '../document-paths.js';
 import type { WriteMethod } from '../documents/document-service.js';
+import { LodestoneError } from '../errors.js';
+import { withoutPredicate } from '../rdf/canonical-lines.js';
+import { readableTypes, writableTypes } from '../rdf/formats.js';
+import { ns } from '../rdf/namespaces.js';
+import { needOf, requireMode, type Need } from './authorize.js';
 import { decodeUtf8, readBody } from './body.js';
-import { HttpError } from './http-error.js';
+import { currentDocumentReply, documentLinks, type ReadReply } from './document-read.js';
 import { acceptOf, negotiate } from './negotiate.js';
-import { checkRead, checkWrite, conditionsOf } from './preconditions.js';
-import { handleMemento, mementoQuery, versionLinks, type MementoQuery } from './memento.js';
-import { contentTypeOf, etag, type RepresentationCache } from './representations.js';
-import type { DataspaceRuntime, State } from './state.js';
+import { checkWrite, conditionsOf } from './preconditions.js';
+import { etag } from './representations.js';
+import type { Context } from './state.js';
 
 export const SPARQL_UPDATE = 'application/sparql-update';
-export const DOCUMENT_ALLOW = 'GET, HEAD, PUT, POST, PATCH, DELETE, OPTIONS';
-
-export interface DocumentHandlerOptions {
-  bodyLimit: number;
-  representations: RepresentationCache;
-}
-
-function notAcceptable(): HttpError {
-  return new HttpError(406, `none of the requested media types is available; available: ${writableTypes.join(', ')}`);
-}
 
 /** The media type of a request body, or a 415 naming what is accepted. */
-function requestType(ctx: Koa.Context, accepted: readonly string[]): string {
+export function requestType(ctx: Context, accepted: readonly string[]): string {
   const header = ctx.get('Content-Type');
-  if (!header) throw new HttpError(415, `the request has no Content-Type; accepted: ${accepted.join(', ')}`);
+  if (!header) throw new LodestoneError('UnsupportedMediaType', `the request has no Content-Type; accepted: ${accepted.join(', ')}`);
   let type: string;
   try {
     type = contentType.parse(header).type;
   } catch {
-    throw new HttpError(415, `the request has an unreadable Content-Type "${header}"; accepted: ${accepted.join(', ')}`);
+    throw new LodestoneError('UnsupportedMediaType', `the request has an unreadable Content-Type "${header}"; accepted: ${accepted.join(', ')}`);
   }
-  if (!accepted.includes(type)) throw new HttpError(415, `${type} is not accepted here; accepted: ${accepted.join(', ')}`);
+  if (!accepted.includes(type)) throw new LodestoneError('UnsupportedMediaType', `${type} is not accepted here; accepted: ${accepted.join(', ')}`);
   return type;
 }
 
+/** The canonical path of the request's document and its URL. */
+export function documentOf(ctx: Context): { relativePath: string; documentUrl: string } {
+  const relativePath = canonicalDocumentPath(ctx.state.relative);
+  return { relativePath, documentUrl: ctx.state.runtime.documents.url(relativePath) };
+}
+
 /**
- * The `Link` header of every response about a current document: its timemap and timegate (SPEC
- * §9.1) and the agent with the modes it holds (issue 4).
+ * Authorizes a request on a document that needs `need` (403 otherwise) and returns the modes the
+ * agent holds there. Creating a document (PUT or POST where none is) needs Append on its parent
+ * container instead (SPEC §5).
  */
-export function documentLinks(runtime: DataspaceRuntime, documentUrl: string, agent: string | undefined, modes: ReadonlySet<Mode> | undefined): string | undefined {
-  const links = modes ? accessLinks(agent, modes) : [];
-  if (runtime.dataspace.versions) links.unshift(versionLinks(documentUrl));
-  return links.length ? links.join(', ') : undefined;
-}
-
-const PUBLIC_VIEW = ';public';
-const MBOX = `> <${ns.foaf}mbox> <`;
-
-/** DESIGN.md, "Access defaults": anonymous readers of an agent document see its e-mail only as foaf:mbox_sha1sum. */
-export function publicAgentView(runtime: DataspaceRuntime, relativePath: string, agent: string | undefined): boolean {
-  return agent === undefined && runtime.dataspace.id === 'admin' && relativePath.startsWith('acl/agents/');
-}
-
-function withoutMailboxes(ntriples: string): string {
-  return ntriples
-    .split('\n')
-    .filter((line) => !line.includes(MBOX))
-    .join('\n');
-}
-
-/** Authorizes the request (403 otherwise) and returns the modes the agent holds on the document. */
-async function authorizeDocument(ctx: Koa.ParameterizedContext<State>, relativePath: string, memento: MementoQuery | undefined): Promise<ReadonlySet<Mode> | undefined> {
+export async function authorizeDocument(ctx: Context, relativePath: string, need: Need, creating = false): Promise<ReadonlySet<Mode>> {
   const { runtime, agent } = ctx.state;
-  const { access } = runtime;
-  const url = runtime.dataspace.base + relativePath;
-  if (ctx.method === 'OPTIONS') return undefined;
-  const need = memento ? (memento.kind === 'restore' ? 'Write' : 'Read') : needOf(ctx.method);
-  if (!need) return undefined;
+  const { access, documents } = runtime;
   const modes = await access.modesOn(runtime, relativePath, agent);
-  const creating = !memento && (ctx.method === 'PUT' || ctx.method === 'POST') && runtime.documents.blobId(relativePath) === undefined;
   const parent = parentDocumentPath(relativePath);
-  if (creating && parent !== undefined) {
-    // SPEC §5: a new document is authorized against its parent container
-    requireMode(await access.modesOn(runtime, parent, agent), 'Append', agent, runtime.dataspace.base + parent);
-  } else {
-    requireMode(modes, need, agent, url);
-  }
+  if (creating && parent !== undefined) requireMode(await access.modesOn(runtime, parent, agent), 'Append', agent, documents.url(parent));
+  else requireMode(modes, need, agent, documents.url(relativePath));
   return modes;
 }
 
-export function documentHandler(options: DocumentHandlerOptions): Koa.Middleware<State> {
-  return async (ctx) => {
-    const { runtime } = ctx.state;
-    const documents = runtime.documents;
-    const relativePath = canonicalDocumentPath(ctx.state.relative);
-    const documentUrl = runtime.dataspace.base + relativePath;
-    const accept = acceptOf(ctx.headers, ctx.querystring);
-    const memento = mementoQuery(ctx.querystring);
-    const modes = await authorizeDocument(ctx, relativePath, memento);
-    if (memento) return handleMemento(ctx, memento, { documentUrl, path: runtime.dataspace.fileOf(relativePath), representations: options.representations });
-    const responseType = negotiate(accept, writableTypes);
-    ctx.vary('Accept');
-    const links = documentLinks(runtime, documentUrl, ctx.state.agent, modes);
-    if (links) ctx.set('Link', links);
+/** Sends a reply of the read path, serialising its body (cached per blob and type). */
+export async function sendRead(ctx: Context, reply: ReadReply, text: (blobId: string) => Promise<string>): Promise<void> {
+  ctx.status = reply.status;
+  ctx.set(reply.headers);
+  if (!reply.body) return;
+  const { blobId, type, variant } = reply.body;
+  const lines = await text(blobId);
+  ctx.body = await ctx.state.served.representations.get(blobId, type, () => (variant ? withoutPredicate(lines, ns.foaf + 'mbox') : lines), variant);
+}
 
-    switch (ctx.method) {
-      case 'GET':
-      case 'HEAD': {
-        const document = await documents.read(relativePath);
-        if (!document) throw new LodestoneError('NotFound', `there is no document at ${documentUrl}`);
-        if (!responseType) throw notAcceptable();
-        const variant = publicAgentView(runtime, relativePath, ctx.state.agent) ? PUBLIC_VIEW : '';
-        const tag = etag(documentUrl, document.blobId, responseType + variant);
-        ctx.set('ETag', tag);
-        const outcome = checkRead(conditionsOf(ctx.headers), tag);
-        if (outcome === 'failed') throw new LodestoneError('PreconditionFailed', 'the document has changed since the ETag in If-Match was read', { etag: tag });
-        if (outcome === 'not-modified') {
-          ctx.status = 304;
-          return;
-        }
-        ctx.type = contentTypeOf(responseType); // before the body: N-Triples starts with '<' and Koa would call it HTML
-        const text = () => (variant ? withoutMailboxes(document.bytes.toString('utf8')) : document.bytes.toString('utf8'));
-        ctx.body = await options.representations.get(document.blobId, responseType, text, variant);
-        return;
-      }
-      case 'OPTIONS':
-        ctx.set('Allow', DOCUMENT_ALLOW);
-        ctx.set('Accept-Post', readableTypes.join(', '));
-        ctx.set('Accept-Patch', SPARQL_UPDATE);
-        ctx.status = 204;
-        return;
-      case 'PUT':
-      case 'POST':
-      case 'PATCH':
-      case 'DELETE':
-        break;
-      default:
-        throw new HttpError(405, `${ctx.method} is not supported on documents`, { Allow: DOCUMENT_ALLOW });
-    }
+export async function readDocument(ctx: Context): Promise<void> {
+  const { runtime, agent } = ctx.state;
+  const { relativePath } = documentOf(ctx);
+  const modes = await authorizeDocument(ctx, relativePath, needOf(ctx.method)!);
+  const document = await runtime.documents.read(relativePath);
+  const type = negotiate(acceptOf(ctx.headers, ctx.querystring), writableTypes);
+  const reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, headers: ctx.headers });
+  await sendRead(ctx, reply, async () => document!.bytes.toString('utf8'));
+}
 
-    const method = ctx.method as WriteMethod;
-    let body: { text: string; mediaType: string } | undefined;
-    let update: string | undefined;
-    if (method === 'PUT' || method === 'POST') {
-      const mediaType = requestType(ctx, readableTypes);
-      body = { text: decodeUtf8(await readBody(ctx.req, options.bodyLimit)), mediaType };
-    } else if (method === 'PATCH') {
-      requestType(ctx, [SPARQL_UPDATE]);
-      update = decodeUtf8(await readBody(ctx.req, options.bodyLimit));
-    }
-    // SPEC §4.6.6: the validator is the ETag of the representation this request's Accept selects
-    const validatorType = responseType ?? 'not acceptable';
-    const conditions = conditionsOf(ctx.headers);
-    await afterPendingIo(); // the write goes on after the reads that came in meanwhile
-    const result = await documents.write({
-      method,
-      relativePath,
-      agent: ctx.state.agent,
-      body,
-      update,
-      precondition: (current) => checkWrite(conditions, current === undefined ? undefined : etag(documentUrl, current, validatorType)),
-    });
-    if (result.blobId) ctx.set('ETag', etag(documentUrl, result.blobId, validatorType));
-    if (result.status === 'created') {
-      ctx.status = 201;
-      ctx.set('Location', documentUrl);
-      ctx.body = '';
-    } else if (result.status === 'replaced') {
-      ctx.status = 200;
-      ctx.body = '';
-    } else {
-      ctx.status = 204;
-    }
-  };
+export async function documentOptions(ctx: Context): Promise<void> {
+  ctx.set('Accept-Post', readableTypes.join(', '));
+  ctx.set('Accept-Patch', SPARQL_UPDATE);
+  ctx.status = 204;
+}
+
+export const writeDocument = (ctx: Context) => write(ctx, ctx.method as WriteMethod);
+export const deleteDocument = (ctx: Context) => write(ctx, 'DELETE');
+
+async function write(ctx: Context, method: WriteMethod): Promise<void> {
+  const { runtime, agent } = ctx.state;
+  const documents = runtime.documents;
+  const { relativePath, documentUrl } = documentOf(ctx);
+  const creating = (method === 'PUT' || method === 'POST') && documents.blobId(relativePath) === undefined;
+  const modes = await authorizeDocument(ctx, relativePath, needOf(method)!, creating);
+  const responseType = negotiate(acceptOf(ctx.headers, ctx.querystring), writableTypes);
+  ctx.vary('Accept');
+  const links = documentLinks(runtime, documentUrl, agent, modes);
+  if (links) ctx.set('Link', links);
+
+  let body: { text: string; mediaType: string } | undefined;
+  let update: string | undefined;
+  if (method === 'PUT' || method === 'POST') {
+    const mediaType = requestType(ctx, readableTypes);
+    body = { text: decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)), mediaType };
+  } else if (method === 'PATCH') {
+    requestType(ctx, [SPARQL_UPDATE]);
+    update = decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit));
+  }
+  // SPEC §4.6.6: the validator is the ETag of the representation this request's Accept selects
+  const validatorType = responseType ?? 'not acceptable';
+  const conditions = conditionsOf(ctx.headers);
+  await afterPendingIo(); // the write goes on after the reads that came in meanwhile
+  const result = await documents.write({
+    method,
+    relativePath,
+    agent,
+    body,
+    update,
+    precondition: (current) => checkWrite(conditions, current === undefined ? undefined : etag(documentUrl, current, validatorType)),
+  });
+  if (result.blobId) ctx.set('ETag', etag(documentUrl, result.blobId, validatorType));
+  if (result.status === 'created') {
+    ctx.status = 201;
+    ctx.set('Location', documentUrl);
+    ctx.body = '';
+  } else if (result.status === 'replaced') {
+    ctx.status = 200;
+    ctx.body = '';
+  } else {
+    ctx.status = 204;
+  }
 }

@@ -1,91 +1,85 @@
 /**
  * The read fast path. Most requests a document server sees are GETs of current documents it has
  * already served; their answer is known from memory: HEAD's blob id, the cached serialisation, the
- * ETag derived from both. Those are answered straight from Node's request event, ahead of Koa,
- * with the same status, headers and bytes the Koa route would give. Everything else (a query
- * string, an Origin, a certificate not yet verified, a cache miss, anything that would be an
- * error) returns false untouched, and Koa answers it from scratch.
+ * ETag derived from both. Those are answered straight from Node's request event, ahead of Koa. It
+ * owns no HTTP rule: the route comes from the route table, the mode needed from authorize.ts, and
+ * the status, headers and body from the one read path (document-read.ts), the same functions the
+ * Koa routes answer with. It answers only when all of it is known without waiting (an agent already
+ * verified, a decided policy, a cached body) and nothing is out of the ordinary (an Origin, a
+ * query other than `?version=<sha>`, an error to send); otherwise it returns false untouched, and
+ * Koa answers from scratch.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { writableTypes } from '../rdf/formats.js';
-import { canonicalDocumentPath } from '../document-paths.js';
 import { UNKNOWN } from '../auth/webid-tls.js';
+import { canonicalDocumentPath } from '../document-paths.js';
+import { writableTypes } from '../rdf/formats.js';
 import type { Authenticator } from './authenticate.js';
-import { locate, type AppOptions } from './app.js';
-import { documentLinks, publicAgentView } from './documents.js';
-import { knownMemento, mementoHeaders } from './memento.js';
-import { holds } from './authorize.js';
+import { holds, needOf } from './authorize.js';
+import { currentDocumentReply, knownMemento, mementoReply, type ReadReply } from './document-read.js';
+import { locate } from './locate.js';
 import { negotiate } from './negotiate.js';
-import { checkRead, conditionsOf } from './preconditions.js';
-import { contentTypeOf, etag, type RepresentationCache } from './representations.js';
+import type { RepresentationCache } from './representations.js';
+import { routeOf } from './routes.js';
+import type { DataspaceRuntime } from './state.js';
 
-const VERSION = /^version=([0-9a-f]{40})$/;
+/** The one query the fast path answers: a memento, with nothing else that could change the answer. */
+const VERSION_ONLY = /^version=[0-9a-f]{40}$/;
 
 export type FastReader = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-export function fastReader(options: Pick<AppOptions, 'runtimes' | 'scheme'> & { authenticator: Authenticator; representations: RepresentationCache }): FastReader {
-  type Reply = { status: 200 | 304; head: Record<string, string | number>; body?: Buffer };
-  const answer = (req: IncomingMessage): Reply | undefined => {
+export interface FastReaderOptions {
+  runtimes: readonly DataspaceRuntime[];
+  scheme: 'https' | 'http';
+  authenticator: Authenticator;
+  representations: RepresentationCache;
+}
+
+export function fastReader(options: FastReaderOptions): FastReader {
+  const answer = (req: IncomingMessage): { reply: ReadReply; body: Buffer | undefined } | undefined => {
     const { method, url, headers } = req;
     if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return undefined;
-    // a current document (no query), or a memento (`?version=<sha>` and nothing else)
+    if (headers.origin !== undefined || headers.host === undefined || headers['on-behalf-of'] !== undefined) return undefined;
     const question = url.indexOf('?');
     const path = question < 0 ? url : url.slice(0, question);
-    const version = question < 0 ? undefined : VERSION.exec(url.slice(question + 1))?.[1];
-    if (question >= 0 && !version) return undefined;
-    if (path.charCodeAt(0) !== 47 /* / */ || path.charCodeAt(path.length - 1) !== 47 || path.includes('//')) return undefined;
-    if (headers.origin !== undefined || headers.host === undefined) return undefined;
-    const { runtime, relative } = locate(options, headers.host, path);
+    const querystring = question < 0 ? '' : url.slice(question + 1);
+    if (path.includes('//')) return undefined;
+    const { runtime, relative } = locate(options.runtimes, options.scheme, headers.host, path);
     if (!runtime) return undefined;
+    const route = routeOf(runtime, relative, querystring)?.route;
+    const memento = route?.query === 'version';
+    if (!route || (route.path !== 'document' && route.path !== 'root') || (querystring !== '' && !VERSION_ONLY.test(querystring))) return undefined;
+    if (memento && (headers['if-match'] !== undefined || headers['if-none-match'] !== undefined)) return undefined;
     const agent = options.authenticator.known(req);
-    if (agent === UNKNOWN || headers['on-behalf-of'] !== undefined) return undefined;
+    if (agent === UNKNOWN) return undefined;
 
     const relativePath = canonicalDocumentPath(relative);
-    if (publicAgentView(runtime, relativePath, agent)) return undefined; // a redacted view: Koa makes it
-    const blobId = runtime.documents.blobId(relativePath);
-    const responseType = negotiate(headers.accept, writableTypes);
-    if (!responseType) return undefined;
-    const documentUrl = runtime.dataspace.base + relativePath;
-
-    // authorization, when it is decided in memory (else Koa decides, and answers 403 if it must)
     const modes = runtime.access.modesNow(runtime, relativePath, agent);
-    if (!modes || !holds(modes, method === 'GET' || version ? 'Read' : 'Any')) return undefined;
-
-    if (version) return mementoReply(documentUrl, version, responseType, method, headers);
-    if (!blobId) return undefined;
-    const body = options.representations.peek(blobId, responseType);
-    if (!body) return undefined;
-    const tag = etag(documentUrl, blobId, responseType);
-    const outcome = checkRead(conditionsOf(headers), tag);
-    if (outcome === 'failed') return undefined;
-    const links = documentLinks(runtime, documentUrl, agent, modes);
-    const head: Record<string, string | number> = links ? { Vary: 'Accept', Link: links, ETag: tag } : { Vary: 'Accept', ETag: tag };
-    if (outcome === 'not-modified') return { status: 304, head };
-    head['Content-Type'] = contentTypeOf(responseType);
-    head['Content-Length'] = body.length;
-    return { status: 200, head, body: method === 'HEAD' ? undefined : body };
-  };
-
-  /** A memento the Koa route has served before (its blob and time are remembered), as that route answers it. */
-  const mementoReply = (documentUrl: string, sha: string, responseType: string, method: string, headers: IncomingMessage['headers']): Reply | undefined => {
-    if (headers['if-match'] !== undefined || headers['if-none-match'] !== undefined) return undefined;
-    const found = knownMemento(documentUrl, sha);
-    const body = found && options.representations.peek(found.blob, responseType);
-    if (!found || !body) return undefined;
-    const head: Record<string, string | number> = { Vary: 'Accept', ...mementoHeaders(documentUrl, sha, found.time), 'Content-Type': contentTypeOf(responseType), 'Content-Length': body.length };
-    return { status: 200, head, body: method === 'HEAD' ? undefined : body };
+    if (!modes || !holds(modes, memento ? 'Read' : needOf(method)!)) return undefined; // Koa decides, and answers 403 if it must
+    const type = negotiate(headers.accept, writableTypes);
+    let reply: ReadReply;
+    if (memento) {
+      const sha = new URLSearchParams(querystring).get('version') ?? '';
+      reply = mementoReply(runtime.documents.url(relativePath), sha, knownMemento(runtime.documents.url(relativePath), sha), type);
+    } else {
+      reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: runtime.documents.blobId(relativePath), type, headers });
+    }
+    if (!reply.body) return { reply, body: undefined };
+    const body = options.representations.peek(reply.body.blobId, reply.body.type + reply.body.variant);
+    return body && { reply, body };
   };
 
   return (req, res) => {
-    let reply: ReturnType<typeof answer>;
+    let answered: ReturnType<typeof answer>;
     try {
-      reply = answer(req);
+      answered = answer(req);
     } catch {
-      return false; // an invalid path, say: Koa answers it with the error it deserves
+      return false; // an error to send (404, 406, 412, an invalid path): Koa answers it as it deserves
     }
-    if (!reply) return false;
-    res.writeHead(reply.status, reply.head);
-    res.end(reply.body);
+    if (!answered) return false;
+    const { reply, body } = answered;
+    const head = body ? { ...reply.headers, 'Content-Length': body.length } : reply.headers;
+    res.writeHead(reply.status, head);
+    res.end(req.method === 'HEAD' ? undefined : body);
     return true;
   };
 }

@@ -1,24 +1,26 @@
 /**
- * The one HTTP error class, and the mapping from the codes of LodestoneError to statuses. An error
- * carries the headers that belong to it (`Allow` with 405, `ETag` with 412), which the error
- * middleware keeps on the response.
+ * The one place HTTP statuses are decided: each code of LodestoneError (src/errors.ts, thrown below
+ * HTTP and in it alike) maps to a status, with the headers that belong to the error (`Allow` with
+ * 405, `ETag` with 412, `Retry-After` with 503, and any `headers` the thrower set), which the
+ * error middleware keeps on the response.
  */
 import { STATUS_CODES } from 'node:http';
 import { LodestoneError, type ErrorCode } from '../errors.js';
 
-export class HttpError extends Error {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-
-  constructor(status: number, message: string, headers: Record<string, string> = {}) {
-    super(message);
-    this.name = 'HttpError';
-    this.status = status;
-    this.headers = headers;
-  }
+/** A refusal as it goes out: status, the sentence for the client, headers. */
+export interface HttpFailure {
+  status: number;
+  message: string;
+  headers: Record<string, string>;
 }
 
 const statusOf: Record<ErrorCode, number> = {
+  BadRequest: 400,
+  Forbidden: 403,
+  NotAcceptable: 406,
+  UnsupportedMediaType: 415,
+  TooLarge: 413,
+  BadGateway: 502,
   InvalidPath: 400,
   SyntaxError: 400,
   TooManyBlankNodes: 422,
@@ -40,22 +42,22 @@ const statusOf: Record<ErrorCode, number> = {
   Busy: 503,
 };
 
-/** Any thrown value as an HttpError; unknown errors become a 500 that says nothing of internals. */
-export function toHttpError(error: unknown): HttpError {
-  if (error instanceof HttpError) return error;
+/** Any thrown value as an HttpFailure; unknown errors become a 500 that says nothing of internals. */
+export function toHttpError(error: unknown): HttpFailure {
   if (error instanceof LodestoneError) {
-    const headers: Record<string, string> = {};
-    if (typeof error.data.etag === 'string') headers.ETag = error.data.etag;
-    if (typeof error.data.allow === 'string') headers.Allow = error.data.allow;
+    const data = error.data;
+    const headers: Record<string, string> = { ...(data.headers as Record<string, string> | undefined) };
+    if (typeof data.etag === 'string') headers.ETag = data.etag;
+    if (typeof data.allow === 'string') headers.Allow = data.allow;
     if (error.code === 'LockTimeout' || error.code === 'RefConflict') headers['Retry-After'] = '1';
-    if (typeof error.data.retryAfter === 'number') headers['Retry-After'] = String(error.data.retryAfter);
-    return new HttpError(statusOf[error.code], error.message, headers);
+    if (typeof data.retryAfter === 'number') headers['Retry-After'] = String(data.retryAfter);
+    return { status: statusOf[error.code], message: error.message, headers };
   }
   const status = (error as { status?: unknown; expose?: unknown }).status;
   if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: unknown }).expose) {
-    return new HttpError(status, (error as Error).message);
+    return { status, message: (error as Error).message, headers: {} };
   }
-  return new HttpError(500, 'the server failed to answer this request; the failure is in its log');
+  return { status: 500, message: 'the server failed to answer this request; the failure is in its log', headers: {} };
 }
 
 export function reasonPhrase(status: number): string {

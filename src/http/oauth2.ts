@@ -8,9 +8,8 @@ import type Koa from 'koa';
 import { accountAgent, readCookie, serializeCookie, SESSION_COOKIE, type OidcClaims, type OidcLogin } from '../auth/oidc.js';
 import { LodestoneError } from '../errors.js';
 import { sendError } from './error-middleware.js';
-import { HttpError, toHttpError } from './http-error.js';
-import { only } from './system.js';
-import type { DataspaceRuntime, State } from './state.js';
+import { toHttpError } from './http-error.js';
+import type { Context, DataspaceRuntime } from './state.js';
 
 /** OpenID Connect in an admin dataspace (SPEC §4.7, §5.1), as the composition root sets it up. */
 export interface OidcEndpoints {
@@ -23,7 +22,7 @@ export interface OidcEndpoints {
   log: (line: string) => void;
 }
 
-// app.ts builds the SystemOptions of each request itself, so the login service is found by its admin runtime.
+// the route table's handlers are shared by every dataspace: the login service is found by its admin runtime
 const oidcOf = new WeakMap<DataspaceRuntime, OidcEndpoints>();
 
 export function enableOidc(admin: DataspaceRuntime, endpoints: OidcEndpoints): void {
@@ -47,31 +46,29 @@ function loginWith(runtime: DataspaceRuntime, name: string): { endpoints: OidcEn
   const endpoints = oidcOf.get(runtime);
   const declared = endpoints?.providers.find((p) => p.name === name);
   if (!endpoints || !declared) {
-    throw new HttpError(404, `there is no OpenID provider named ${name.slice(0, 64)}; declared: ${endpoints?.providers.map((p) => p.name).join(', ') || 'none'} (lds:oidcProvider in system.ttl)`);
+    throw new LodestoneError('NotFound', `there is no OpenID provider named ${name.slice(0, 64)}; declared: ${endpoints?.providers.map((p) => p.name).join(', ') || 'none'} (lds:oidcProvider in system.ttl)`);
   }
   if (!declared.enabled) {
-    throw new HttpError(404, `the OpenID provider ${name} is not configured: register a client with it whose redirect URI is ${oidcCallbackUrl(runtime.dataspace.base, name)}, give the provider lds:clientId in system.ttl and a:clientSecret in secrets/credentials.ttl (mode 0600), and restart`);
+    throw new LodestoneError('NotFound', `the OpenID provider ${name} is not configured: register a client with it whose redirect URI is ${oidcCallbackUrl(runtime.dataspace.base, name)}, give the provider lds:clientId in system.ttl and a:clientSecret in secrets/credentials.ttl (mode 0600), and restart`);
   }
-  if (!endpoints.login) throw new HttpError(404, 'OpenID Connect login is off: the session key in secrets/session.key is unusable (the server log says why)');
+  if (!endpoints.login) throw new LodestoneError('NotFound', 'OpenID Connect login is off: the session key in secrets/session.key is unusable (the server log says why)');
   return { endpoints, login: endpoints.login };
 }
 
 /** A failure to reach the provider (discovery) as a 502; refusals pass as they are. */
 function unreachable(error: unknown): never {
-  if (error instanceof HttpError || error instanceof LodestoneError) throw error;
-  throw new HttpError(502, error instanceof Error ? error.message : 'the OpenID provider could not be reached');
+  if (error instanceof LodestoneError) throw error;
+  throw new LodestoneError('BadGateway', error instanceof Error ? error.message : 'the OpenID provider could not be reached');
 }
 
-export async function oidcLogin(ctx: Koa.ParameterizedContext<State>, name: string): Promise<void> {
-  only(ctx, 'GET');
+export async function oidcLogin(ctx: Context, [name = '']: readonly string[]): Promise<void> {
   const { login } = loginWith(ctx.state.runtime, name);
   const started = await login.login(name).catch(unreachable);
   ctx.append('Set-Cookie', serializeCookie(started.cookie));
   redirect(ctx, started.location);
 }
 
-export async function oidcCallback(ctx: Koa.ParameterizedContext<State>, name: string): Promise<void> {
-  only(ctx, 'GET');
+export async function oidcCallback(ctx: Context, [name = '']: readonly string[]): Promise<void> {
   const { endpoints, login } = loginWith(ctx.state.runtime, name);
   const ended = serializeCookie(login.endLogin(name)); // the login cookie goes, whatever the outcome
   try {
@@ -110,8 +107,7 @@ async function agentOfAccount(admin: DataspaceRuntime, claims: OidcClaims, log: 
 }
 
 /** Ends the session: the cookie is cleared in the browser and refused by this server until it expires. */
-export async function oidcLogout(ctx: Koa.ParameterizedContext<State>): Promise<void> {
-  only(ctx, 'GET, POST');
+export async function oidcLogout(ctx: Context): Promise<void> {
   const endpoints = oidcOf.get(ctx.state.runtime);
   if (endpoints?.login) ctx.append('Set-Cookie', serializeCookie(endpoints.login.logout(readCookie(ctx.get('Cookie'), SESSION_COOKIE))));
   redirect(ctx, endpoints?.home ?? ctx.state.runtime.dataspace.base, ctx.method === 'POST' ? 303 : 302); // RFC 9110 §15.4.4: after a POST, GET the target

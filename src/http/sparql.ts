@@ -7,14 +7,13 @@
  * indexed commit) and carry `Age` (SPEC §8.5). The index first catches up with HEAD, so a client
  * reads its own writes.
  */
-import type Koa from 'koa';
 import contentType from 'content-type';
 import { LodestoneError } from '../errors.js';
 import { writableTypes } from '../rdf/formats.js';
 import { decodeUtf8, readBody } from './body.js';
-import { HttpError } from './http-error.js';
+import { notAcceptable } from './document-read.js';
 import { acceptOf, negotiate } from './negotiate.js';
-import type { State } from './state.js';
+import type { Context, Served } from './state.js';
 import { modesOnEndpoint, requireMode } from './authorize.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { boundNesting, type QueryShape } from '../rdf/sparql-text.js';
@@ -23,14 +22,8 @@ const RESULT_TYPES = ['application/sparql-results+json', 'application/sparql-res
 const SPARQL_QUERY = 'application/sparql-query';
 const FORM = 'application/x-www-form-urlencoded';
 
-export interface SparqlOptions {
-  timeoutMs: number;
-  bodyLimit: number;
-  /** A query's shape, parsed off the thread that answers requests, with a deadline (composer.ts). */
-  queryShape: (query: string, base: string) => Promise<QueryShape>;
-  /** Bytes of results kept in the cache. */
-  cacheBytes?: number;
-}
+/** Bytes of results kept in a server's cache. */
+const CACHE_BYTES = 32 * 1024 * 1024;
 
 interface Cached {
   body: string;
@@ -44,7 +37,7 @@ interface Protocol {
   namedGraphs: string[];
 }
 
-async function protocolRequest(ctx: Koa.ParameterizedContext<State>, bodyLimit: number): Promise<Protocol> {
+async function protocolRequest(ctx: Context, bodyLimit: number): Promise<Protocol> {
   const url = new URLSearchParams(ctx.querystring);
   let params = url;
   let query: string | undefined;
@@ -58,15 +51,13 @@ async function protocolRequest(ctx: Koa.ParameterizedContext<State>, bodyLimit: 
     const text = decodeUtf8(await readBody(ctx.req, bodyLimit));
     if (type === SPARQL_QUERY) query = text;
     else if (type === FORM) params = new URLSearchParams(text);
-    else if (type === 'application/sparql-update') throw new HttpError(415, 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
-    else throw new HttpError(415, `send the query as ${SPARQL_QUERY} or ${FORM}`);
-    if (params.has('update')) throw new HttpError(400, 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
-  } else if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-    throw new HttpError(405, `${ctx.method} is not supported by the SPARQL endpoint`, { Allow: 'GET, HEAD, POST, OPTIONS' });
+    else if (type === 'application/sparql-update') throw new LodestoneError('UnsupportedMediaType', 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
+    else throw new LodestoneError('UnsupportedMediaType', `send the query as ${SPARQL_QUERY} or ${FORM}`);
+    if (params.has('update')) throw new LodestoneError('BadRequest', 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
   }
   if (query === undefined) {
     const queries = params.getAll('query');
-    if (queries.length !== 1) throw new HttpError(400, queries.length ? 'send exactly one query parameter' : 'the query parameter is missing');
+    if (queries.length !== 1) throw new LodestoneError('BadRequest', queries.length ? 'send exactly one query parameter' : 'the query parameter is missing');
     query = queries[0]!;
   }
   const graphs = (name: string) => [...url.getAll(name), ...(params === url ? [] : params.getAll(name))];
@@ -87,68 +78,66 @@ function restrict(readable: string[], asked: { defaultGraphs: string[]; namedGra
   return { defaultGraphs: keep(asked.defaultGraphs), namedGraphs: keep(asked.namedGraphs) };
 }
 
-export function sparqlHandler(options: SparqlOptions): Koa.Middleware<State> {
-  const capacity = options.cacheBytes ?? 32 * 1024 * 1024;
-  const cache = new ByteCache<Cached>(capacity, (entry) => entry.body.length, capacity / 8);
-  const shapes = new Map<string, QueryShape>(); // by base and query text; cleared when full
-  const shapeOf = async (query: string, base: string): Promise<QueryShape> => {
-    const key = `${base}\n${query}`;
-    let shape = shapes.get(key);
-    if (!shape) {
-      boundNesting(query, 'the query');
-      shape = await options.queryShape(query, base);
-      if (shapes.size >= 1000) shapes.clear();
-      shapes.set(key, shape);
-    }
-    if (shape.update) throw new HttpError(400, 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
-    return shape;
-  };
-  return async (ctx) => {
-    if (ctx.method === 'OPTIONS') {
-      ctx.set('Allow', 'GET, HEAD, POST, OPTIONS');
-      ctx.status = 204;
-      return;
-    }
-    const { runtime, agent } = ctx.state;
-    const endpoint = runtime.dataspace.base + 'sparql';
-    requireMode(await modesOnEndpoint(runtime.access, endpoint, agent), 'Read', agent, endpoint);
-    const request = await protocolRequest(ctx, options.bodyLimit);
-    const shape = await shapeOf(request.query, runtime.dataspace.base);
-    const graphResult = shape.graphResult;
-    const offered = graphResult ? writableTypes : RESULT_TYPES;
-    const type = negotiate(acceptOf(ctx.headers, ctx.querystring), offered);
-    ctx.vary('Accept');
-    if (!type) throw new HttpError(406, `none of the requested media types is available; available: ${offered.join(', ')}`);
-    const { dataspace } = ctx.state.runtime;
-    const head = dataspace.store.head;
-    dataspace.index.follow(head); // the query runs on a lane at HEAD or later (src/index/index.ts)
-    const commit = head ?? 'empty';
-    const hasDataset = request.defaultGraphs.length > 0 || request.namedGraphs.length > 0;
-    let dataset = { defaultGraphs: hasDataset ? request.defaultGraphs : undefined, namedGraphs: hasDataset ? request.namedGraphs : undefined };
-    // issue 4: an agent queries only the documents it may read; the dataset is narrowed to them
-    const readable = await runtime.access.readableGraphs(runtime, agent);
-    if (readable) dataset = restrict(readable.graphs, hasDataset ? request : shape.hasFrom ? { defaultGraphs: shape.fromDefault, namedGraphs: shape.fromNamed } : undefined);
-    const key = JSON.stringify([request.query, request.defaultGraphs, request.namedGraphs, type, commit, readable?.key]);
-    let entry = cache.get(key);
-    if (!entry) {
-      const result = await dataspace.index.query(
-        {
-          query: request.query,
-          ...dataset,
-          unionDefaultGraph: !hasDataset && !shape.hasFrom,
-          format: type,
-        },
-        options.timeoutMs,
-        agent,
-      ).catch((error: Error) => {
-        if (error instanceof LodestoneError) throw error;
-        throw new LodestoneError('BadQuery', `the query failed: ${error.message}`);
-      });
-      entry = { body: String(result), type, at: Date.now() };
-      cache.put(key, entry);
-    }
-    ctx.set('Age', String(Math.floor((Date.now() - entry.at) / 1000))); // SPEC §8.5
-    ctx.type = entry.type;
-    ctx.body = entry.body;
-  };
+/** A server's result cache and parsed query shapes. */
+interface Caches {
+  results: ByteCache<Cached>;
+  /** By base and query text; cleared when full. */
+  shapes: Map<string, QueryShape>;
+}
+
+const cachesOf = new WeakMap<Served, Caches>();
+
+function caches(served: Served): Caches {
+  let found = cachesOf.get(served);
+  if (!found) cachesOf.set(served, (found = { results: new ByteCache<Cached>(CACHE_BYTES, (entry) => entry.body.length, CACHE_BYTES / 8), shapes: new Map() }));
+  return found;
+}
+
+async function shapeOf(served: Served, query: string, base: string): Promise<QueryShape> {
+  const { shapes } = caches(served);
+  const key = `${base}\n${query}`;
+  let shape = shapes.get(key);
+  if (!shape) {
+    boundNesting(query, 'the query');
+    shape = await served.queryShape(query, base);
+    if (shapes.size >= 1000) shapes.clear();
+    shapes.set(key, shape);
+  }
+  if (shape.update) throw new LodestoneError('BadRequest', 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
+  return shape;
+}
+
+/** GET, HEAD and POST of `<base>sparql`: the route table's handler. */
+export async function sparql(ctx: Context): Promise<void> {
+  const { runtime, agent, served } = ctx.state;
+  const { documents } = runtime;
+  const endpoint = documents.base + 'sparql';
+  requireMode(await modesOnEndpoint(runtime.access, endpoint, agent), 'Read', agent, endpoint);
+  const request = await protocolRequest(ctx, served.bodyLimit);
+  const shape = await shapeOf(served, request.query, documents.base);
+  const offered = shape.graphResult ? writableTypes : RESULT_TYPES;
+  const type = negotiate(acceptOf(ctx.headers, ctx.querystring), offered);
+  ctx.vary('Accept');
+  if (!type) throw notAcceptable(offered);
+  const head = documents.head();
+  const hasDataset = request.defaultGraphs.length > 0 || request.namedGraphs.length > 0;
+  let dataset = { defaultGraphs: hasDataset ? request.defaultGraphs : undefined, namedGraphs: hasDataset ? request.namedGraphs : undefined };
+  // issue 4: an agent queries only the documents it may read; the dataset is narrowed to them
+  const readable = await runtime.access.readableGraphs(runtime, agent);
+  if (readable) dataset = restrict(readable.graphs, hasDataset ? request : shape.hasFrom ? { defaultGraphs: shape.fromDefault, namedGraphs: shape.fromNamed } : undefined);
+  const key = JSON.stringify([request.query, request.defaultGraphs, request.namedGraphs, type, head ?? 'empty', readable?.key]);
+  const { results } = caches(served);
+  let entry = results.get(key);
+  if (!entry) {
+    // the query runs on a lane at HEAD or later (src/index/index.ts)
+    const result = await documents.query({ query: request.query, ...dataset, unionDefaultGraph: !hasDataset && !shape.hasFrom, format: type }, head, served.sparqlTimeoutMs, agent).catch((error: Error) => {
+      if (error instanceof LodestoneError) throw error;
+      throw new LodestoneError('BadQuery', `the query failed: ${error.message}`);
+    });
+    entry = { body: String(result), type, at: Date.now() };
+    results.put(key, entry);
+  }
+  ctx.set('Age', String(Math.floor((Date.now() - entry.at) / 1000))); // SPEC §8.5
+  ctx.type = entry.type;
+  ctx.body = entry.body;
 }

@@ -1,19 +1,23 @@
 /** What the middleware of one request learn and pass on (Koa's ctx.state). */
-import type { Dataspace } from '../dataspace.js';
-import type { DocumentService } from '../documents/document-service.js';
-import type { Pusher } from '../mirror/pusher.js';
-import type { AccessControl } from '../access/access-control.js';
+import type { QueryShape } from '../rdf/sparql-text.js';
+import type { DataspaceRuntime } from '../runtime.js';
+import type { RepresentationCache } from './representations.js';
 
-export interface DataspaceRuntime {
-  dataspace: Dataspace;
-  documents: DocumentService;
-  /** Access control: the policy of the dataspace's admin (shared by a dataspace and its admin). */
-  access: AccessControl;
-  /** The pusher mirroring the dataspace's history, when it has a mirror. */
-  mirror?: Pusher;
+export type { DataspaceRuntime } from '../runtime.js';
+
+/** What every request of one server shares: its dataspaces and settings (built once by createApp). */
+export interface Served {
+  runtimes: readonly DataspaceRuntime[];
+  representations: RepresentationCache;
+  bodyLimit: number;
+  sparqlTimeoutMs: number;
+  /** A query's shape, parsed off the thread that answers requests, with a deadline (composer.ts). */
+  queryShape: (query: string, base: string) => Promise<QueryShape>;
+  log: (line: string) => void;
 }
 
 export interface State {
+  served: Served;
   /** The dataspace whose base the request URL falls under. */
   runtime: DataspaceRuntime;
   /** The request URL without its query. */
@@ -23,3 +27,8 @@ export interface State {
   /** The authenticated agent's WebID, or undefined for anonymous. */
   agent: string | undefined;
 }
+
+/** The context of a request inside a route (Koa's, with this state). */
+export type Context = import('koa').ParameterizedContext<State>;
+/** A route's handler: the request, and what the row's path pattern captured. */
+export type Handler = (ctx: Context, captured: readonly string[]) => Promise<void>;

@@ -3,10 +3,10 @@ import { appendFileSync, promises as fsp, readFileSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { agentIdentity } from '../src/dataspace.js';
-import { closestVersion } from '../src/http/memento.js';
+import { closestVersion } from '../src/documents/history.js';
 import { canonicalBytes } from '../src/rdf/canonical.js';
 import { GitStore } from '../src/store/git-store.js';
-import { VersionIndex, type Version } from '../src/store/version-index.js';
+import { VersionLog, type Version } from '../src/store/version-log.js';
 import { git, nt, removeTempDirs, tempDir } from './helpers.js';
 
 after(removeTempDirs);
@@ -22,7 +22,7 @@ describe('the version index', () => {
       store.write({ changes: [{ path, bytes: value === null ? null : await canonicalBytes(nt(`<http://ex/s> <http://ex/p> "${value}" .\n`)) }], author: agentIdentity('https://ex/#me'), message: `PUT ${path}` });
     const a1 = await write('graphs/a.nt', '1');
     await write('graphs/b.nt', '1');
-    const index = new VersionIndex(store);
+    const index = new VersionLog(store);
     await index.build();
     assert.deepEqual(index.of('graphs/a.nt').map((x) => x.commit), [a1]);
     const a2 = await write('graphs/a.nt', '2');
@@ -50,9 +50,9 @@ describe('the version index', () => {
     }
     git(dir, '-c', 'gc.auto=0', 'commit', '--quiet', '--allow-empty', '-m', 'outside the prefix', '--author', 'Somebody <s@example.org>'); // no background gc racing the reads
     await store.refresh();
-    const viaGit = new VersionIndex(store);
+    const viaGit = new VersionLog(store);
     await viaGit.build();
-    const walked = new VersionIndex(store, false);
+    const walked = new VersionLog(store, false);
     await fsp.rm(join(store.gitdir, 'lodestone', 'versions'));
     await walked.build();
     for (const path of ['graphs/a.nt', 'graphs/b/c.nt', 'graphs/b/d.nt', 'graphs/q"t.nt', 'graphs/ü.nt']) {
@@ -66,7 +66,7 @@ describe('the version index', () => {
     const store = await GitStore.open({ dir });
     const first = await store.write({ changes: [{ path: 'graphs/a.nt', bytes: Buffer.from('<http://ex/s> <http://ex/p> "1" .\n') }], author: agentIdentity(undefined), message: 'PUT a' });
     await store.write({ changes: [{ path: 'graphs/a.nt', bytes: Buffer.from('<http://ex/s> <http://ex/p> "2" .\n') }], author: agentIdentity(undefined), message: 'PUT a' });
-    const index = new VersionIndex(store);
+    const index = new VersionLog(store);
     await index.build();
     assert.equal(index.of('graphs/a.nt').length, 2);
     git(dir, 'update-ref', 'refs/heads/main', first!);
@@ -83,25 +83,25 @@ describe('the version index on disk', () => {
     const put = (value: string) => store.write({ changes: [{ path: 'graphs/a.nt', bytes: Buffer.from(`<http://ex/s> <http://ex/p> "${value}" .\n`) }], author: agentIdentity('https://ex/#me'), message: 'PUT a' });
     await put('1');
     await put('2');
-    const first = new VersionIndex(store);
+    const first = new VersionLog(store);
     await first.build();
     const log = join(dir, '.git/lodestone/versions');
     assert.match(readFileSync(log, 'utf8'), /#head [0-9a-f]{40}\n$/);
     await put('3');
     await first.idle();
-    const again = new VersionIndex(await GitStore.open({ dir }));
+    const again = new VersionLog(await GitStore.open({ dir }));
     await again.build();
     assert.deepEqual(again.of('graphs/a.nt'), first.of('graphs/a.nt'));
     assert.equal(again.of('graphs/a.nt').length, 3);
     appendFileSync(log, 'torn\tline'); // a crash in the middle of an append
-    const torn = new VersionIndex(await GitStore.open({ dir }));
+    const torn = new VersionLog(await GitStore.open({ dir }));
     await torn.build();
     assert.equal(torn.of('graphs/a.nt').length, 3);
     writeFileSync(log, `#head ${'0'.repeat(40)}\n`); // a log from another repository
-    const rebuilt = new VersionIndex(await GitStore.open({ dir }));
+    const rebuilt = new VersionLog(await GitStore.open({ dir }));
     await rebuilt.build();
     assert.deepEqual(rebuilt.of('graphs/a.nt').map((x) => x.commit), first.of('graphs/a.nt').map((x) => x.commit));
-    const reread = new VersionIndex(await GitStore.open({ dir }));
+    const reread = new VersionLog(await GitStore.open({ dir }));
     await reread.build();
     assert.deepEqual(reread.of('graphs/a.nt'), first.of('graphs/a.nt'), 'no stale entries survive the rebuild');
   });

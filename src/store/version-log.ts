@@ -75,7 +75,7 @@ export function gitLogChanges(dir: string, head: string, prefix: string): Promis
   });
 }
 
-export class VersionIndex {
+export class VersionLog {
   private readonly versions = new Map<string, Version[]>();
   private indexed: string | undefined;
   private work: Promise<void> = Promise.resolve();

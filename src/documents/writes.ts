@@ -1,0 +1,28 @@
+/** A write of one document as the document service takes it, and what it answers. */
+
+export type WriteMethod = 'PUT' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface WriteRequest {
+  method: WriteMethod;
+  /** Canonical relative path of the document (`a/b/`, `` for the root). */
+  relativePath: string;
+  /** The writing agent's WebID, or undefined for anonymous. */
+  agent: string | undefined;
+  /** PUT and POST: the request body and its media type. */
+  body?: { text: string; mediaType: string };
+  /** PATCH: the SPARQL update. */
+  update?: string;
+  /** Called under the lock with the current blob id (undefined: absent); throws to refuse. */
+  precondition(current: string | undefined): void;
+  /** Replace the graph with the body whatever the method (restoring an earlier version). */
+  replace?: boolean;
+  /** A second paragraph for the commit message (the first line is always `<METHOD> <url>`). */
+  note?: string;
+}
+
+export interface WriteResult {
+  status: 'created' | 'replaced' | 'updated' | 'deleted';
+  /** The new blob id; undefined after a delete. */
+  blobId: string | undefined;
+  commit: string | undefined;
+}

@@ -1,0 +1,129 @@
+/**
+ * The admin dataspace's endpoints of access control (SPEC §4.7, issue 4), the route table's
+ * handlers: `sign%20up` (WebID-TLS signup returning a PKCS#12 certificate), `access` (the asking
+ * agent's authorizations on a document) and `access/request` (an access request stored for the
+ * owners to grant).
+ */
+import { randomUUID } from 'node:crypto';
+import contentType from 'content-type';
+import { DataFactory } from 'n3';
+import type { Quad } from '@rdfjs/types';
+import { createSignup, parseSignup } from '../auth/signup.js';
+import { canonicalDocumentPath } from '../document-paths.js';
+import { LodestoneError } from '../errors.js';
+import { ns } from '../rdf/namespaces.js';
+import { serialiseQuads, writableTypes } from '../rdf/formats.js';
+import { modesOnEndpoint, requireMode } from './authorize.js';
+import { decodeUtf8, readBody } from './body.js';
+import { notAcceptable } from './document-read.js';
+import { runtimeFor } from './locate.js';
+import { acceptOf, negotiate } from './negotiate.js';
+import type { Context, DataspaceRuntime } from './state.js';
+
+const { namedNode, literal, quad, blankNode } = DataFactory;
+const FORM = 'application/x-www-form-urlencoded';
+
+/** The media type of a form request, or '' when it has none or an unreadable one. */
+function formType(ctx: Context): string {
+  try {
+    return contentType.parse(ctx.get('Content-Type')).type;
+  } catch {
+    return '';
+  }
+}
+
+const SIGNUP_FORM = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign up</title></head>
+<body><h1>Sign up</h1>
+<form method="post" enctype="${FORM}">
+<label>Name <input name="name" required maxlength="200"></label>
+<label>E-mail <input name="email" type="email" required></label>
+<label>Certificate password <input name="password" type="password" required minlength="8"></label>
+<button>Get my certificate</button>
+</form>
+<p>The answer is your client certificate (PKCS#12): use it with <code>curl --cert-type P12 -E cert.p12:PASSWORD</code>, or import it into your browser.</p>
+</body></html>
+`;
+
+export async function signup(ctx: Context): Promise<void> {
+  const { runtime, agent } = ctx.state;
+  const endpoint = runtime.dataspace.base + 'sign%20up';
+  requireMode(await modesOnEndpoint(runtime.access, endpoint, agent), ctx.method === 'POST' ? 'Append' : 'Read', agent, endpoint);
+  if (ctx.method !== 'POST') {
+    ctx.type = 'text/html';
+    ctx.body = SIGNUP_FORM;
+    return;
+  }
+  if (formType(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the signup as ${FORM} (name, email, password)`);
+  const request = parseSignup(decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)), FORM);
+  const result = createSignup(request, runtime.dataspace.base);
+  // the new agent owns its documents (acl:owner): it may edit its own profile
+  for (const [path, text] of [[result.keyPath, result.keyTurtle], [result.agentPath, result.agentTurtle]] as const) {
+    await runtime.documents.write({ method: 'PUT', relativePath: path, agent: result.webId, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });
+  }
+  ctx.status = 201;
+  ctx.set('Location', runtime.dataspace.base + result.agentPath);
+  ctx.set('Content-Disposition', 'attachment; filename="cert.p12"');
+  ctx.type = 'application/x-pkcs12';
+  ctx.body = result.pkcs12;
+}
+
+/** The document a `?this=` names, in a dataspace this server holds. */
+function documentOf(ctx: Context, url: string | undefined): { runtime: DataspaceRuntime; relativePath: string; url: string } {
+  if (!url) throw new LodestoneError('BadRequest', 'name the document with ?this=<document URL>');
+  const runtime = runtimeFor(ctx.state.served.runtimes, url);
+  if (!runtime || runtime.access !== ctx.state.runtime.access) throw new LodestoneError('BadRequest', `${url} is not a document of this server`);
+  const relativePath = canonicalDocumentPath(url.slice(runtime.dataspace.base.length));
+  return { runtime, relativePath, url: runtime.dataspace.base + relativePath };
+}
+
+export async function accessEndpoint(ctx: Context): Promise<void> {
+  const { runtime: admin, agent } = ctx.state;
+  const endpoint = admin.dataspace.base + 'access';
+  requireMode(await modesOnEndpoint(admin.access, endpoint, agent), 'Read', agent, endpoint);
+  const target = documentOf(ctx, new URLSearchParams(ctx.querystring).get('this') ?? undefined);
+  const type = negotiate(acceptOf(ctx.headers, ctx.querystring), writableTypes);
+  if (!type) throw notAcceptable();
+  const quads: Quad[] = [];
+  const document = await admin.access.targetFor(target.runtime, target.relativePath);
+  const policy = await admin.access.policy();
+  for (const iri of policy.authorizationsFor(agent, document)) quads.push(...admin.access.describe(iri));
+  // the rights of the document's acl:owner come from no authorization: describe them as one
+  if (agent && document.owners.includes(agent)) {
+    const owner = blankNode('owner');
+    quads.push(quad(owner, namedNode(ns.rdf + 'type'), namedNode(ns.acl + 'Authorization')), quad(owner, namedNode(ns.acl + 'agent'), namedNode(agent)), quad(owner, namedNode(ns.acl + 'accessTo'), namedNode(target.url)));
+    for (const mode of ['Read', 'Write', 'Append'] as const) quads.push(quad(owner, namedNode(ns.acl + 'mode'), namedNode(ns.acl + mode)));
+  }
+  ctx.vary('Accept');
+  ctx.type = type;
+  ctx.body = await serialiseQuads(quads, type);
+}
+
+export async function accessRequest(ctx: Context): Promise<void> {
+  const { runtime: admin, agent } = ctx.state;
+  const endpoint = admin.dataspace.base + 'access/request';
+  requireMode(await modesOnEndpoint(admin.access, endpoint, agent), 'Append', agent, endpoint);
+  if (!agent) throw new LodestoneError('Forbidden', 'authenticate to request access: a request is granted to an agent');
+  if (formType(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the request as ${FORM} (this=<document URL>, mode=Read|Write|Append)`);
+  const form = new URLSearchParams(decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)));
+  const target = documentOf(ctx, form.get('this') ?? undefined);
+  const modes = form.getAll('mode');
+  if (modes.length === 0 || modes.some((m) => !['Read', 'Write', 'Append', 'Control'].includes(m))) throw new LodestoneError('ConstraintViolation', 'name the modes asked for: mode=Read, Write, Append or Control');
+  const path = `acl/access-requests/${randomUUID()}/`;
+  const url = admin.dataspace.base + path;
+  const request = namedNode(`${url}#this`);
+  const quads = [
+    quad(namedNode(url), namedNode(ns.foaf + 'primaryTopic'), request),
+    quad(request, namedNode(ns.rdf + 'type'), namedNode(ns.lacl + 'AuthorizationRequest')),
+    quad(request, namedNode(ns.dct + 'title'), literal(`Access request from ${agent}`)),
+    quad(request, namedNode(ns.lacl + 'requestAgent'), namedNode(agent)),
+    quad(request, namedNode(ns.lacl + 'requestAccessTo'), namedNode(target.url)),
+    ...modes.map((m) => quad(request, namedNode(ns.lacl + 'requestMode'), namedNode(ns.acl + m))),
+  ];
+  const text = await serialiseQuads(quads, 'application/n-triples');
+  await admin.documents.write({ method: 'PUT', relativePath: path, agent, body: { text, mediaType: 'application/n-triples' }, precondition: () => undefined });
+  ctx.status = 201;
+  ctx.set('Location', url);
+  ctx.body = '';
+}
+

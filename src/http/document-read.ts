@@ -1,0 +1,122 @@
+/**
+ * The one read path: what a GET or HEAD of a current document or of a memento answers (status and
+ * headers; the body named by its blob, type and variant, not yet serialised), as pure functions of
+ * what is known about the document. The Koa routes (documents.ts, memento.ts) and the read fast
+ * path (fast-read.ts) both answer from these, so the two cannot drift apart.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Mode } from '../access/access-control.js';
+import { LodestoneError } from '../errors.js';
+import { ns } from '../rdf/namespaces.js';
+import { writableTypes } from '../rdf/formats.js';
+import { accessLinks } from './authorize.js';
+import { isAdminDataspace } from './dataspace-role.js';
+import { checkRead, conditionsOf } from './preconditions.js';
+import { contentTypeOf, etag } from './representations.js';
+import type { DataspaceRuntime } from './state.js';
+
+export const LINK_FORMAT = 'application/link-format';
+const READ_MODE = `<${ns.acl}Read>; rel="${ns.acl}mode"`;
+/** The variant of an agent document that anonymous readers get (DESIGN.md, "Access defaults"). */
+export const PUBLIC_VIEW = ';public';
+
+export interface ReadReply {
+  status: 200 | 304;
+  headers: Record<string, string>;
+  /** For a 200: the representation to send. */
+  body?: { blobId: string; type: string; variant: string };
+}
+
+/** A 406 naming what is offered; `headers` go out with the error (Vary, Link). */
+export function notAcceptable(offered: readonly string[] = writableTypes, headers?: Record<string, string>): LodestoneError {
+  return new LodestoneError('NotAcceptable', `none of the requested media types is available; available: ${offered.join(', ')}`, headers && { headers });
+}
+
+/** An HTTP date, RFC 1123 form: `Sun, 06 Nov 1994 08:49:37 GMT` (zero-padded day). */
+export function httpDate(seconds: number): string {
+  return new Date(seconds * 1000).toUTCString();
+}
+
+/** The Link values every document of a versioned dataspace carries (SPEC §9.1, TimeMap 4). */
+export function versionLinks(documentUrl: string): string {
+  return `<${documentUrl}?timemap>; rel="timemap"; type="${LINK_FORMAT}", <${documentUrl}?timegate>; rel="timegate"`;
+}
+
+/**
+ * The `Link` header of every response about a current document: its timemap and timegate (SPEC
+ * §9.1) and the agent with the modes it holds (issue 4).
+ */
+export function documentLinks(runtime: DataspaceRuntime, documentUrl: string, agent: string | undefined, modes: ReadonlySet<Mode> | undefined): string | undefined {
+  const links = modes ? accessLinks(agent, modes) : [];
+  if (runtime.documents.history) links.unshift(versionLinks(documentUrl));
+  return links.length ? links.join(', ') : undefined;
+}
+
+/** DESIGN.md, "Access defaults": anonymous readers of an agent document see its e-mail only as foaf:mbox_sha1sum. */
+export function publicAgentView(runtime: DataspaceRuntime, relativePath: string, agent: string | undefined): boolean {
+  return agent === undefined && isAdminDataspace(runtime) && relativePath.startsWith('acl/agents/');
+}
+
+export interface CurrentRead {
+  runtime: DataspaceRuntime;
+  relativePath: string;
+  agent: string | undefined;
+  /** The modes the agent holds on the document (already authorized). */
+  modes: ReadonlySet<Mode>;
+  /** The document's blob at HEAD; undefined when there is none. */
+  blobId: string | undefined;
+  /** The negotiated media type; undefined when nothing offered is acceptable. */
+  type: string | undefined;
+  headers: IncomingHttpHeaders;
+}
+
+/** GET or HEAD of a current document (SPEC §4.1, §4.6): NotFound, NotAcceptable, PreconditionFailed, 304 or 200. */
+export function currentDocumentReply(read: CurrentRead): ReadReply {
+  const { runtime, relativePath, blobId, type } = read;
+  const documentUrl = runtime.documents.url(relativePath);
+  const headers: Record<string, string> = { Vary: 'Accept' };
+  const links = documentLinks(runtime, documentUrl, read.agent, read.modes);
+  if (links) headers.Link = links;
+  if (!blobId) throw new LodestoneError('NotFound', `there is no document at ${documentUrl}`, { headers });
+  if (!type) throw notAcceptable(writableTypes, headers);
+  const variant = publicAgentView(runtime, relativePath, read.agent) ? PUBLIC_VIEW : '';
+  const tag = etag(documentUrl, blobId, type + variant);
+  headers.ETag = tag;
+  const outcome = checkRead(conditionsOf(read.headers), tag);
+  if (outcome === 'failed') throw new LodestoneError('PreconditionFailed', 'the document has changed since the ETag in If-Match was read', { etag: tag, headers });
+  if (outcome === 'not-modified') return { status: 304, headers };
+  headers['Content-Type'] = contentTypeOf(type);
+  return { status: 200, headers, body: { blobId, type, variant } };
+}
+
+/** The headers of a memento (SPEC §2.5, §5.5, §8.4). */
+export function mementoHeaders(documentUrl: string, sha: string, time: number): Record<string, string> {
+  return {
+    'Memento-Datetime': httpDate(time),
+    ETag: `"${sha}"`, // SPEC §2.5: a memento's ETag is its commit SHA
+    'Cache-Control': 'public, max-age=31536000, immutable', // mementos never change
+    Link: `<${documentUrl}>; rel="original", ${versionLinks(documentUrl)}, ${READ_MODE}`, // only acl:Read
+  };
+}
+
+/** GET or HEAD of a memento, found at `found` (undefined: NotFound), in `type` (undefined: NotAcceptable). */
+export function mementoReply(documentUrl: string, sha: string, found: { blob: string; time: number } | undefined, type: string | undefined): ReadReply {
+  const vary = { Vary: 'Accept' };
+  if (!found) throw new LodestoneError('NotFound', `${documentUrl} did not exist at commit ${sha}, or there is no such commit`, { headers: vary });
+  if (!type) throw notAcceptable(writableTypes, vary);
+  const headers = { Vary: 'Accept', ...mementoHeaders(documentUrl, sha, found.time), 'Content-Type': contentTypeOf(type) };
+  return { status: 200, headers, body: { blobId: found.blob, type, variant: '' } };
+}
+
+// A memento is immutable: once found, its blob and time are kept for the read fast path.
+const remembered = new Map<string, { blob: string; time: number }>();
+
+/** The blob and time of a memento served before, if any. */
+export function knownMemento(documentUrl: string, sha: string): { blob: string; time: number } | undefined {
+  return remembered.get(`${documentUrl}?version=${sha}`);
+}
+
+export function rememberMemento(documentUrl: string, sha: string, found: { blob: string; time: number }): void {
+  if (remembered.size >= 100_000) remembered.clear();
+  remembered.set(`${documentUrl}?version=${sha}`, found);
+}

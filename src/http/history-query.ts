@@ -1,0 +1,21 @@
+/** Which history question a document URL's query asks (SPEC §3, §9.1): a version, the TimeMap, the TimeGate, a diff, a restore; none for the current document. */
+
+export type HistoryQuery =
+  | { kind: 'version'; sha: string }
+  | { kind: 'timemap' }
+  | { kind: 'timegate' }
+  | { kind: 'diff'; from: string; to: string | undefined }
+  | { kind: 'restore'; sha: string };
+
+export type HistoryKind = HistoryQuery['kind'];
+
+export function historyQuery(querystring: string): HistoryQuery | undefined {
+  if (querystring === '') return undefined;
+  const query = new URLSearchParams(querystring);
+  if (query.has('version')) return { kind: 'version', sha: query.get('version') ?? '' };
+  if (query.has('timemap')) return { kind: 'timemap' };
+  if (query.has('timegate')) return { kind: 'timegate' };
+  if (query.has('diff')) return { kind: 'diff', from: query.get('diff') ?? '', to: query.get('to') ?? undefined };
+  if (query.has('restore')) return { kind: 'restore', sha: query.get('restore') ?? '' };
+  return undefined;
+}

@@ -1,0 +1,112 @@
+/**
+ * The route table: every path of a dataspace, by method and query kind, with its handler. A path
+ * is a document path (ends in `/`; the root document is ``), with or without a history query
+ * (`?version=`, `?timemap`, `?timegate`, `?diff=`, `?restore=`), or a system endpoint. `OPTIONS`
+ * answers 204 with the row's `Allow` (a row's own OPTIONS handler adds to it); a method the row lacks answers
+ * 405 with that `Allow`, before any authorization (the methods of a path are no secret). A path
+ * no row takes that does not end in `/` is redirected there (SPEC §4.1, 308). New endpoints are
+ * one row each.
+ */
+import type Koa from 'koa';
+import { LodestoneError } from '../errors.js';
+import { oidcCallback, oidcLogin, oidcLogout } from './oauth2.js';
+import { accessEndpoint, accessRequest, signup } from './admin-endpoints.js';
+import { deleteDocument, documentOptions, readDocument, writeDocument } from './documents.js';
+import { diff, restore, timegate, timemap, version } from './memento.js';
+import { historyQuery, type HistoryKind } from './history-query.js';
+import { robots, sitemap } from './sitemap.js';
+import { sparql } from './sparql.js';
+import { isAdminDataspace } from './dataspace-role.js';
+import type { DataspaceRuntime, Handler, State } from './state.js';
+
+export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+export interface Route {
+  /** What the row serves, in words. */
+  name: string;
+  /** Admin dataspaces only, or every dataspace. */
+  in: 'every' | 'admin';
+  /** `document`: any document path but the root's; `root`: the root document; else a relative path or pattern. */
+  path: 'document' | 'root' | string | RegExp;
+  /** For document paths: the history query the row answers (none: the current document). */
+  query?: HistoryKind;
+  methods: Partial<Record<Method, Handler>>;
+}
+
+const METHODS: readonly Method[] = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE', 'OPTIONS'];
+
+const current = { GET: readDocument, HEAD: readDocument, PUT: writeDocument, POST: writeDocument, PATCH: writeDocument, OPTIONS: documentOptions };
+const read = (handler: Handler) => ({ GET: handler, HEAD: handler });
+
+export const routes: readonly Route[] = [
+  { name: 'the root document', in: 'every', path: 'root', methods: current },
+  { name: 'a document', in: 'every', path: 'document', methods: { ...current, DELETE: deleteDocument } },
+  { name: 'a memento', in: 'every', path: 'document', query: 'version', methods: read(version) },
+  { name: 'a TimeMap', in: 'every', path: 'document', query: 'timemap', methods: read(timemap) },
+  { name: 'a TimeGate', in: 'every', path: 'document', query: 'timegate', methods: read(timegate) },
+  { name: 'a diff of two versions', in: 'every', path: 'document', query: 'diff', methods: read(diff) },
+  { name: 'restoring a version', in: 'every', path: 'document', query: 'restore', methods: { POST: restore } },
+  { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', methods: { ...read(sparql), POST: sparql } },
+  { name: 'the sitemap', in: 'every', path: 'sitemap.xml', methods: read(sitemap) },
+  { name: 'robots.txt', in: 'every', path: 'robots.txt', methods: read(robots) },
+  { name: 'signing up', in: 'admin', path: 'sign%20up', methods: { ...read(signup), POST: signup } },
+  { name: 'an agent’s access', in: 'admin', path: 'access', methods: read(accessEndpoint) },
+  { name: 'an access request', in: 'admin', path: 'access/request', methods: { POST: accessRequest } },
+  { name: 'OpenID Connect login', in: 'admin', path: /^oauth2\/login\/([^/]*)$/, methods: { GET: oidcLogin } },
+  { name: 'the OpenID Connect callback', in: 'admin', path: /^oauth2\/authorize\/([^/]*)$/, methods: { GET: oidcCallback } },
+  { name: 'OpenID Connect logout', in: 'admin', path: 'oauth2/logout', methods: { GET: oidcLogout, POST: oidcLogout } },
+];
+
+/** The methods a row answers, in the usual order, OPTIONS included. */
+export function allowOf(route: Route): string {
+  return METHODS.filter((m) => m === 'OPTIONS' || route.methods[m]).join(', ');
+}
+
+/** The row that takes `relative` (as sent, relative to the dataspace base) with `querystring`, and what its pattern captured. */
+export function routeOf(runtime: DataspaceRuntime, relative: string, querystring: string): { route: Route; captured: string[] } | undefined {
+  const admin = isAdminDataspace(runtime);
+  if (relative === '' || relative.endsWith('/')) {
+    const kind = historyQuery(querystring)?.kind;
+    const path = relative === '' ? 'root' : 'document';
+    const route = routes.find((r) => r.query === kind && (r.path === path || (kind !== undefined && r.path === 'document')));
+    return route && { route, captured: [] };
+  }
+  for (const route of routes) {
+    if (route.in === 'admin' && !admin) continue;
+    if (route.path === relative) return { route, captured: [] };
+    if (route.path instanceof RegExp) {
+      const match = route.path.exec(relative);
+      if (match) return { route, captured: match.slice(1) };
+    }
+  }
+  return undefined;
+}
+
+/** The middleware that answers every request of a dataspace from the table. */
+export function dispatch(): Koa.Middleware<State> {
+  return async (ctx) => {
+    if (ctx.querystring !== '' && ctx.query.graph !== undefined) {
+      // DESIGN.md: indirect graph identification is not supported
+      throw new LodestoneError('BadRequest', 'indirect graph identification (?graph=) is not supported: use the graph’s own URL');
+    }
+    const found = routeOf(ctx.state.runtime, ctx.state.relative, ctx.querystring);
+    if (!found) return redirectToSlash(ctx);
+    const { route, captured } = found;
+    const handler = route.methods[ctx.method as Method];
+    const allow = allowOf(route);
+    if (ctx.method === 'OPTIONS') ctx.set('Allow', allow);
+    if (handler) return handler(ctx, captured);
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      return;
+    }
+    throw new LodestoneError('MethodNotAllowed', `${ctx.method} is not supported on ${route.name}; allowed: ${allow}`, { allow });
+  };
+}
+
+/** SPEC §4.1: a document URL ends in a slash; another form is redirected there, its query kept. */
+export function redirectToSlash(ctx: Koa.ParameterizedContext<State>): void {
+  ctx.status = 308;
+  ctx.set('Location', ctx.state.url + '/' + (ctx.querystring ? `?${ctx.querystring}` : ''));
+  ctx.body = '';
+}

@@ -1,0 +1,38 @@
+/**
+ * `sitemap.xml` and `robots.txt` in every dataspace (SPEC §4.7), the route table's handlers: the
+ * sitemap lists what the public read rules of the dataspace's own admin cover, with each
+ * document's dct:modified; an admin dataspace, or one with nothing public, has none.
+ */
+import { LodestoneError } from '../errors.js';
+import { isAdminDataspace } from './dataspace-role.js';
+import type { Context, DataspaceRuntime } from './state.js';
+
+/** The documents anonymous agents may read (empty for an admin dataspace, which has no sitemap). */
+async function publicDocuments(runtime: DataspaceRuntime): Promise<string[]> {
+  if (isAdminDataspace(runtime)) return [];
+  return (await runtime.access.readableGraphs(runtime, undefined))?.graphs ?? [];
+}
+
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export async function sitemap(ctx: Context): Promise<void> {
+  const { runtime } = ctx.state;
+  const { documents } = runtime;
+  const urls = await publicDocuments(runtime);
+  if (urls.length === 0) throw new LodestoneError('NotFound', isAdminDataspace(runtime) ? 'an admin dataspace has no sitemap' : 'nothing in this dataspace is public, so it has no sitemap');
+  const entries = await Promise.all(
+    urls.sort().map(async (url) => {
+      const modified = await documents.modified(url.slice(documents.base.length));
+      return `  <url><loc>${escapeXml(url)}</loc>${modified ? `<lastmod>${escapeXml(modified)}</lastmod>` : ''}</url>`;
+    }),
+  );
+  ctx.type = 'application/xml';
+  ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries.join('\n')}\n</urlset>\n`;
+}
+
+export async function robots(ctx: Context): Promise<void> {
+  const { runtime } = ctx.state;
+  const open = (await publicDocuments(runtime)).length > 0;
+  ctx.type = 'text/plain';
+  ctx.body = open ? `User-agent: *\nAllow: /\nSitemap: ${runtime.documents.base}sitemap.xml\n` : 'User-agent: *\nDisallow: /\n';
+}

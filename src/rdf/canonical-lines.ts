@@ -1,0 +1,66 @@
+/**
+ * Reading canonical N-Triples (a document's file: one triple a line, sorted, no duplicates) as
+ * text, without a parse: the lines about a subject, the IRI or literal objects of a subject and
+ * predicate, a triple's presence, the lines a predicate is absent from, and the difference of two
+ * versions. Every scan of stored document text goes through here, so the line format is known in
+ * one place. Only the IRIs given are matched: the caller passes IRIs that need no escaping (a
+ * document URL, a vocabulary term).
+ */
+
+/** The start of every line whose subject is `subject` and, when given, whose predicate is `predicate`. */
+function prefixOf(subject: string, predicate?: string): string {
+  return predicate === undefined ? `<${subject}> ` : `<${subject}> <${predicate}> `;
+}
+
+/** The lines of `ntriples` whose subject is `subject`, joined by newlines. */
+export function linesAbout(ntriples: string, subject: string): string {
+  const prefix = prefixOf(subject);
+  return ntriples
+    .split('\n')
+    .filter((line) => line.startsWith(prefix))
+    .join('\n');
+}
+
+/** The IRI objects of `subject predicate` in canonical N-Triples bytes, in file order; reads only the lines that start with them. */
+export function iriObjects(bytes: Buffer, subject: string, predicate: string): string[] {
+  const prefix = Buffer.from(prefixOf(subject, predicate) + '<');
+  const found: string[] = [];
+  for (let at = bytes.indexOf(prefix); at !== -1; at = bytes.indexOf(prefix, at + 1)) {
+    if (at > 0 && bytes[at - 1] !== 0x0a) continue; // inside another line (a literal)
+    const start = at + prefix.length;
+    found.push(bytes.toString('utf8', start, bytes.indexOf('>', start)));
+  }
+  return found;
+}
+
+/** The lexical form of the first literal object of `subject predicate` (no escapes expected: a timestamp, a number), or undefined. */
+export function literalObject(ntriples: string, subject: string, predicate: string): string | undefined {
+  const prefix = prefixOf(subject, predicate) + '"';
+  const at = ntriples.startsWith(prefix) ? 0 : ntriples.indexOf('\n' + prefix);
+  if (at < 0) return undefined;
+  const start = at + (at === 0 && ntriples.startsWith(prefix) ? 0 : 1) + prefix.length;
+  return ntriples.slice(start, ntriples.indexOf('"', start));
+}
+
+/** Whether the triple `<subject> <predicate> <object>` is a line of `ntriples`. */
+export function hasTriple(ntriples: string, subject: string, predicate: string, object: string): boolean {
+  const line = `${prefixOf(subject, predicate)}<${object}> .`;
+  return ntriples.startsWith(line + '\n') || ntriples.includes('\n' + line + '\n') || ntriples === line || ntriples.endsWith('\n' + line);
+}
+
+/** `ntriples` without the lines whose predicate is `predicate` and whose object is an IRI. */
+export function withoutPredicate(ntriples: string, predicate: string): string {
+  const middle = `> <${predicate}> <`;
+  return ntriples
+    .split('\n')
+    .filter((line) => !line.includes(middle))
+    .join('\n');
+}
+
+/** The triples of `to` that `from` lacks (added) and the triples of `from` that `to` lacks (removed), each in file order. */
+export function lineDifference(from: string, to: string): { removed: string[]; added: string[] } {
+  const lines = (text: string) => new Set(text.split('\n').filter(Boolean));
+  const before = lines(from);
+  const after = lines(to);
+  return { removed: [...before].filter((l) => !after.has(l)), added: [...after].filter((l) => !before.has(l)) };
+}

@@ -1,0 +1,15 @@
+/** One served dataspace as the composition root assembles it: its storage, the document service over it, its access control and its mirror. */
+import type { AccessControl } from './access/access-control.js';
+import type { Dataspace } from './dataspace.js';
+import type { DocumentService } from './documents/document-service.js';
+import type { Pusher } from './mirror/pusher.js';
+
+export interface DataspaceRuntime {
+  /** The storage, for the composition root, tools and tests; the HTTP layer goes through `documents`. */
+  dataspace: Dataspace;
+  documents: DocumentService;
+  /** Access control: the policy of the dataspace's admin (shared by a dataspace and its admin). */
+  access: AccessControl;
+  /** The pusher mirroring the dataspace's history, when it has a mirror. */
+  mirror?: Pusher;
+}
