@@ -16,7 +16,7 @@ import { blobObject } from '../store/objects.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
 import { DocumentHistory } from './history.js';
-import type { WriteMethod, WriteRequest, WriteResult } from './writes.js';
+import type { WriteRequest, WriteResult } from './writes.js';
 
 export type { WriteMethod, WriteRequest, WriteResult } from './writes.js';
 import { isContainerGraph, timestamp } from './metadata.js';
