@@ -8,6 +8,7 @@ import oxigraph from 'oxigraph';
 import sparqljs from 'sparqljs';
 import { LodestoneError } from '../errors.js';
 import { parseRdf, termToNTriples, toJsQuads, tripleLine } from '../rdf/ntriples.js';
+import { sparqlSyntaxError } from '../rdf/sparql-text.js';
 
 function invalid(rule: string): LodestoneError {
   return new LodestoneError('InvalidUpdate', rule);
@@ -29,7 +30,7 @@ export function validateUpdate(text: string, base: string): void {
   try {
     parsed = new sparqljs.Parser({ baseIRI: base }).parse(text);
   } catch (error) {
-    throw invalid(`the body is not a SPARQL update: ${(error as Error).message.split('\n')[0]}`);
+    throw invalid(`the body is not a SPARQL update: ${sparqlSyntaxError(error).message}`);
   }
   if ((parsed as { type?: string }).type === 'query') throw invalid('the body is a query; PATCH takes a SPARQL update');
   if (parsed.type !== 'update') throw invalid('the update has 0 operations; exactly one is allowed (SPEC §4.2.1)');

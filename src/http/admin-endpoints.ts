@@ -14,10 +14,11 @@ import { LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
 import { serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { modesOnEndpoint, requireMode } from './authorize.js';
-import { decodeUtf8, readBody } from './body.js';
+import { decodeUtf8, emptyBody, readBody } from './body.js';
 import { notAcceptable } from './document-read.js';
 import { runtimeFor } from './locate.js';
 import { acceptOf, negotiate } from './negotiate.js';
+import { contentTypeOf } from './representations.js';
 import type { Context, DataspaceRuntime } from './state.js';
 
 const { namedNode, literal, quad, blankNode } = DataFactory;
@@ -95,7 +96,7 @@ export async function accessEndpoint(ctx: Context): Promise<void> {
     for (const mode of ['Read', 'Write', 'Append'] as const) quads.push(quad(owner, namedNode(ns.acl + 'mode'), namedNode(ns.acl + mode)));
   }
   ctx.vary('Accept');
-  ctx.type = type;
+  ctx.type = contentTypeOf(type);
   ctx.body = await serialiseQuads(quads, type);
 }
 
@@ -124,6 +125,6 @@ export async function accessRequest(ctx: Context): Promise<void> {
   await admin.documents.write({ method: 'PUT', relativePath: path, agent, body: { text, mediaType: 'application/n-triples' }, precondition: () => undefined });
   ctx.status = 201;
   ctx.set('Location', url);
-  ctx.body = '';
+  emptyBody(ctx);
 }
 

@@ -1,9 +1,11 @@
 /**
  * Request bodies: read no further than the limit (SPEC §8: 413 for a declared length over it and
- * for a chunked body that grows past it), and decoded as strict UTF-8 (invalid bytes are a 400).
+ * for a chunked body that grows past it), and decoded as strict UTF-8 (invalid bytes are a 400);
+ * and the empty response body.
  */
-import { LodestoneError } from '../errors.js';
 import type { IncomingMessage } from 'node:http';
+import type Koa from 'koa';
+import { LodestoneError } from '../errors.js';
 import getRawBody from 'raw-body';
 
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -29,4 +31,10 @@ export function decodeUtf8(bytes: Buffer): string {
   } catch {
     throw new LodestoneError('BadRequest', 'the request body is not valid UTF-8');
   }
+}
+
+/** An empty response body with no Content-Type (Koa would call '' text/plain). */
+export function emptyBody(ctx: Koa.Context): void {
+  ctx.body = '';
+  ctx.remove('Content-Type');
 }

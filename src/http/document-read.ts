@@ -11,11 +11,12 @@ import { ns } from '../rdf/namespaces.js';
 import { writableTypes } from '../rdf/formats.js';
 import { accessLinks } from './authorize.js';
 import { isAdminDataspace } from './dataspace-role.js';
-import { checkRead, conditionsOf } from './preconditions.js';
-import { contentTypeOf, etag } from './representations.js';
+import { checkRead, conditionsOf, mismatch } from './preconditions.js';
+import { contentTypeOf, etag, otherRepresentations } from './representations.js';
 import type { DataspaceRuntime } from './state.js';
 
 export const LINK_FORMAT = 'application/link-format';
+export const SPARQL_UPDATE = 'application/sparql-update';
 const READ_MODE = `<${ns.acl}Read>; rel="${ns.acl}mode"`;
 /** The variant of an agent document that anonymous readers get (DESIGN.md, "Access defaults"). */
 export const PUBLIC_VIEW = ';public';
@@ -74,7 +75,8 @@ export interface CurrentRead {
 export function currentDocumentReply(read: CurrentRead): ReadReply {
   const { runtime, relativePath, blobId, type } = read;
   const documentUrl = runtime.documents.url(relativePath);
-  const headers: Record<string, string> = { Vary: 'Accept' };
+  // Accept-Patch on every read: rdflib.js decides from a GET whether a document is editable
+  const headers: Record<string, string> = { Vary: 'Accept', 'Accept-Patch': SPARQL_UPDATE };
   const links = documentLinks(runtime, documentUrl, read.agent, read.modes);
   if (links) headers.Link = links;
   if (!blobId) throw new LodestoneError('NotFound', `there is no document at ${documentUrl}`, { headers });
@@ -83,7 +85,10 @@ export function currentDocumentReply(read: CurrentRead): ReadReply {
   const tag = etag(documentUrl, blobId, type + variant);
   headers.ETag = tag;
   const outcome = checkRead(conditionsOf(read.headers), tag);
-  if (outcome === 'failed') throw new LodestoneError('PreconditionFailed', 'the document has changed since the ETag in If-Match was read', { etag: tag, headers });
+  if (outcome === 'failed') {
+    const why = mismatch(conditionsOf(read.headers).ifMatch!, otherRepresentations(documentUrl, blobId, type + variant));
+    throw new LodestoneError('PreconditionFailed', why, { etag: tag, headers });
+  }
   if (outcome === 'not-modified') return { status: 304, headers };
   headers['Content-Type'] = contentTypeOf(type);
   return { status: 200, headers, body: { blobId, type, variant } };

@@ -15,14 +15,13 @@ import { withoutPredicate } from '../rdf/canonical-lines.js';
 import { readableTypes, writableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import { needOf, requireMode, type Need } from './authorize.js';
-import { decodeUtf8, readBody } from './body.js';
-import { currentDocumentReply, documentLinks, type ReadReply } from './document-read.js';
+import { decodeUtf8, emptyBody, readBody } from './body.js';
+import { currentDocumentReply, documentLinks, SPARQL_UPDATE, type ReadReply } from './document-read.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
-import { etag } from './representations.js';
+import { etag, otherRepresentations } from './representations.js';
 import type { Context } from './state.js';
 
-export const SPARQL_UPDATE = 'application/sparql-update';
 
 /** The media type of a request body, or a 415 naming what is accepted. */
 export function requestType(ctx: Context, accepted: readonly string[]): string {
@@ -118,16 +117,13 @@ async function write(ctx: Context, method: WriteMethod): Promise<void> {
     agent,
     body,
     update,
-    precondition: (current) => checkWrite(conditions, current === undefined ? undefined : etag(documentUrl, current, validatorType)),
+    precondition: (current) => checkWrite(conditions, current === undefined ? undefined : etag(documentUrl, current, validatorType), () => otherRepresentations(documentUrl, current!, validatorType)),
   });
   if (result.blobId) ctx.set('ETag', etag(documentUrl, result.blobId, validatorType));
-  if (result.status === 'created') {
-    ctx.status = 201;
-    ctx.set('Location', documentUrl);
-    ctx.body = '';
-  } else if (result.status === 'replaced') {
-    ctx.status = 200;
-    ctx.body = '';
+  if (result.status === 'created' || result.status === 'replaced') {
+    ctx.status = result.status === 'created' ? 201 : 200;
+    if (result.status === 'created') ctx.set('Location', documentUrl);
+    emptyBody(ctx);
   } else {
     ctx.status = 204;
   }

@@ -10,6 +10,7 @@ import { serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { errorResource } from '../rdf/error-resource.js';
 import { reasonPhrase, toHttpError } from './http-error.js';
 import { acceptOf, negotiate } from './negotiate.js';
+import { contentTypeOf } from './representations.js';
 
 const KEPT = ['allow', 'etag', 'vary', 'link', 'location', 'retry-after', 'access-control-allow-origin', 'access-control-expose-headers', 'access-control-allow-credentials'];
 
@@ -25,7 +26,7 @@ export async function sendError(ctx: Koa.Context, status: number, title: string,
   const accept = acceptOf(ctx.headers, ctx.querystring);
   const type = negotiate(accept, writableTypes) ?? writableTypes[0]!;
   ctx.status = status;
-  ctx.type = type;
+  ctx.type = contentTypeOf(type);
   ctx.body = await serialiseQuads(errorResource(status, reason, title), type);
   ctx.vary('Accept');
 }

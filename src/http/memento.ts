@@ -5,6 +5,7 @@
  * `Accept-Datetime`, `?diff=<sha>&to=<sha>` compares two versions, `POST ?restore=<sha>` restores
  * one. The history itself is the document service's (src/documents/history.ts).
  */
+import { emptyBody } from './body.js';
 import { closestVersion, timemapGraph, type DocumentHistory, type Version } from '../documents/history.js';
 import { LodestoneError } from '../errors.js';
 import { serialiseQuads, writableTypes } from '../rdf/formats.js';
@@ -14,7 +15,7 @@ import { authorizeDocument, documentOf, sendRead } from './documents.js';
 import { historyQuery } from './history-query.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
-import { etag } from './representations.js';
+import { contentTypeOf, etag, otherRepresentations } from './representations.js';
 import type { Context } from './state.js';
 
 // RFC 7089 §2.1.1: Accept-Datetime is an HTTP-date in the IMF-fixdate form (RFC 1123)
@@ -69,7 +70,7 @@ export async function timegate(ctx: Context): Promise<void> {
   ctx.set('Location', mementoUrl(documentUrl)(chosen));
   ctx.vary('Accept-Datetime');
   ctx.set('Link', `<${documentUrl}>; rel="original", ${versionLinks(documentUrl)}`);
-  ctx.body = '';
+  emptyBody(ctx);
 }
 
 // A TimeMap changes only with a new version of its document: serialised once per version and format,
@@ -83,7 +84,7 @@ export async function timemap(ctx: Context): Promise<void> {
   const type = negotiate(acceptOf(ctx.headers, ctx.querystring), offered);
   if (!type) throw notAcceptable(offered);
   ctx.set('Link', `<${documentUrl}>; rel="original"`);
-  ctx.type = type;
+  ctx.type = contentTypeOf(type);
   const key = `${documentUrl}\n${list[list.length - 1]!.commit}\n${list.length}\n${type}`;
   let body = timemaps.get(key);
   if (!body) {
@@ -124,9 +125,9 @@ export async function restore(ctx: Context): Promise<void> {
   const sha = new URLSearchParams(ctx.querystring).get('restore') ?? '';
   const type = negotiate(acceptOf(ctx.headers, ''), writableTypes) ?? 'not acceptable';
   const conditions = conditionsOf(ctx.headers);
-  const result = await history.restore(relativePath, sha, ctx.state.agent, (current) => checkWrite(conditions, current === undefined ? undefined : etag(documentUrl, current, type)));
+  const result = await history.restore(relativePath, sha, ctx.state.agent, (current) => checkWrite(conditions, current === undefined ? undefined : etag(documentUrl, current, type), () => otherRepresentations(documentUrl, current!, type)));
   if (result.blobId) ctx.set('ETag', etag(documentUrl, result.blobId, type));
   ctx.status = result.status === 'created' ? 201 : 204;
   if (result.status === 'created') ctx.set('Location', documentUrl);
-  ctx.body = '';
+  emptyBody(ctx);
 }

@@ -4,6 +4,7 @@
  * account's agent, starts the session, 302 home) and `oauth2/logout`, open to anyone (they are how
  * one stops being anonymous). No code, token or secret reaches a log line or an error message.
  */
+import { emptyBody } from './body.js';
 import type Koa from 'koa';
 import { accountAgent, readCookie, serializeCookie, SESSION_COOKIE, type OidcClaims, type OidcLogin } from '../auth/oidc.js';
 import { LodestoneError } from '../errors.js';
@@ -38,7 +39,7 @@ function redirect(ctx: Koa.Context, location: string, status = 302): void {
   ctx.status = status;
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Location', location);
-  ctx.body = '';
+  emptyBody(ctx);
 }
 
 /** The login service of provider `name`, or a 404 that says what to configure. */

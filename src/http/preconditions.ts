@@ -1,7 +1,10 @@
 /**
  * Conditional requests (RFC 9110 §13) with the conventions of SPEC §4.6: a write to an existing
  * document must carry `If-Match` or `If-None-Match: *` (428 otherwise, and an empty If-Match counts
- * as none); ETags are strong and per representation, compared strongly (RFC 9110 §8.8.3.2).
+ * as none); ETags are strong and per representation. If-Match compares strongly, If-None-Match
+ * weakly (RFC 9110 §8.8.3.2, §13.1.1–2: `W/"x"` matches `"x"` there). A 412 says why the ETag did
+ * not match: not an ETag at all, a weak one, the ETag of another representation of the document,
+ * or one the document has moved on from.
  */
 import { LodestoneError } from '../errors.js';
 
@@ -20,8 +23,34 @@ export function conditionsOf(headers: { 'if-match'?: string; 'if-none-match'?: s
   return { ifMatch: list(headers['if-match']), ifNoneMatch: list(headers['if-none-match']) };
 }
 
+/** If-Match: strong comparison, a weak tag never matches. */
 function matches(tags: string[], current: string): boolean {
-  return tags.some((tag) => tag === '*' || tag === current); // strong comparison: W/ never equals
+  return tags.some((tag) => tag === '*' || tag === current);
+}
+
+/** If-None-Match: weak comparison, `W/"x"` matches `"x"`. */
+function matchesWeakly(tags: string[], current: string): boolean {
+  const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
+  return tags.some((tag) => tag === '*' || opaque(tag) === opaque(current));
+}
+
+const ENTITY_TAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
+/** The form of the ETags this server makes (representations.ts): a quoted base64url SHA-1. */
+const OWN_TAG = /^"[A-Za-z0-9_-]{27}"$/;
+
+/**
+ * Why none of `tags` is the current ETag, in a sentence for the client. `others` gives the ETags
+ * of the document's other representations, by media type.
+ */
+export function mismatch(tags: string[], others: ReadonlyMap<string, string> | undefined): string {
+  const tag = tags.find((t) => t !== '*') ?? tags[0]!;
+  if (!ENTITY_TAG.test(tag)) return `If-Match holds ${JSON.stringify(tag.slice(0, 80))}, which is not an ETag: send the ETag exactly as the server sent it, double quotes included`;
+  if (tag.startsWith('W/')) return 'If-Match holds a weak ETag, and If-Match compares strongly: send the ETag the server sent, without W/';
+  for (const [type, other] of others ?? []) {
+    if (tags.includes(other)) return `the ETag in If-Match is the one of the ${type} representation, and this request's Accept selects another: a validator holds for the representation it was read in, so send the Accept of that read (or read again with this Accept)`;
+  }
+  if (!OWN_TAG.test(tag)) return 'the ETag in If-Match is not one this server makes: GET the document and send its ETag';
+  return 'the document has changed since the ETag in If-Match was read';
 }
 
 /**
@@ -29,18 +58,17 @@ function matches(tags: string[], current: string): boolean {
  * Accept selects, or undefined when the document does not exist. Throws 412 (with the current ETag)
  * or 428; returns when the write may go ahead.
  */
-export function checkWrite(conditions: Conditions, current: string | undefined): void {
+export function checkWrite(conditions: Conditions, current: string | undefined, others?: () => ReadonlyMap<string, string>): void {
   const { ifMatch, ifNoneMatch } = conditions;
   // RFC 9110 §13.2.2 step 1: If-Match
   if (ifMatch) {
-    if (current === undefined || !matches(ifMatch, current)) {
-      throw new LodestoneError('PreconditionFailed', current === undefined ? 'the document does not exist' : 'the document has changed since the ETag in If-Match was read', current ? { etag: current } : {});
-    }
+    if (current === undefined) throw new LodestoneError('PreconditionFailed', 'the document does not exist');
+    if (!matches(ifMatch, current)) throw new LodestoneError('PreconditionFailed', mismatch(ifMatch, others?.()), { etag: current });
     return;
   }
   // step 3: If-None-Match (SPEC §4.6.5: `*` against an existing document is 412)
   if (ifNoneMatch) {
-    if (current !== undefined && matches(ifNoneMatch, current)) {
+    if (current !== undefined && matchesWeakly(ifNoneMatch, current)) {
       throw new LodestoneError('PreconditionFailed', 'the document exists (If-None-Match)', { etag: current });
     }
     return;
@@ -54,6 +82,6 @@ export function checkWrite(conditions: Conditions, current: string | undefined):
 /** For GET and HEAD: 'ok', 'not-modified' (304) or 'failed' (412), RFC 9110 §13.2.2. */
 export function checkRead(conditions: Conditions, current: string): 'ok' | 'not-modified' | 'failed' {
   if (conditions.ifMatch && !matches(conditions.ifMatch, current)) return 'failed';
-  if (conditions.ifNoneMatch && matches(conditions.ifNoneMatch, current)) return 'not-modified';
+  if (conditions.ifNoneMatch && matchesWeakly(conditions.ifNoneMatch, current)) return 'not-modified';
   return 'ok';
 }

@@ -4,7 +4,7 @@
  * unchanged document does no RDF work at all.
  */
 import { createHash } from 'node:crypto';
-import { serialise } from '../rdf/formats.js';
+import { serialise, writableTypes } from '../rdf/formats.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { memo } from '../util/memo.js';
 
@@ -16,8 +16,14 @@ export function etag(url: string, blobId: string, mediaType: string): string {
 }
 
 /** The Content-Type header of a representation: Turtle, a text type, names its charset. */
+/** The ETags of a document version in every RDF format but `except`, by media type (to explain a 412). */
+export function otherRepresentations(url: string, blobId: string, except: string): Map<string, string> {
+  return new Map(writableTypes.filter((type) => type !== except).map((type) => [type, etag(url, blobId, type)]));
+}
+
+/** The Content-Type of a textual media type: every format Lodestone writes is UTF-8, and says so (Python requests would read Windows-1252). */
 export function contentTypeOf(mediaType: string): string {
-  return mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType;
+  return `${mediaType}; charset=utf-8`;
 }
 
 export class RepresentationCache {

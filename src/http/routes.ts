@@ -7,6 +7,7 @@
  * no row takes that does not end in `/` is redirected there (SPEC §4.1, 308). New endpoints are
  * one row each.
  */
+import { emptyBody } from './body.js';
 import type Koa from 'koa';
 import { LodestoneError } from '../errors.js';
 import { oidcCallback, oidcLogin, oidcLogout } from './oauth2.js';
@@ -108,5 +109,5 @@ export function dispatch(): Koa.Middleware<State> {
 export function redirectToSlash(ctx: Koa.ParameterizedContext<State>): void {
   ctx.status = 308;
   ctx.set('Location', ctx.state.url + '/' + (ctx.querystring ? `?${ctx.querystring}` : ''));
-  ctx.body = '';
+  emptyBody(ctx);
 }

@@ -13,6 +13,7 @@ import { writableTypes } from '../rdf/formats.js';
 import { decodeUtf8, readBody } from './body.js';
 import { notAcceptable } from './document-read.js';
 import { acceptOf, negotiate } from './negotiate.js';
+import { contentTypeOf } from './representations.js';
 import type { Context, Served } from './state.js';
 import { modesOnEndpoint, requireMode } from './authorize.js';
 import { ByteCache } from '../util/byte-cache.js';
@@ -78,6 +79,14 @@ function restrict(readable: string[], asked: { defaultGraphs: string[]; namedGra
   return { defaultGraphs: keep(asked.defaultGraphs), namedGraphs: keep(asked.namedGraphs) };
 }
 
+/** An ASK result in CSV or TSV as Jena writes and reads it (a header naming `_askResult`); other formats as Oxigraph writes them. */
+function askBody(result: string, type: string): string {
+  const value = result.trim().split(/\s+/).pop() ?? result;
+  if (type === 'text/csv') return `_askResult\r\n${value}\r\n`;
+  if (type === 'text/tab-separated-values') return `?_askResult\n${value}\n`;
+  return result;
+}
+
 /** A server's result cache and parsed query shapes. */
 interface Caches {
   results: ByteCache<Cached>;
@@ -130,14 +139,14 @@ export async function sparql(ctx: Context): Promise<void> {
   let entry = results.get(key);
   if (!entry) {
     // the query runs on a lane at HEAD or later (src/index/index.ts)
-    const result = await documents.query({ query: request.query, ...dataset, unionDefaultGraph: !hasDataset && !shape.hasFrom, format: type }, head, served.sparqlTimeoutMs, agent).catch((error: Error) => {
+    const result = await documents.query({ query: shape.projected ?? request.query, ...dataset, unionDefaultGraph: !hasDataset && !shape.hasFrom, format: type }, head, served.sparqlTimeoutMs, agent).catch((error: Error) => {
       if (error instanceof LodestoneError) throw error;
       throw new LodestoneError('BadQuery', `the query failed: ${error.message}`);
     });
-    entry = { body: String(result), type, at: Date.now() };
+    entry = { body: shape.ask ? askBody(String(result), type) : String(result), type, at: Date.now() };
     results.put(key, entry);
   }
   ctx.set('Age', String(Math.floor((Date.now() - entry.at) / 1000))); // SPEC §8.5
-  ctx.type = entry.type;
+  ctx.type = contentTypeOf(entry.type);
   ctx.body = entry.body;
 }

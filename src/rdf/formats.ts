@@ -127,6 +127,16 @@ function usedPrefixes(quads: readonly Quad[]): Record<string, string> {
 }
 
 /**
+ * N3.js writes a character outside the BMP as `\U0001F984`; some clients (rdflib.js) decode that
+ * wrongly and write the damage back. Every other format Lodestone sends carries raw UTF-8, so
+ * Turtle does too: each `\UXXXXXXXX` escape becomes its character (an escaped backslash, `\\`,
+ * is stepped over first, so a literal backslash followed by `U` stays as it was).
+ */
+function unescapeAstral(turtle: string): string {
+  return turtle.replace(/\\(\\|U([0-9A-Fa-f]{8}))/g, (whole, _escape: string, hex: string | undefined) => (hex ? String.fromCodePoint(parseInt(hex, 16)) : whole));
+}
+
+/**
  * Writes the triples of one graph, given as canonical N-Triples text, in `mediaType`. Nothing goes
  * through an Oxigraph store here: a store normalises literals (`"01"^^xsd:integer` becomes `"1"`),
  * and a document is served exactly as stored.
@@ -144,7 +154,7 @@ export async function serialise(ntriples: string, mediaType: string): Promise<st
       if (error) throw error;
       out = result;
     });
-    return out;
+    return unescapeAstral(out);
   }
   throw new LodestoneError('SyntaxError', `${mediaType} is not a format Lodestone writes`);
 }

@@ -55,6 +55,25 @@ function skipString(text: string, from: number): number {
   return text.length;
 }
 
+/**
+ * What a SPARQL parser error says, whole: the line and column, what was expected and what came
+ * instead, and the text just before the position (sparqljs's message starts "Parse error on line
+ * 1:" and puts the rest on the lines after).
+ */
+export function sparqlSyntaxError(error: unknown): { message: string; line?: number; column?: number } {
+  const text = error instanceof Error ? error.message : String(error);
+  const hash = (error as { hash?: { token?: string; text?: string; loc?: { first_line: number; first_column: number }; expected?: string[] } }).hash;
+  if (!hash?.loc) return { message: text.replace(/\s*\n\s*/g, ' ') };
+  const line = hash.loc.first_line;
+  const column = hash.loc.first_column + 1;
+  const lines = text.split('\n');
+  const context = lines[1]?.trim();
+  const expected = (hash.expected ?? []).map((t) => t.replace(/'/g, ''));
+  const wanted = expected.length === 0 ? '' : `expected ${expected.length > 8 ? `one of ${expected.slice(0, 8).join(', ')}, …` : expected.join(' or ')}, `;
+  const got = hash.token === 'EOF' ? 'the end of the text' : `"${hash.text ?? hash.token}"`;
+  return { message: `line ${line}, column ${column}: ${wanted}got ${got}${context ? ` (after "${context}")` : ''}`, line, column };
+}
+
 /** What the endpoint needs to know of a query before it runs it. */
 export interface QueryShape {
   /** CONSTRUCT or DESCRIBE: the result is a graph. */
@@ -64,6 +83,67 @@ export interface QueryShape {
   fromNamed: string[];
   /** The text is an update, which the endpoint refuses. */
   update: boolean;
+  /** An ASK query: its boolean result has its own CSV and TSV forms. */
+  ask?: boolean;
+  /**
+   * A `SELECT *` query rewritten to project its variables in order of appearance (as Jena, rdflib
+   * and Virtuoso do; Oxigraph sorts them), so CSV columns and `head.vars` come in that order.
+   */
+  projected?: string;
+}
+
+/** Every variable in a parsed term or triple (property paths and quoted triples included), in order. */
+function termVariables(node: unknown, out: Set<string>): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach((n) => termVariables(n, out));
+  const term = node as { termType?: string; value?: string };
+  if (term.termType === 'Variable') out.add(term.value!);
+  else for (const value of Object.values(node)) termVariables(value, out);
+}
+
+/** The variables a group pattern makes visible to `SELECT *`, in order of appearance (SPARQL 1.1 §18.2.1, in-scope variables). */
+function inScope(patterns: readonly Record<string, unknown>[], out: Set<string>): void {
+  for (const pattern of patterns) {
+    switch (pattern.type) {
+      case 'bgp':
+        termVariables(pattern.triples, out);
+        break;
+      case 'graph':
+      case 'service':
+        termVariables(pattern.name, out);
+        inScope(pattern.patterns as Record<string, unknown>[], out);
+        break;
+      case 'optional':
+      case 'union':
+      case 'group':
+        inScope(pattern.patterns as Record<string, unknown>[], out);
+        break;
+      case 'bind':
+        termVariables(pattern.variable, out);
+        break;
+      case 'values':
+        for (const row of pattern.values as Record<string, unknown>[]) for (const key of Object.keys(row)) out.add(key.replace(/^\?/, ''));
+        break;
+      case 'query': {
+        const variables = pattern.variables as Array<Record<string, unknown>>;
+        if (variables.some((v) => v.termType === 'Wildcard')) inScope(pattern.where as Record<string, unknown>[], out);
+        else for (const v of variables) termVariables('variable' in v ? v.variable : v, out);
+        break;
+      }
+      default: // filter, minus: bind nothing
+    }
+  }
+}
+
+/** The text of a `SELECT *` query that projects its variables in order of appearance, or undefined when Oxigraph's order is already that. */
+function projectInOrder(parsed: sparqljs.SelectQuery): string | undefined {
+  if (!parsed.variables.some((v) => (v as { termType?: string }).termType === 'Wildcard') || parsed.group) return undefined;
+  const order = new Set<string>();
+  inScope((parsed.where ?? []) as unknown as Record<string, unknown>[], order);
+  const names = [...order];
+  if (names.length < 2 || names.every((name, i) => i === 0 || names[i - 1]! < name)) return undefined;
+  const rewritten = { ...parsed, variables: names.map((value) => ({ termType: 'Variable', value })) } as unknown as sparqljs.SelectQuery;
+  return new sparqljs.Generator().stringify(rewritten);
 }
 
 export function queryShape(query: string, base: string): QueryShape {
@@ -71,7 +151,8 @@ export function queryShape(query: string, base: string): QueryShape {
   try {
     parsed = new sparqljs.Parser({ baseIRI: base }).parse(query);
   } catch (error) {
-    throw new LodestoneError('BadQuery', `the query is not valid SPARQL: ${(error as Error).message.split('\n')[0]}`);
+    const { message, line, column } = sparqlSyntaxError(error);
+    throw new LodestoneError('BadQuery', `the query is not valid SPARQL: ${message}`, line === undefined ? {} : { line, column });
   }
   if (parsed.type === 'update') return { graphResult: false, hasFrom: false, fromDefault: [], fromNamed: [], update: true };
   const from = (parsed as { from?: { default: { value: string }[]; named: { value: string }[] } }).from;
@@ -81,5 +162,7 @@ export function queryShape(query: string, base: string): QueryShape {
     fromDefault: from?.default.map((g) => g.value) ?? [],
     fromNamed: from?.named.map((g) => g.value) ?? [],
     update: false,
+    ask: parsed.queryType === 'ASK',
+    projected: parsed.queryType === 'SELECT' ? projectInOrder(parsed) : undefined,
   };
 }
