@@ -1,0 +1,93 @@
+/**
+ * What common RDF clients trip on (issue 19), over real HTTPS: characters outside the BMP in
+ * Turtle, Accept-Patch on reads, charset on every textual type, weak If-None-Match, SELECT *
+ * column order, empty 201 bodies, whole SPARQL syntax errors, and a 412 that says why.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { removeTempDirs } from './helpers.js';
+import { assertRdfError, header, startServer, turtle, type TestServer } from './http-helpers.js';
+
+let s: TestServer;
+const UNICORN = '\u{1F984} unicorn';
+let etagTurtle = '';
+
+before(async () => {
+  s = await startServer();
+  const res = await s.request('PUT', 'interop/', { headers: turtle, body: `<#this> <http://purl.org/dc/terms/title> "${UNICORN}" ; <http://example.org/n> 1 .` });
+  assert.equal(res.status, 201, res.body);
+  etagTurtle = String(res.headers.etag);
+});
+after(async () => {
+  await s?.close();
+  removeTempDirs();
+});
+
+const sparql = (query: string, accept: string) => s.request('GET', `sparql?${new URLSearchParams({ query })}`, { headers: { Accept: accept } });
+
+describe('interoperability', () => {
+  it('sends a character outside the BMP in Turtle as UTF-8, not as a \\U escape', async () => {
+    const res = await s.request('GET', 'interop/', { headers: { Accept: 'text/turtle' } });
+    assert.equal(res.status, 200);
+    assert.ok(res.body.includes(UNICORN), res.body);
+    assert.ok(!res.body.includes('\\U'), res.body);
+  });
+
+  it('says charset=utf-8 on every RDF and results type, and carries Accept-Patch on GET and HEAD', async () => {
+    for (const type of ['text/turtle', 'application/n-triples', 'application/rdf+xml', 'application/ld+json']) {
+      for (const method of ['GET', 'HEAD']) {
+        const res = await s.request(method, 'interop/', { headers: { Accept: type } });
+        assert.equal(res.status, 200);
+        assert.equal(header(res, 'content-type'), `${type}; charset=utf-8`);
+        assert.equal(header(res, 'accept-patch'), 'application/sparql-update');
+      }
+    }
+    for (const type of ['application/sparql-results+json', 'application/sparql-results+xml', 'text/csv', 'text/tab-separated-values']) {
+      const res = await sparql('ASK {}', type);
+      assert.equal(header(res, 'content-type'), `${type}; charset=utf-8`);
+    }
+  });
+
+  it('answers a weak If-None-Match with 304 (weak comparison)', async () => {
+    const res = await s.request('GET', 'interop/', { headers: { Accept: 'text/turtle', 'If-None-Match': `W/${etagTurtle}` } });
+    assert.equal(res.status, 304);
+  });
+
+  it('lists the columns of SELECT * in order of appearance', async () => {
+    const res = await sparql('SELECT * WHERE { GRAPH ?g { ?z <http://example.org/n> ?a } }', 'text/csv');
+    assert.equal(res.status, 200, res.body);
+    assert.equal(res.body.split('\r\n')[0], 'g,z,a');
+    const json = JSON.parse((await sparql('SELECT * WHERE { GRAPH ?g { ?z <http://example.org/n> ?a } }', 'application/sparql-results+json')).body) as { head: { vars: string[] } };
+    assert.deepEqual(json.head.vars, ['g', 'z', 'a']);
+  });
+
+  it('answers a 201 with no body and no Content-Type', async () => {
+    const res = await s.request('PUT', 'interop-created/', { headers: turtle, body: '<#this> <http://example.org/n> 2 .' });
+    assert.equal(res.status, 201);
+    assert.equal(res.body, '');
+    assert.equal(header(res, 'content-type'), undefined);
+  });
+
+  it('keeps the position and what was expected in a SPARQL syntax error', async () => {
+    const query = await sparql('SELECT * WHERE {\n  ?s ?p ?o\n} LIMIT x', 'application/sparql-results+json');
+    assertRdfError(query, 400, { title: /line 3, column \d+: expected INTEGER, got "x"/ });
+    const update = await s.request('PATCH', 'interop/', { headers: { 'Content-Type': 'application/sparql-update', 'If-Match': etagTurtle }, body: 'INSERT DATA { <#a> <#b> }' });
+    assertRdfError(update, 422, { title: /line 1, column \d+: expected .*got "}"/ });
+  });
+
+  describe('a 412 says why the ETag did not match', () => {
+    const patch = (ifMatch: string, accept = 'text/turtle') =>
+      s.request('PATCH', 'interop/', { headers: { 'Content-Type': 'application/sparql-update', 'If-Match': ifMatch, Accept: accept }, body: 'INSERT { <#a> <#b> <#c> } WHERE {}' });
+
+    it('unquoted', async () => assertRdfError(await patch(etagTurtle.replace(/"/g, '')), 412, { title: /is not an ETag: send the ETag exactly as the server sent it, double quotes included/ }));
+    it('weak', async () => assertRdfError(await patch(`W/${etagTurtle}`), 412, { title: /weak ETag/ }));
+    it('read in another representation', async () => assertRdfError(await patch(etagTurtle, 'application/n-triples'), 412, { title: /is the one of the text\/turtle representation/, format: 'application/n-triples' }));
+    it('a placeholder', async () => assertRdfError(await patch('"<etag>"'), 412, { title: /not one this server makes/ }));
+    it('outdated', async () => {
+      const read = await s.request('GET', 'interop/', { headers: { Accept: 'text/turtle' } });
+      const current = String(read.headers.etag);
+      assert.equal((await patch(current)).status, 204);
+      assertRdfError(await patch(current), 412, { title: /the document has changed since the ETag in If-Match was read/ });
+    });
+  });
+});
