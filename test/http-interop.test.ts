@@ -61,6 +61,24 @@ describe('interoperability', () => {
     assert.deepEqual(json.head.vars, ['g', 'z', 'a']);
   });
 
+  it('reads and writes N-Quads and TriG (the document as the default graph, or as the graph named by its URL), and text/plain as N-Triples', async () => {
+    const url = `${s.base}interop-quads/`;
+    const quads = `<${url}#this> <http://example.org/n> "${UNICORN}" <${url}> .\n<${url}#this> <http://example.org/m> "2" .\n`;
+    const created = await s.request('PUT', url, { headers: { 'Content-Type': 'application/n-quads' }, body: quads });
+    assert.equal(created.status, 201, created.body);
+    const nquads = await s.request('GET', url, { headers: { Accept: 'application/n-quads' } });
+    assert.equal(header(nquads, 'content-type'), 'application/n-quads; charset=utf-8');
+    assert.ok(nquads.body.includes(`<${url}#this> <http://example.org/n> "${UNICORN}" .`), nquads.body);
+    const trig = await s.request('GET', url, { headers: { Accept: 'application/trig' } });
+    assert.equal(header(trig, 'content-type'), 'application/trig; charset=utf-8');
+    assert.ok(trig.body.includes(UNICORN));
+    const plain = await s.request('GET', url, { headers: { Accept: 'text/plain' } });
+    assert.equal(header(plain, 'content-type'), 'text/plain; charset=utf-8');
+    assert.equal(plain.body, (await s.request('GET', url, { headers: { Accept: 'application/n-triples' } })).body);
+    const other = await s.request('PUT', url, { headers: { 'Content-Type': 'application/trig', Accept: 'application/trig', 'If-Match': String(trig.headers.etag) }, body: '<http://example.org/g> { <#a> <#b> <#c> }' });
+    assertRdfError(other, 422, { title: /a document is one graph: this application\/trig body names the graph <http:\/\/example.org\/g>/, format: 'application/trig' });
+  });
+
   it('answers a 201 with no body and no Content-Type', async () => {
     const res = await s.request('PUT', 'interop-created/', { headers: turtle, body: '<#this> <http://example.org/n> 2 .' });
     assert.equal(res.status, 201);
@@ -79,10 +97,18 @@ describe('interoperability', () => {
     const patch = (ifMatch: string, accept = 'text/turtle') =>
       s.request('PATCH', 'interop/', { headers: { 'Content-Type': 'application/sparql-update', 'If-Match': ifMatch, Accept: accept }, body: 'INSERT { <#a> <#b> <#c> } WHERE {}' });
 
-    it('unquoted', async () => assertRdfError(await patch(etagTurtle.replace(/"/g, '')), 412, { title: /is not an ETag: send the ETag exactly as the server sent it, double quotes included/ }));
-    it('weak', async () => assertRdfError(await patch(`W/${etagTurtle}`), 412, { title: /weak ETag/ }));
-    it('read in another representation', async () => assertRdfError(await patch(etagTurtle, 'application/n-triples'), 412, { title: /is the one of the text\/turtle representation/, format: 'application/n-triples' }));
-    it('a placeholder', async () => assertRdfError(await patch('"<etag>"'), 412, { title: /not one this server makes/ }));
+    it('unquoted', async () => {
+      assertRdfError(await patch(etagTurtle.replace(/"/g, '')), 412, { title: /is not an ETag: send the ETag exactly as the server sent it, double quotes included/ });
+    });
+    it('weak', async () => {
+      assertRdfError(await patch(`W/${etagTurtle}`), 412, { title: /weak ETag/ });
+    });
+    it('read in another representation', async () => {
+      assertRdfError(await patch(etagTurtle, 'application/n-triples'), 412, { title: /is the one of the text\/turtle representation/, format: 'application/n-triples' });
+    });
+    it('a placeholder', async () => {
+      assertRdfError(await patch('"<etag>"'), 412, { title: /not one this server makes/ });
+    });
     it('outdated', async () => {
       const read = await s.request('GET', 'interop/', { headers: { Accept: 'text/turtle' } });
       const current = String(read.headers.etag);

@@ -31,13 +31,21 @@ export const NTRIPLES = 'application/n-triples';
 export const RDFXML = 'application/rdf+xml';
 export const JSONLD = 'application/ld+json';
 export const RDFPOST = 'application/x-www-form-urlencoded';
+export const NQUADS = 'application/n-quads';
+export const TRIG = 'application/trig';
+/** The old N-Triples type, which rdflib 6 and raptor still send. */
+export const PLAIN = 'text/plain';
 
-// SPEC §4.1: the supported RDF media types; the first writable one is the default.
+// SPEC §4.1: the supported RDF media types; the first writable one is the default. A document is
+// one graph: in N-Quads and TriG it is the default graph (or the graph named by the document's URL).
 export const formats: readonly Format[] = [
   { mediaType: TURTLE, readable: true, writable: true },
   { mediaType: NTRIPLES, readable: true, writable: true },
   { mediaType: RDFXML, readable: true, writable: true },
   { mediaType: JSONLD, readable: true, writable: true },
+  { mediaType: NQUADS, readable: true, writable: true },
+  { mediaType: TRIG, readable: true, writable: true },
+  { mediaType: PLAIN, readable: true, writable: true },
   { mediaType: RDFPOST, readable: true, writable: false },
 ];
 
@@ -89,7 +97,7 @@ function syntaxError(error: unknown, mediaType: string, positioned = true): Lode
  */
 export function parseBody(text: string, mediaType: string, base: string): Quad[] {
   if (mediaType === RDFPOST) return parseRdfPost(text, base);
-  if (mediaType === TURTLE || mediaType === NTRIPLES) {
+  if (mediaType === TURTLE || mediaType === NTRIPLES || mediaType === PLAIN) {
     try {
       return parseRdf(text, { format: mediaType === TURTLE ? TURTLE : 'N-Triples', baseIRI: base });
     } catch (error) {
@@ -105,10 +113,21 @@ export function parseBody(text: string, mediaType: string, base: string): Quad[]
   } catch (error) {
     throw syntaxError(error, mediaType, source === text);
   }
+  if (mediaType === NQUADS || mediaType === TRIG) return toJsQuads(oneGraph(quads, base, mediaType));
   if (quads.some((q) => q.graph.termType !== 'DefaultGraph')) {
     throw new LodestoneError('SyntaxError', `invalid ${mediaType}: a document is one graph; named graphs are not accepted`);
   }
   return toJsQuads(quads);
+}
+
+/** The triples of a dataset body that names at most the document's own graph (`base`): any other graph is a 422. */
+function oneGraph(quads: Quad[], base: string, mediaType: string): Quad[] {
+  const other = quads.find((q) => q.graph.termType !== 'DefaultGraph' && q.graph.value !== base);
+  if (other) {
+    const name = other.graph.termType === 'NamedNode' ? `<${other.graph.value}>` : `a blank node graph`;
+    throw new LodestoneError('ConstraintViolation', `a document is one graph: this ${mediaType} body names the graph ${name}; put its triples in the default graph or in <${base}>`);
+  }
+  return quads.map((q) => oxigraph.quad(q.subject as oxigraph.Quad['subject'], q.predicate as oxigraph.Quad['predicate'], q.object as oxigraph.Quad['object'], oxigraph.defaultGraph()) as unknown as Quad);
 }
 
 /** The prefixes of ns.ts that occur in the graph, for a readable Turtle serialisation. */
@@ -142,11 +161,12 @@ function unescapeAstral(turtle: string): string {
  * and a document is served exactly as stored.
  */
 export async function serialise(ntriples: string, mediaType: string): Promise<string> {
-  if (mediaType === NTRIPLES) return ntriples;
+  // N-Triples lines are N-Quads in the default graph, and Turtle is TriG's default graph
+  if (mediaType === NTRIPLES || mediaType === NQUADS || mediaType === PLAIN) return ntriples;
   const quads = parseRdf(ntriples);
   if (mediaType === RDFXML) return writeRdfXml(quads);
   if (mediaType === JSONLD) return JSON.stringify(await jsonld.fromRDF(ntriples, { format: 'application/n-quads' }));
-  if (mediaType === TURTLE) {
+  if (mediaType === TURTLE || mediaType === TRIG) {
     const writer = new Writer({ format: TURTLE, prefixes: usedPrefixes(quads) });
     let out = '';
     writer.addQuads(quads as Parameters<Writer['addQuads']>[0]);
