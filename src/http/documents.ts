@@ -63,7 +63,7 @@ const MBOX = `> <${ns.foaf}mbox> <`;
 
 /** DESIGN.md, "Access defaults": anonymous readers of an agent document see its e-mail only as foaf:mbox_sha1sum. */
 export function publicAgentView(runtime: DataspaceRuntime, relativePath: string, agent: string | undefined): boolean {
-  return agent === undefined && runtime.dataspace.id === 'admin' && relativePath.startsWith('acl/agents/');
+  return agent === undefined && runtime.role === 'admin' && relativePath.startsWith('acl/agents/');
 }
 
 function withoutMailboxes(ntriples: string): string {

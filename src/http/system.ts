@@ -34,7 +34,7 @@ export interface SystemOptions {
 type Handler = (ctx: Koa.ParameterizedContext<State>) => Promise<void>;
 
 function isAdmin(runtime: DataspaceRuntime): boolean {
-  return runtime.dataspace.id === 'admin';
+  return runtime.role === 'admin';
 }
 
 /** The handler of a system endpoint at `relative` in `runtime`, or undefined for a document path. */
