@@ -2,7 +2,9 @@
  * First start on an empty data directory (DESIGN.md, "Command line"): the root documents of the
  * end-user and admin dataspaces, the admin containers `acl/agents/`, `acl/public-keys/`,
  * `acl/groups/`, `acl/authorizations/`, the owner and secretary agents with their public keys,
- * their client certificates in `secrets/`, and the server's TLS certificate. The secrets are
+ * their client certificates in `secrets/`, and the server's TLS certificate. The owner and the
+ * secretary are agents of the first pair's admin dataspace and own every pair; a pair declared
+ * later gets its documents on the first start that finds its repositories empty. The secrets are
  * written last, so an interrupted bootstrap runs again on the next start. Later starts read the
  * agents back from their certificates.
  */
@@ -16,9 +18,16 @@ import { NTRIPLES } from './rdf/formats.js';
 import { ns } from './rdf/namespaces.js';
 import { tripleLine } from './rdf/ntriples.js';
 import { defaultAccessDocuments } from './access/policy.js';
+import { agentDocument, publicKeyDocument } from './auth/agent-document.js';
 import { issueCredentials, readCredentials, rsaPublicKey, webIdsOf, writeCredentials, type Credentials } from './auth/certificates.js';
 
 const { namedNode, literal, quad } = DataFactory;
+
+/** The document services of an end-user dataspace and its admin dataspace. */
+export interface PairServices {
+  endUser: DocumentService;
+  admin: DocumentService;
+}
 
 export interface Agent {
   webId: string;
@@ -49,6 +58,10 @@ async function putDocument(service: DocumentService, relativePath: string, agent
   await service.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: NTRIPLES }, precondition: () => undefined });
 }
 
+async function putTurtle(service: DocumentService, relativePath: string, agent: string, text: string): Promise<void> {
+  await service.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });
+}
+
 function titled(url: string, title: string, container = false): Quad[] {
   const doc = namedNode(url);
   const out = [quad(doc, namedNode(ns.dct + 'title'), literal(title))];
@@ -56,81 +69,95 @@ function titled(url: string, title: string, container = false): Quad[] {
   return out;
 }
 
-async function createAgent(admin: DocumentService, name: string, adminBase: string, credentialsFile: string, id = randomUUID()): Promise<{ agent: Agent; credentials: Credentials }> {
-  const keyId = randomUUID();
+function webIdOf(adminBase: string, id: string): string {
+  return `${adminBase}acl/agents/${id}/#this`;
+}
+
+async function createAgent(admin: DocumentService, name: string, credentialsFile: string, id = randomUUID()): Promise<{ agent: Agent; credentials: Credentials }> {
+  const adminBase = admin.dataspace.base;
+  const keyPath = `acl/public-keys/${randomUUID()}/`;
   const documentPath = `acl/agents/${id}/`;
-  const webId = `${adminBase}${documentPath}#this`;
+  const webId = webIdOf(adminBase, id);
   const credentials = issueCredentials({ commonName: name, webId });
-  const key = rsaPublicKey(credentials.certPem)!;
-  const keyDoc = `${adminBase}acl/public-keys/${keyId}/`;
-  const keyIri = namedNode(`${keyDoc}#this`);
-  await putDocument(admin, `acl/public-keys/${keyId}/`, webId, [
-    quad(namedNode(keyDoc), namedNode(ns.foaf + 'primaryTopic'), keyIri),
-    quad(keyIri, namedNode(ns.rdf + 'type'), namedNode(ns.cert + 'RSAPublicKey')),
-    quad(keyIri, namedNode(ns.cert + 'modulus'), literal(key.modulus, namedNode(ns.xsd + 'hexBinary'))),
-    quad(keyIri, namedNode(ns.cert + 'exponent'), literal(String(key.exponent), namedNode(ns.xsd + 'integer'))),
-  ]);
-  const agentIri = namedNode(webId);
-  await putDocument(admin, documentPath, webId, [
-    quad(namedNode(`${adminBase}${documentPath}`), namedNode(ns.foaf + 'primaryTopic'), agentIri),
-    quad(agentIri, namedNode(ns.rdf + 'type'), namedNode(ns.foaf + 'Agent')),
-    quad(agentIri, namedNode(ns.foaf + 'name'), literal(name)),
-    quad(agentIri, namedNode(ns.cert + 'key'), keyIri),
-  ]);
+  await putTurtle(admin, keyPath, webId, publicKeyDocument(rsaPublicKey(credentials.certPem)!));
+  await putTurtle(admin, documentPath, webId, agentDocument({ name, key: `${adminBase}${keyPath}#this` }));
   return { agent: { webId, documentPath, credentialsFile }, credentials };
 }
 
-export async function bootstrap(data: string, endUser: DocumentService, admin: DocumentService, log: (line: string) => void): Promise<Bootstrapped> {
+/** The server's TLS certificate names the host of the first admin dataspace, every other host a dataspace is declared at, and localhost. */
+function serverCredentials(pairs: readonly PairServices[]): Credentials {
+  const hostOf = (service: DocumentService) => new URL(service.dataspace.base).hostname;
+  const host = hostOf(pairs[0]!.admin);
+  const others = pairs.flatMap((pair) => [hostOf(pair.endUser), hostOf(pair.admin)]).filter((h) => h !== host && h !== 'localhost');
+  return issueCredentials({ commonName: host, dnsNames: [host, ...new Set(others), 'localhost'], ips: ['127.0.0.1', '::1'] });
+}
+
+/** Bootstraps the data directory for `pairs`, whose first pair's admin dataspace holds the owner and the secretary. */
+export async function bootstrap(data: string, pairs: readonly PairServices[], log: (line: string) => void): Promise<Bootstrapped> {
+  const first = pairs[0];
+  if (!first) throw new Error('there is no dataspace to bootstrap');
   const dir = secretsDir(data);
   const ownerFile = join(dir, 'owner.pem');
   const secretaryFile = join(dir, 'secretary.pem');
   const serverFile = join(dir, 'server.pem');
-  const adminBase = admin.dataspace.base;
-  if (!existsSync(serverFile)) {
-    const host = new URL(adminBase).hostname;
-    await writeCredentials(serverFile, issueCredentials({ commonName: host, dnsNames: [host, 'localhost'], ips: ['127.0.0.1', '::1'] }));
-  }
+  const adminBase = first.admin.dataspace.base;
+  if (!existsSync(serverFile)) await writeCredentials(serverFile, serverCredentials(pairs));
   const server = await readCredentials(serverFile);
+  let owner: Agent;
+  let secretary: Agent;
+  let made: { owner: Credentials; secretary: Credentials } | undefined;
   if (existsSync(ownerFile) && existsSync(secretaryFile)) {
-    const owner = agentFrom(ownerFile, (await readCredentials(ownerFile)).certPem, adminBase);
-    const secretary = agentFrom(secretaryFile, (await readCredentials(secretaryFile)).certPem, adminBase);
-    await writeAccessDocuments(endUser, admin, owner.webId, secretary.webId, log);
-    return { owner, secretary, server, serverFile };
+    owner = agentFrom(ownerFile, (await readCredentials(ownerFile)).certPem, adminBase);
+    secretary = agentFrom(secretaryFile, (await readCredentials(secretaryFile)).certPem, adminBase);
+  } else {
+    log(`bootstrapping ${first.endUser.dataspace.base} and ${adminBase}`);
+    // the containers are created on the owner's behalf, so the owner's WebID is chosen first
+    const id = randomUUID();
+    await writeRoots(first, webIdOf(adminBase, id));
+    const madeOwner = await createAgent(first.admin, 'Owner', ownerFile, id);
+    const madeSecretary = await createAgent(first.admin, 'Secretary', secretaryFile);
+    [owner, secretary] = [madeOwner.agent, madeSecretary.agent];
+    made = { owner: madeOwner.credentials, secretary: madeSecretary.credentials };
   }
-  log(`bootstrapping ${endUser.dataspace.base} and ${adminBase}`);
-  const owner = await createOwnerFirst(endUser, admin, adminBase, ownerFile);
-  const secretary = await createAgent(admin, 'Secretary', adminBase, secretaryFile);
-  await writeAccessDocuments(endUser, admin, owner.agent.webId, secretary.agent.webId, log);
-  await writeCredentials(secretaryFile, secretary.credentials);
-  await writeCredentials(ownerFile, owner.credentials);
-  return { owner: owner.agent, secretary: secretary.agent, server, serverFile };
+  for (const pair of pairs.slice(1)) {
+    if (pair.endUser.dataspace.store.head !== undefined && pair.admin.dataspace.store.head !== undefined) continue;
+    log(`bootstrapping ${pair.endUser.dataspace.base} and ${pair.admin.dataspace.base}`);
+    await writeRoots(pair, owner.webId);
+  }
+  for (const pair of pairs) await writeAccessDocuments(pair, owner.webId, secretary.webId, log);
+  if (made) {
+    await writeCredentials(secretaryFile, made.secretary);
+    await writeCredentials(ownerFile, made.owner);
+  }
+  return { owner, secretary, server, serverFile };
 }
 
 /**
  * The groups (owners, writers, readers) and the default authorizations (issue 4), written once:
  * when the last of them is missing (a new data directory, or one made before access control).
  */
-async function writeAccessDocuments(endUser: DocumentService, admin: DocumentService, ownerWebId: string, secretaryWebId: string, log: (line: string) => void): Promise<void> {
+async function writeAccessDocuments({ endUser, admin }: PairServices, ownerWebId: string, secretaryWebId: string, log: (line: string) => void): Promise<void> {
   const documents = defaultAccessDocuments({ endUserBase: endUser.dataspace.base, adminBase: admin.dataspace.base, ownerWebId, secretaryWebId });
   if (admin.blobId(documents[documents.length - 1]!.path) !== undefined) return; // written last: all are there
   log(`writing the default groups and authorizations to ${admin.dataspace.base}acl/`);
   if (admin.blobId('acl/access-requests/') === undefined) {
     await putDocument(admin, 'acl/access-requests/', ownerWebId, titled(`${admin.dataspace.base}acl/access-requests/`, 'Access requests', true));
   }
-  for (const document of documents) {
-    await admin.write({ method: 'PUT', relativePath: document.path, agent: ownerWebId, body: { text: document.turtle, mediaType: 'text/turtle' }, precondition: () => undefined });
-  }
+  for (const document of documents) await putTurtle(admin, document.path, ownerWebId, document.turtle);
 }
 
-/** The containers are created on the owner's behalf, so the owner's WebID is chosen first. */
-async function createOwnerFirst(endUser: DocumentService, admin: DocumentService, adminBase: string, ownerFile: string) {
-  const id = randomUUID();
-  const webId = `${adminBase}acl/agents/${id}/#this`;
-  await putDocument(endUser, '', webId, titled(endUser.dataspace.base, 'Lodestone'));
-  await putDocument(admin, '', webId, titled(adminBase, 'Lodestone administration'));
-  await putDocument(admin, 'acl/', webId, titled(`${adminBase}acl/`, 'Access control', true));
-  for (const [path, title] of [['agents', 'Agents'], ['public-keys', 'Public keys'], ['groups', 'Groups'], ['authorizations', 'Authorizations']] as const) {
-    await putDocument(admin, `acl/${path}/`, webId, titled(`${adminBase}acl/${path}/`, title, true));
+/** The root documents of a pair and the admin containers, those that are missing, written on the owner's behalf. */
+async function writeRoots({ endUser, admin }: PairServices, ownerWebId: string): Promise<void> {
+  const adminBase = admin.dataspace.base;
+  const documents: Array<[DocumentService, string, Quad[]]> = [
+    [endUser, '', titled(endUser.dataspace.base, 'Lodestone')],
+    [admin, '', titled(adminBase, 'Lodestone administration')],
+    [admin, 'acl/', titled(`${adminBase}acl/`, 'Access control', true)],
+    ...(
+      [['agents', 'Agents'], ['public-keys', 'Public keys'], ['groups', 'Groups'], ['authorizations', 'Authorizations']] as const
+    ).map(([path, title]): [DocumentService, string, Quad[]] => [admin, `acl/${path}/`, titled(`${adminBase}acl/${path}/`, title, true)]),
+  ];
+  for (const [service, path, triples] of documents) {
+    if (service.blobId(path) === undefined) await putDocument(service, path, ownerWebId, triples);
   }
-  return createAgent(admin, 'Owner', adminBase, ownerFile, id);
 }

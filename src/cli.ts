@@ -3,15 +3,18 @@
  * `get`, `put`, `patch`, `delete` are HTTP clients of any server.
  * Every flag is declared in config.ts; `lodestone <command> --help` lists them.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { madeFor } from './base-check.js';
 import { send, errorTitle } from './client.js';
 import { clientOptions, parseCommand, reindexOptions, serveConfig, serveOptions, usage } from './config.js';
 import { describeHolder, holderOf } from './data-lock.js';
 import { descriptionFile, type DataspaceDescription } from './dataspace.js';
 import { IndexCore } from './index/index-core.js';
 import { readRef } from './store/refs.js';
-import { dataspaceDir, serve } from './server.js';
+import { dataspaceDir, dataspacesOf } from './registry.js';
+import { serve } from './server.js';
+import { readDataspaces } from './system-config.js';
 import { reindexRequestFile } from './watch/watcher.js';
 
 const commands = {
@@ -113,8 +116,14 @@ async function runReindex(args: string[]): Promise<void> {
   const data = resolve(String(values.data ?? './data'));
   const root = join(data, 'dataspaces');
   if (!existsSync(root)) throw new Error(`${data} holds no dataspaces (no ${root})`);
-  for (const id of readdirSync(root)) {
+  // the base resolves relative IRIs in system.ttl; each repository records its own base for the index
+  const base = (await madeFor(data, descriptionFile(join(dataspaceDir(data, 'end-user'), '.git')))) ?? 'https://localhost/';
+  for (const { id } of dataspacesOf(await readDataspaces(data, base))) {
     const gitdir = join(dataspaceDir(data, id), '.git');
+    if (!existsSync(gitdir)) {
+      console.log(`${id}: no repository yet (the server makes ${dataspaceDir(data, id)} on its next start)`);
+      continue;
+    }
     const started = Date.now();
     const described = existsSync(descriptionFile(gitdir)) ? (JSON.parse(readFileSync(descriptionFile(gitdir), 'utf8')) as DataspaceDescription) : undefined;
     const core = new IndexCore({ gitdir, prefix: described?.prefix ?? 'graphs', base: described?.base ?? `urn:lodestone:${id}:` });

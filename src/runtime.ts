@@ -3,10 +3,13 @@ import type { AccessControl } from './access/access-control.js';
 import type { Dataspace } from './dataspace.js';
 import type { DocumentService } from './documents/document-service.js';
 import type { Pusher } from './mirror/pusher.js';
+import type { Role } from './registry.js';
 
 export interface DataspaceRuntime {
   /** The storage, for the composition root, tools and tests; the HTTP layer goes through `documents`. */
   dataspace: Dataspace;
+  /** Whether it is an end-user dataspace or the admin dataspace of one (registry.ts). */
+  role: Role;
   documents: DocumentService;
   /** Access control: the policy of the dataspace's admin (shared by a dataspace and its admin). */
   access: AccessControl;

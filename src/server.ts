@@ -1,9 +1,10 @@
 /**
  * The composition root of `lodestone serve`: locks the data directory and checks the base it was
- * made for, opens every dataspace (repository, index, working tree, watcher), bootstraps an empty
- * data directory, sets up OpenID Connect login in the admin dataspace, builds the HTTP app and
- * listens over HTTPS (asking for a client certificate without requiring one), or over HTTP behind a
- * proxy. Every request, whichever path answers it, passes the access log.
+ * made for, opens every dataspace of the registry (repository, index, working tree, watcher), each
+ * pair with its own access control, bootstraps what is empty, sets up OpenID Connect login in each
+ * admin dataspace, builds the HTTP app and listens over HTTPS (asking for a client certificate
+ * without requiring one), or over HTTP behind a proxy. Every request, whichever path answers it,
+ * passes the access log.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -19,7 +20,8 @@ import { checkBase } from './base-check.js';
 import type { ServeConfig } from './config.js';
 import { lockDataDir, type DataLock } from './data-lock.js';
 import { Dataspace, descriptionFile } from './dataspace.js';
-import { readSessionKey, readSystemConfig, type OidcProviderDeclaration } from './system-config.js';
+import { dataspaceDir, requireDefaultPair, type DataspacePair, type DataspaceSpec } from './registry.js';
+import { readDataspaces, readSessionKey, readSystemConfig, systemConfigFile, type OidcProviderDeclaration } from './system-config.js';
 import { Composer } from './documents/composer.js';
 import { DocumentService } from './documents/document-service.js';
 import { createApp } from './http/app.js';
@@ -34,23 +36,6 @@ import { AccessControl } from './access/access-control.js';
 import { RepresentationCache } from './http/representations.js';
 import type { DataspaceRuntime } from './runtime.js';
 
-export interface DataspaceSpec {
-  id: string;
-  base: string;
-}
-
-/** The default instance: an end-user dataspace at the base URL and its admin dataspace under it. */
-export function defaultDataspaces(base: string): DataspaceSpec[] {
-  return [
-    { id: 'end-user', base },
-    { id: 'admin', base: new URL('admin/', base).href },
-  ];
-}
-
-export function dataspaceDir(data: string, id: string): string {
-  return join(data, 'dataspaces', id);
-}
-
 export interface Running {
   server: Server;
   runtimes: DataspaceRuntime[];
@@ -62,9 +47,8 @@ function enabled(provider: OidcProviderDeclaration): boolean {
   return provider.clientId !== undefined && provider.clientSecret !== undefined;
 }
 
-/** The OpenID Connect login service of the admin dataspace, with the providers that have a client; undefined without a usable session key. */
-async function startOidc(config: ServeConfig, adminBase: string, providers: readonly OidcProviderDeclaration[], log: (line: string) => void): Promise<OidcLogin | undefined> {
-  const secret = await readSessionKey(config.data, log);
+/** The OpenID Connect login service of an admin dataspace, with the providers that have a client; undefined without a usable session key. */
+function startOidc(config: ServeConfig, adminBase: string, providers: readonly OidcProviderDeclaration[], secret: Buffer | undefined, log: (line: string) => void): OidcLogin | undefined {
   const redirectUri = (name: string) => oidcCallbackUrl(adminBase, name);
   for (const p of providers) {
     const missing = [p.clientId === undefined && 'lds:clientId in system.ttl', p.clientSecret === undefined && 'a:clientSecret in secrets/credentials.ttl'].filter(Boolean).join(' and ');
@@ -80,8 +64,10 @@ async function startOidc(config: ServeConfig, adminBase: string, providers: read
 export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l)): Promise<Running> {
   const lock = await lockDataDir(config.data, { base: config.base, host: config.host, port: config.port }, log);
   try {
-    await checkBase(config, descriptionFile(join(dataspaceDir(config.data, 'end-user'), '.git')));
-    return await start(config, log, lock);
+    const pairs = await readDataspaces(config.data, config.base);
+    await checkBase(config, descriptionFile(join(dataspaceDir(config.data, pairs[0]!.endUser.id), '.git')));
+    requireDefaultPair(pairs, systemConfigFile(config.data), config.base);
+    return await start(config, pairs, log, lock);
   } catch (error) {
     lock.release();
     throw error;
@@ -96,18 +82,24 @@ function readyLine(config: ServeConfig, bound: AddressInfo): string {
   return `listening on ${config.base}${port === bound.port && url.hostname === config.host ? '' : ` (on ${address} port ${bound.port})`}`;
 }
 
-async function start(config: ServeConfig, log: (line: string) => void, lock: DataLock): Promise<Running> {
+/** The runtimes of an end-user dataspace and its admin dataspace, which share one access control. */
+interface PairRuntimes {
+  endUser: DataspaceRuntime;
+  admin: DataspaceRuntime;
+}
+
+async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: (line: string) => void, lock: DataLock): Promise<Running> {
   const accessLog = openAccessLog(config.accessLog, agentOf, log); // first: a file it cannot open stops the start
-  const opened: Dataspace[] = [];
   const composer = new Composer({ log });
   const compose = composer.compose.bind(composer);
   const system = await readSystemConfig(config.data, config.base, log);
   const versioning = system.versioning;
-  for (const spec of defaultDataspaces(config.base)) {
+  const open = async (spec: DataspaceSpec): Promise<Dataspace> => {
     const started = Date.now();
     const history = versioning.get(spec.base);
     const dataspace = await Dataspace.open({
-      ...spec,
+      id: spec.id,
+      base: spec.base,
       dir: dataspaceDir(config.data, spec.id),
       watch: config.watch,
       queryLanes: config.queryLanes,
@@ -118,16 +110,23 @@ async function start(config: ServeConfig, log: (line: string) => void, lock: Dat
       prefix: history?.pathPrefix,
     });
     if (history) log(`${spec.id}: versioned on branch ${history.branch}${history.location ? `, mirrored to ${history.location}` : ' (local history only)'}`);
-    opened.push(dataspace);
     log(`${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
+    return dataspace;
+  };
+  const paired: PairRuntimes[] = [];
+  for (const pair of pairs) {
+    const endUser = await open(pair.endUser);
+    const admin = await open(pair.admin);
+    const access = new AccessControl(admin);
+    const runtime = (dataspace: Dataspace, spec: DataspaceSpec): DataspaceRuntime => ({ dataspace, role: spec.role, documents: new DocumentService(dataspace, { compose }), access });
+    paired.push({ endUser: runtime(endUser, pair.endUser), admin: runtime(admin, pair.admin) });
   }
-  const access = new AccessControl(opened[1]!);
-  const runtimes: DataspaceRuntime[] = opened.map((dataspace) => ({ dataspace, documents: new DocumentService(dataspace, { compose }), access }));
-  const [endUser, admin] = runtimes as [DataspaceRuntime, DataspaceRuntime];
-  const agents = await bootstrap(config.data, endUser.documents, admin.documents, log);
-  access.owner = agents.owner.webId;
-  admin.documents.protect(agents.owner.documentPath);
-  admin.documents.protect(agents.secretary.documentPath);
+  const runtimes = paired.flatMap((pair) => [pair.endUser, pair.admin]);
+  const agents = await bootstrap(config.data, paired.map((pair) => ({ endUser: pair.endUser.documents, admin: pair.admin.documents })), log);
+  for (const pair of paired) pair.admin.access.owner = agents.owner.webId;
+  const home = paired[0]!.admin; // the owner's and the secretary's admin dataspace
+  home.documents.protect(agents.owner.documentPath);
+  home.documents.protect(agents.secretary.documentPath);
   for (const runtime of runtimes) {
     const history = versioning.get(runtime.dataspace.base);
     if (history) runtime.mirror = await startMirror(runtime.dataspace.store, history, { githubApi: config.githubApi, pacingMs: config.mirrorPacingMs, log });
@@ -135,7 +134,7 @@ async function start(config: ServeConfig, log: (line: string) => void, lock: Dat
 
   const local = (documentUrl: string) => {
     const runtime = runtimeFor(runtimes, documentUrl);
-    return runtime && { documents: runtime.documents, relative: documentUrl.slice(runtime.dataspace.base.length) };
+    return runtime && { runtime, documents: runtime.documents, relative: documentUrl.slice(runtime.dataspace.base.length) };
   };
   // WebID documents: local ones from their dataspace, others fetched under the outgoing-address rules
   const remote = new RemoteWebIds({ fetch: (url) => safeFetch(url, { allowInternal: config.allowInternalUrls }) });
@@ -161,14 +160,21 @@ async function start(config: ServeConfig, log: (line: string) => void, lock: Dat
     },
   });
   const scheme = config.http ? 'http' : 'https';
-  const declared = system.oidcProviders.get(admin.dataspace.base) ?? [];
-  const oidc = await startOidc(config, admin.dataspace.base, declared, log);
-  enableOidc(admin, { login: oidc, providers: declared.map((p) => ({ name: p.name, enabled: enabled(p) })), home: endUser.dataspace.base, log });
-  // a session names an agent of the admin dataspace for as long as its document is there (deleting it ends its sessions)
-  const session = oidc && ((value: string) => {
-    const webId = oidc.verifySession(value);
+  const secret = await readSessionKey(config.data, log);
+  const logins: OidcLogin[] = [];
+  for (const { endUser, admin } of paired) {
+    const declared = system.oidcProviders.get(admin.dataspace.base) ?? [];
+    const login = startOidc(config, admin.dataspace.base, declared, secret, log);
+    if (login) logins.push(login);
+    enableOidc(admin, { login, providers: declared.map((p) => ({ name: p.name, enabled: enabled(p) })), home: endUser.dataspace.base, log });
+  }
+  // a session names an agent of an admin dataspace for as long as its document is there (deleting it
+  // ends its sessions); every login service signs sessions with the one session key
+  const sessions = logins[0];
+  const session = sessions && ((value: string) => {
+    const webId = sessions.verifySession(value);
     const found = webId === undefined ? undefined : local(webId.replace(/#.*$/, ''));
-    return found && found.documents === admin.documents && found.documents.blobId(found.relative) !== undefined ? webId : undefined;
+    return found && found.runtime.role === 'admin' && found.documents.blobId(found.relative) !== undefined ? webId : undefined;
   });
   const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, secretary: agents.secretary.webId, session, scheme });
   const representations = new RepresentationCache();

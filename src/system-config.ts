@@ -8,14 +8,17 @@
  * client id or secret is declared but disabled. Secrets live apart, in `DIR/secrets/credentials.ttl`
  * (mode 0600): `a:authToken` on a repository resource, `a:clientSecret` on a provider resource; they
  * are never logged. The cookie key is `DIR/secrets/session.key` (32 random bytes, mode 0600). Read at
- * startup; a new data directory gets a file that versions the end-user dataspace locally and
- * declares the `google` and `orcid` providers, disabled.
+ * startup; a new data directory gets a file that declares the default pair of dataspaces (see
+ * registry.ts, which reads the dataspaces a file declares), versions the end-user dataspace locally
+ * and declares the `google` and `orcid` providers, disabled.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
+import type { Quad } from '@rdfjs/types';
 import { ns } from './rdf/namespaces.js';
 import { parseRdf } from './rdf/ntriples.js';
+import { declaredPairs, defaultPair, type DataspacePair } from './registry.js';
 
 export interface VersioningConfig {
   /** The repository resource in the configuration. */
@@ -53,12 +56,24 @@ export function systemConfigFile(data: string): string {
 }
 
 export function defaultSystemConfig(endUserBase: string): string {
-  const adminBase = new URL('admin/', endUserBase).href;
+  const { endUser, admin } = defaultPair(endUserBase);
+  const adminBase = admin.base;
   return [
+    `@prefix lapp: <${ns.lapp}> .`,
+    `@prefix dct: <${ns.dct}> .`,
     `@prefix lds: <${ns.lds}> .`,
     `@prefix doap: <${ns.doap}> .`,
     `@prefix repo: <${ns.repo}> .`,
     `@prefix rdfs: <${ns.rdfs}> .`,
+    '',
+    '# The dataspaces: pairs of an end-user dataspace and its admin dataspace, each with the name of',
+    '# its folder dataspaces/<id> (letters, digits, - or _). Declare more pairs the same way, at',
+    '# another path or host name, and restart: each gets its own repositories, index and access control.',
+    `<${endUserBase}> a lapp:EndUserApplication ;`,
+    `  dct:identifier "${endUser.id}" ;`,
+    `  lapp:adminApplication <${adminBase}> .`,
+    `<${adminBase}> a lapp:AdminApplication ;`,
+    `  dct:identifier "${admin.id}" .`,
     '',
     '# The end-user dataspace keeps its history (Memento) in its own repository; add doap:location',
     '# to mirror it to GitHub, with the access token as a:authToken in secrets/credentials.ttl.',
@@ -81,6 +96,22 @@ export function defaultSystemConfig(endUserBase: string): string {
   ].join('\n');
 }
 
+/** The triples of the system configuration file; relative IRIs resolve against the end-user base. */
+async function readConfigFile(file: string, endUserBase: string): Promise<Quad[]> {
+  return parseRdf(await fsp.readFile(file, 'utf8'), { format: 'text/turtle', baseIRI: endUserBase });
+}
+
+/**
+ * The pairs of dataspaces the data directory serves (registry.ts), the one at `endUserBase` first;
+ * the default pair when there is no configuration file yet. Writes nothing, so it may run before
+ * the base is checked.
+ */
+export async function readDataspaces(data: string, endUserBase: string): Promise<DataspacePair[]> {
+  const file = systemConfigFile(data);
+  if (!existsSync(file)) return [defaultPair(endUserBase)];
+  return declaredPairs(await readConfigFile(file, endUserBase), file, endUserBase);
+}
+
 /** Reads the system configuration and its secrets; writes the default file when there is none. */
 export async function readSystemConfig(data: string, endUserBase: string, log: (line: string) => void = () => undefined): Promise<SystemConfig> {
   const file = systemConfigFile(data);
@@ -88,7 +119,7 @@ export async function readSystemConfig(data: string, endUserBase: string, log: (
     await fsp.mkdir(data, { recursive: true });
     await fsp.writeFile(file, defaultSystemConfig(endUserBase));
   }
-  const config = parseRdf(await fsp.readFile(file, 'utf8'), { format: 'text/turtle', baseIRI: endUserBase });
+  const config = await readConfigFile(file, endUserBase);
   const credentialsFile = join(data, 'secrets', 'credentials.ttl');
   const credentials = (await credentialsEnabled(credentialsFile, log)) ? parseRdf(await fsp.readFile(credentialsFile, 'utf8'), { format: 'text/turtle' }) : [];
   const value = (graph: typeof config, subject: string, predicate: string) => graph.find((q) => q.subject.value === subject && q.predicate.value === predicate)?.object.value;

@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { createSecureContext, type TLSSocket } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import forge from 'node-forge';
+import { mailto } from '../src/auth/agent-document.js';
 import { issueCredentials, rsaPublicKey, webIdsOf } from '../src/auth/certificates.js';
 import { createSignup, parseSignup, type SignupRequest, type SignupResult } from '../src/auth/signup.js';
 import { isLodestoneError, type ErrorCode } from '../src/errors.js';
@@ -311,5 +312,17 @@ describe('createSignup', () => {
       assert.equal(stdout, `URI:${result.webId}`);
       await assert.rejects(execFileAsync('curl', ['-sS', '-k', '--max-time', '10', '--cert-type', 'P12', '-E', `${file}:wrong password`, url]), /could not parse PKCS12|mac verify|curl: \(58\)/i);
     });
+  });
+});
+
+describe('the mailto: IRI of an agent document (RFC 6068 §2)', () => {
+  it('keeps unreserved characters and the some-delims, and percent-encodes the rest', () => {
+    assert.equal(mailto("a.b-c_d~e!$'()*+,;:x@example.org"), "mailto:a.b-c_d~e!$'()*+,;:x@example.org");
+    assert.equal(mailto('a#b%c&d/e=f?g^h`i{j|k}l@example.org'), 'mailto:a%23b%25c%26d%2Fe%3Df%3Fg%5Eh%60i%7Bj%7Ck%7Dl@example.org');
+  });
+
+  it('encodes a non-ASCII local part over its UTF-8 bytes, and lower-cases the domain', () => {
+    assert.equal(mailto('zoë@Example.ORG'), 'mailto:zo%C3%AB@example.org');
+    assert.equal(mailto('中@example.org'), 'mailto:%E4%B8%AD@example.org');
   });
 });

@@ -8,11 +8,9 @@
  * client secrets. `accountAgent` mints the agent document of an account, as signup.ts does for a certificate.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { DataFactory } from 'n3';
 import * as client from 'openid-client';
 import { LodestoneError } from '../errors.js';
-import { ns } from '../rdf/namespaces.js';
-import { termToNTriples } from '../rdf/ntriples.js';
+import { agentDocument } from './agent-document.js';
 
 export interface OidcProviderConfig {
   /** Path segment of `oauth2/login/<name>` and `oauth2/authorize/<name>`, e.g. `google`, `orcid`. */
@@ -255,30 +253,10 @@ const CONTROL = /[\p{Cc}\u2028\u2029]/gu;
 export function accountAgent(claims: OidcClaims, adminBase: string): AccountAgent {
   if (!adminBase.endsWith('/')) throw new Error(`the admin base ${adminBase} does not end in "/"`);
   const agentPath = `acl/agents/${nameBasedUuid(ACCOUNT_NAMESPACE, JSON.stringify([claims.issuer, claims.subject]))}/`;
-  const iri = (value: string) => termToNTriples(DataFactory.namedNode(value));
-  const text = (value: string) => termToNTriples(DataFactory.literal(value));
   const name = [...(claims.name ?? '').replace(CONTROL, ' ').trim()].slice(0, NAME_MAX).join('') || `${claims.provider} account ${claims.subject}`;
   const email = claims.email !== undefined && claims.emailVerified !== false && EMAIL.test(claims.email) ? claims.email : undefined;
-  const mbox = email && mailto(email);
-  const agentTurtle = `@prefix foaf: <${ns.foaf}> .
-<> foaf:primaryTopic <#this> .
-
-<#this> a foaf:Agent, foaf:Person ;
-  foaf:name ${text(name)} ;
-${mbox ? `  foaf:mbox ${iri(mbox)} ;\n  foaf:mbox_sha1sum ${text(createHash('sha1').update(mbox).digest('hex'))} ;\n` : ''}  foaf:account <#account> .
-
-<#account> a foaf:OnlineAccount ;
-  foaf:accountServiceHomepage ${iri(claims.issuer)} ;
-  foaf:accountName ${text(claims.subject)} .
-`;
+  const agentTurtle = agentDocument({ name, person: true, email, account: { issuer: claims.issuer, subject: claims.subject } });
   return { webId: `${adminBase}${agentPath}#this`, agentPath, agentTurtle };
-}
-
-/** RFC 6068 §2 with signup.ts's set of unescaped characters (one ASCII address, one foaf:mbox_sha1sum), over UTF-8 bytes. */
-function mailto(email: string): string {
-  const at = email.lastIndexOf('@');
-  const local = Buffer.from(email.slice(0, at)).toString('latin1').replace(/[^A-Za-z0-9\-._~!$'()*+,;:@]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0'));
-  return `mailto:${local}${email.slice(at).toLowerCase()}`;
 }
 
 /** RFC 9562 §5.5: UUID version 5, SHA-1 of the namespace's 16 bytes and the name. */

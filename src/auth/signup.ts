@@ -12,17 +12,15 @@
  *     _:key a cert:X509Certificate ; lacl:password "…" (typed twice: equal values are one) .
  *   `lacl:password` may also be said of the person itself.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Quad, Term } from '@rdfjs/types';
-import { DataFactory } from 'n3';
 import forge from 'node-forge';
 import { LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
 import { termToNTriples } from '../rdf/ntriples.js';
 import { parseRdfPost } from '../rdf/rdf-post.js';
+import { agentDocument, publicKeyDocument } from './agent-document.js';
 import { generateKey, rsaPublicKey, selfSignedCertificate } from './certificates.js';
-
-const { literal, namedNode } = DataFactory;
 
 export interface SignupRequest {
   name: string;
@@ -188,17 +186,6 @@ export function parseSignup(body: string, mediaType: 'application/x-www-form-url
   return fields[0]?.[0] === 'rdf' ? rdfPostRequest(body) : plainRequest(fields);
 }
 
-/** RFC 6068 §2: a local part outside unreserved and the allowed sub-delims is percent-encoded. */
-function mailto(email: string): string {
-  const at = email.lastIndexOf('@');
-  const local = email.slice(0, at).replace(/[^A-Za-z0-9\-._~!$'()*+,;:@]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0'));
-  return `mailto:${local}${email.slice(at)}`;
-}
-
-function prefixes(...names: Array<keyof typeof ns>): string {
-  return names.map((name) => `@prefix ${name}: <${ns[name]}> .\n`).join('');
-}
-
 /**
  * Mints the agent: a new WebID and key IRI, an RSA 2048 key, the two documents and the PKCS#12 file.
  * `adminBase` is the admin dataspace's base URL, ending in `/`. The request is validated again.
@@ -214,26 +201,8 @@ export function createSignup(request: SignupRequest, adminBase: string): SignupR
   const privateKey = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
   const certificate = forge.pki.certificateFromPem(selfSignedCertificate(keyPem, { commonName: [...name].slice(0, COMMON_NAME_MAX).join('').trim(), webId, days: 365 }));
   const key = rsaPublicKey(forge.pki.certificateToPem(certificate))!;
-  const iri = (value: string) => termToNTriples(namedNode(value));
-  const text = (value: string) => termToNTriples(literal(value));
-  const mbox = mailto(email);
-  // foaf:mbox_sha1sum is what anonymous readers are shown instead of foaf:mbox (DESIGN.md, "Access defaults").
-  const agentTurtle = `${prefixes('foaf', 'cert')}
-<> foaf:primaryTopic <#this> .
-
-<#this> a foaf:Agent, foaf:Person ;
-  foaf:name ${text(name)} ;
-  foaf:mbox ${iri(mbox)} ;
-  foaf:mbox_sha1sum ${text(createHash('sha1').update(mbox).digest('hex'))} ;
-  cert:key ${iri(keyIri)} .
-`;
-  const keyTurtle = `${prefixes('foaf', 'cert', 'xsd')}
-<> foaf:primaryTopic <#this> .
-
-<#this> a cert:RSAPublicKey ;
-  cert:modulus ${text(key.modulus)}^^xsd:hexBinary ;
-  cert:exponent ${text(String(key.exponent))}^^xsd:integer .
-`;
+  const agentTurtle = agentDocument({ name, person: true, email, key: keyIri });
+  const keyTurtle = publicKeyDocument(key);
   // 3DES (pbeWithSHAAnd3-KeyTripleDES-CBC) with a SHA-1 MAC: read by OpenSSL 3 without the legacy
   // provider, Node's tls `pfx`, curl, browsers and OS key stores. forge's AES (PBES2) would feed
   // PBKDF2 the password's UTF-16 code units cut to bytes, so a non-ASCII password would not open.

@@ -3,5 +3,5 @@ import type { DataspaceRuntime } from './state.js';
 
 /** Whether `runtime` is an admin dataspace (agents, groups, authorizations, ontologies). */
 export function isAdminDataspace(runtime: DataspaceRuntime): boolean {
-  return runtime.dataspace.id === 'admin';
+  return runtime.role === 'admin';
 }

@@ -14,6 +14,7 @@ export const ns = {
   dct: 'http://purl.org/dc/terms/',
   acl: 'http://www.w3.org/ns/auth/acl#',
   lacl: 'https://w3id.org/atomgraph/linkeddatahub/admin/acl#',
+  lapp: 'https://w3id.org/atomgraph/linkeddatahub/apps#',
   foaf: 'http://xmlns.com/foaf/0.1/',
   cert: 'http://www.w3.org/ns/auth/cert#',
   prov: 'http://www.w3.org/ns/prov#',
