@@ -117,7 +117,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   for (const pair of pairs) {
     const endUser = await open(pair.endUser);
     const admin = await open(pair.admin);
-    const access = new AccessControl(admin);
+    const access = new AccessControl(admin, endUser.base);
     const runtime = (dataspace: Dataspace, spec: DataspaceSpec): DataspaceRuntime => ({ dataspace, role: spec.role, documents: new DocumentService(dataspace, { compose }), access });
     paired.push({ endUser: runtime(endUser, pair.endUser), admin: runtime(admin, pair.admin) });
   }

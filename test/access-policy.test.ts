@@ -114,6 +114,18 @@ describe('Policy: owners, implications and scope', () => {
     assert.deepEqual(sorted(policy.modes(BOB, target(`${U}a/`))), ['Control']);
   });
 
+  it('stops inheritance at the base of an end-user dataspace at a path: containers above it grant nothing inside', () => {
+    const second = `${U}second/`;
+    const secondAdmin = `${second}admin/`;
+    const graphs = [
+      authorization('above', `acl:agent <${ALICE}> ; acl:default <${U}> ; acl:mode acl:Read`, secondAdmin),
+      authorization('inside', `acl:agent <${BOB}> ; acl:default <${second}> ; acl:mode acl:Read`, secondAdmin),
+    ];
+    const policy = Policy.build({ adminBase: secondAdmin, endUserBase: second, graphs });
+    assert.equal(policy.modes(ALICE, target(`${second}x/`)).size, 0, 'acl:default of the host root does not reach into /second/');
+    assert.deepEqual(sorted(policy.modes(BOB, target(`${second}x/`))), ['Read']);
+  });
+
   it('ignores authorizations and groups of another dataspace, and graphs outside acl/authorizations/ and acl/groups/', () => {
     const other = 'https://other.example/admin/';
     const nested = `${A}other/admin/`;

@@ -37,7 +37,11 @@ export class AccessControl {
   /** The server's owner (known once bootstrapped): every mode on every document of both dataspaces, without a decision. */
   owner: string | undefined;
 
-  constructor(private readonly admin: Dataspace) {}
+  constructor(
+    private readonly admin: Dataspace,
+    /** The base of the end-user dataspace whose admin `admin` is: its containers stop there. */
+    private readonly endUserBase?: string,
+  ) {}
 
   /** The policy for the admin dataspace's current HEAD, if it is built (for the read fast path). */
   current(): Policy | undefined {
@@ -76,7 +80,7 @@ export class AccessControl {
       for (const q of entry.quads) if (q.predicate.value === ns.rdfs + 'subClassOf') subClassOf.push(q);
     }
     for (const url of this.parsed.keys()) if (!seen.has(url)) this.parsed.delete(url);
-    const policy = Policy.build({ adminBase: this.admin.base, graphs, subClassOf });
+    const policy = Policy.build({ adminBase: this.admin.base, endUserBase: this.endUserBase, graphs, subClassOf });
     this.built = { head, policy };
     this.generation++;
     return policy;

@@ -89,12 +89,14 @@ function requireBase(name: string, value: string): void {
  * The containers whose `acl:default` reaches a document: its ancestors by URL, root first, never the
  * document itself (WAC: acl:accessTo names a resource, acl:default the resources a container holds).
  * Only documents inherit (SPEC §2.1: document URLs end with '/'); endpoints such as `sparql` or
- * `settings` are named by acl:accessTo. The admin dataspace is a dataspace of its own although its
- * URLs sit under the end-user root, so inheritance stops at the admin base.
+ * `settings` are named by acl:accessTo. A dataspace's containers stop at its base: the admin
+ * dataspace is a dataspace of its own although its URLs sit under the end-user root, and an
+ * end-user dataspace at a path (`/second/`) inherits nothing from the containers above it.
  */
-function containersOf(url: string, adminBase: string): string[] {
+function containersOf(url: string, adminBase: string, endUserBase: string | undefined): string[] {
   if (!url.endsWith('/')) return [];
-  const floor = url.startsWith(adminBase) ? adminBase.length - 1 : url.indexOf('/', url.indexOf('://') + 3);
+  const base = url.startsWith(adminBase) ? adminBase : endUserBase !== undefined && url.startsWith(endUserBase) ? endUserBase : undefined;
+  const floor = base ? base.length - 1 : url.indexOf('/', url.indexOf('://') + 3);
   const out: string[] = [];
   for (let i = floor; i >= 0 && i < url.length - 1; i = url.indexOf('/', i + 1)) out.push(url.slice(0, i + 1));
   return out;
@@ -108,7 +110,10 @@ export class Policy {
   private readonly cache = new Map<string, Decision>();
   private readonly publicRead = { accessTo: new Set<string>(), accessToClass: new Set<string>(), default: new Set<string>() };
 
-  private constructor(private readonly adminBase: string) {}
+  private constructor(
+    private readonly adminBase: string,
+    private readonly endUserBase: string | undefined,
+  ) {}
 
   /**
    * Builds the policy of ONE dataspace from the graphs of its admin dataspace (graph name = document
@@ -116,9 +121,9 @@ export class Policy {
    * outside `<adminBase>acl/authorizations/` and `<adminBase>acl/groups/` are ignored, so are those of
    * another dataspace's admin. Pass JS terms (see `toJsQuads`), not Oxigraph's.
    */
-  static build(input: { adminBase: string; graphs: Iterable<{ url: string; quads: readonly Quad[] }>; subClassOf?: readonly Quad[] }): Policy {
+  static build(input: { adminBase: string; endUserBase?: string; graphs: Iterable<{ url: string; quads: readonly Quad[] }>; subClassOf?: readonly Quad[] }): Policy {
     requireBase('adminBase', input.adminBase);
-    const policy = new Policy(input.adminBase);
+    const policy = new Policy(input.adminBase, input.endUserBase);
     for (const q of input.subClassOf ?? []) {
       if (q.predicate.value === SUBCLASS_OF && q.subject.termType === 'NamedNode' && q.object.termType === 'NamedNode') push(policy.parents, q.subject.value, q.object.value);
     }
@@ -212,7 +217,7 @@ export class Policy {
       this.cache.set(cacheKey, cached);
       return cached;
     }
-    const keys = [toKey(target.url), ...containersOf(target.url, this.adminBase).map(defaultKey)];
+    const keys = [toKey(target.url), ...containersOf(target.url, this.adminBase, this.endUserBase).map(defaultKey)];
     for (const type of target.types) for (const cls of this.classesOf(type)) keys.push(classKey(cls));
     const groups = agent === undefined ? [] : (this.groupsOf.get(agent) ?? []);
     const matched = new Set<Authorization>();
