@@ -79,6 +79,20 @@ describe('interoperability', () => {
     assertRdfError(other, 422, { title: /a document is one graph: this application\/trig body names the graph <http:\/\/example.org\/g>/, format: 'application/trig' });
   });
 
+  it('answers GET /sparql without a query with a SPARQL 1.1 Service Description', async () => {
+    const res = await s.request('GET', 'sparql', { headers: { Accept: 'application/n-triples' } });
+    assert.equal(res.status, 200, res.body);
+    const endpoint = `${s.base}sparql`;
+    const SD = 'http://www.w3.org/ns/sparql-service-description#';
+    assert.ok(res.body.includes(`<${endpoint}> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <${SD}Service> .`), res.body);
+    assert.ok(res.body.includes(`<${endpoint}> <${SD}endpoint> <${endpoint}> .`));
+    for (const format of ['SPARQL_Results_JSON', 'SPARQL_Results_CSV', 'Turtle', 'N-Quads']) assert.ok(res.body.includes(`<${SD}resultFormat> <http://www.w3.org/ns/formats/${format}>`), format);
+    const probe = await s.request('GET', 'sparql', { headers: { Accept: 'application/sparql-results+json' } });
+    assert.equal(probe.status, 200);
+    assert.match(String(header(probe, 'content-type')), /^text\/turtle/);
+    assertRdfError(await s.request('POST', 'sparql', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'default-graph-uri=x' }), 400, { title: /the query parameter is missing/ });
+  });
+
   it('answers a 201 with no body and no Content-Type', async () => {
     const res = await s.request('PUT', 'interop-created/', { headers: turtle, body: '<#this> <http://example.org/n> 2 .' });
     assert.equal(res.status, 201);

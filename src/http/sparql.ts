@@ -5,15 +5,16 @@
  * in the RDF formats. Updates are refused: writes go through documents, so git stays the truth.
  * Queries run in the index worker with a timeout; results are cached per (query, dataset, format,
  * indexed commit) and carry `Age` (SPEC §8.5). The index first catches up with HEAD, so a client
- * reads its own writes.
+ * reads its own writes. `GET` without a query answers the endpoint's Service Description.
  */
 import contentType from 'content-type';
 import { LodestoneError } from '../errors.js';
-import { writableTypes } from '../rdf/formats.js';
+import { serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { decodeUtf8, readBody } from './body.js';
 import { notAcceptable } from './document-read.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { contentTypeOf } from './representations.js';
+import { serviceDescription } from './service-description.js';
 import type { Context, Served } from './state.js';
 import { modesOnEndpoint, requireMode } from './authorize.js';
 import { ByteCache } from '../util/byte-cache.js';
@@ -116,12 +117,21 @@ async function shapeOf(served: Served, query: string, base: string): Promise<Que
   return shape;
 }
 
+/** The Service Description, in the RDF format asked for (Turtle when none of them is: probes get an answer). */
+async function describe(ctx: Context, endpoint: string): Promise<void> {
+  const type = negotiate(acceptOf(ctx.headers, ctx.querystring), writableTypes) ?? writableTypes[0]!;
+  ctx.vary('Accept');
+  ctx.type = contentTypeOf(type);
+  ctx.body = await serialiseQuads(serviceDescription(endpoint), type);
+}
+
 /** GET, HEAD and POST of `<base>sparql`: the route table's handler. */
 export async function sparql(ctx: Context): Promise<void> {
   const { runtime, agent, served } = ctx.state;
   const { documents } = runtime;
   const endpoint = documents.base + 'sparql';
   requireMode(await modesOnEndpoint(runtime.access, endpoint, agent), 'Read', agent, endpoint);
+  if (ctx.method !== 'POST' && !new URLSearchParams(ctx.querystring).has('query')) return describe(ctx, endpoint);
   const request = await protocolRequest(ctx, served.bodyLimit);
   const shape = await shapeOf(served, request.query, documents.base);
   const offered = shape.graphResult ? writableTypes : RESULT_TYPES;
