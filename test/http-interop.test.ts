@@ -48,6 +48,21 @@ describe('interoperability', () => {
     }
   });
 
+  it('sends compacted JSON-LD, with a context of the prefixes the document uses, when the profile asks for it', async () => {
+    const accept = 'application/ld+json;profile="http://www.w3.org/ns/json-ld#compacted"';
+    const res = await s.request('GET', 'interop/', { headers: { Accept: accept } });
+    assert.equal(res.status, 200, res.body);
+    assert.equal(header(res, 'content-type'), 'application/ld+json; profile="http://www.w3.org/ns/json-ld#compacted"; charset=utf-8');
+    const json = JSON.parse(res.body) as Record<string, unknown>;
+    assert.equal((json['@context'] as Record<string, string>).dct, 'http://purl.org/dc/terms/');
+    assert.ok(res.body.includes('"dct:title"') && res.body.includes(UNICORN), res.body);
+    const expanded = await s.request('GET', 'interop/', { headers: { Accept: 'application/ld+json' } });
+    assert.ok(Array.isArray(JSON.parse(expanded.body)), 'plain JSON-LD stays expanded');
+    assert.notEqual(res.headers.etag, expanded.headers.etag, 'each representation has its own ETag');
+    const again = await s.request('GET', 'interop/', { headers: { Accept: accept, 'If-None-Match': String(res.headers.etag) } });
+    assert.equal(again.status, 304);
+  });
+
   it('answers a weak If-None-Match with 304 (weak comparison)', async () => {
     const res = await s.request('GET', 'interop/', { headers: { Accept: 'text/turtle', 'If-None-Match': `W/${etagTurtle}` } });
     assert.equal(res.status, 304);
@@ -61,7 +76,7 @@ describe('interoperability', () => {
     assert.deepEqual(json.head.vars, ['g', 'z', 'a']);
   });
 
-  it('reads and writes N-Quads and TriG (the document as the default graph, or as the graph named by its URL), and text/plain as N-Triples', async () => {
+  it('reads and writes N-Quads and TriG (the document as the default graph, or as the graph named by its URL), and answers text/plain as N-Triples', async () => {
     const url = `${s.base}interop-quads/`;
     const quads = `<${url}#this> <http://example.org/n> "${UNICORN}" <${url}> .\n<${url}#this> <http://example.org/m> "2" .\n`;
     const created = await s.request('PUT', url, { headers: { 'Content-Type': 'application/n-quads' }, body: quads });

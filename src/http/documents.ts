@@ -17,7 +17,7 @@ import { ns } from '../rdf/namespaces.js';
 import { needOf, requireMode, type Need } from './authorize.js';
 import { decodeUtf8, emptyBody, readBody } from './body.js';
 import { currentDocumentReply, documentLinks, SPARQL_UPDATE, type ReadReply } from './document-read.js';
-import { acceptOf, negotiate } from './negotiate.js';
+import { acceptOf, negotiateDocument } from './negotiate.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
 import { etag, otherRepresentations } from './representations.js';
 import type { Context } from './state.js';
@@ -73,7 +73,7 @@ export async function readDocument(ctx: Context): Promise<void> {
   const { relativePath } = documentOf(ctx);
   const modes = await authorizeDocument(ctx, relativePath, needOf(ctx.method)!);
   const document = await runtime.documents.read(relativePath);
-  const type = negotiate(acceptOf(ctx.headers, ctx.querystring), writableTypes);
+  const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes);
   const reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, headers: ctx.headers });
   await sendRead(ctx, reply, async () => document!.bytes.toString('utf8'));
 }
@@ -93,7 +93,7 @@ async function write(ctx: Context, method: WriteMethod): Promise<void> {
   const { relativePath, documentUrl } = documentOf(ctx);
   const creating = (method === 'PUT' || method === 'POST') && documents.blobId(relativePath) === undefined;
   const modes = await authorizeDocument(ctx, relativePath, needOf(method)!, creating);
-  const responseType = negotiate(acceptOf(ctx.headers, ctx.querystring), writableTypes);
+  const responseType = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes);
   ctx.vary('Accept');
   const links = documentLinks(runtime, documentUrl, agent, modes);
   if (links) ctx.set('Link', links);

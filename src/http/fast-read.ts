@@ -17,7 +17,7 @@ import type { Authenticator } from './authenticate.js';
 import { holds, needOf } from './authorize.js';
 import { currentDocumentReply, knownMemento, mementoReply, type ReadReply } from './document-read.js';
 import { locate } from './locate.js';
-import { negotiate } from './negotiate.js';
+import { negotiateDocument } from './negotiate.js';
 import type { RepresentationCache } from './representations.js';
 import { routeOf } from './routes.js';
 import type { DataspaceRuntime } from './state.js';
@@ -55,7 +55,7 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const relativePath = canonicalDocumentPath(relative);
     const modes = runtime.access.modesNow(runtime, relativePath, agent);
     if (!modes || !holds(modes, memento ? 'Read' : needOf(method)!)) return undefined; // Koa decides, and answers 403 if it must
-    const type = negotiate(headers.accept, writableTypes);
+    const type = negotiateDocument(headers.accept, writableTypes);
     let reply: ReadReply;
     if (memento) {
       const sha = new URLSearchParams(querystring).get('version') ?? '';

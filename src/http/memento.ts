@@ -13,7 +13,7 @@ import { ByteCache } from '../util/byte-cache.js';
 import { httpDate, LINK_FORMAT, mementoReply, notAcceptable, rememberMemento, versionLinks } from './document-read.js';
 import { authorizeDocument, documentOf, sendRead } from './documents.js';
 import { historyQuery } from './history-query.js';
-import { acceptOf, negotiate } from './negotiate.js';
+import { acceptOf, negotiate, negotiateDocument } from './negotiate.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
 import { contentTypeOf, etag, otherRepresentations } from './representations.js';
 import type { Context } from './state.js';
@@ -50,7 +50,7 @@ export async function version(ctx: Context): Promise<void> {
   const { relativePath, documentUrl, history } = await historyOf(ctx, 'Read');
   const sha = new URLSearchParams(ctx.querystring).get('version') ?? '';
   const found = await history.at(relativePath, sha);
-  const reply = mementoReply(documentUrl, sha, found, negotiate(acceptOf(ctx.headers, ctx.querystring), writableTypes));
+  const reply = mementoReply(documentUrl, sha, found, negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes));
   await sendRead(ctx, reply, async () => (await history.bytesOf(found!)).toString('utf8'));
   rememberMemento(documentUrl, sha, found!); // the read fast path answers the next one
 }
@@ -123,7 +123,7 @@ export async function diff(ctx: Context): Promise<void> {
 export async function restore(ctx: Context): Promise<void> {
   const { relativePath, documentUrl, history } = await historyOf(ctx, 'Write');
   const sha = new URLSearchParams(ctx.querystring).get('restore') ?? '';
-  const type = negotiate(acceptOf(ctx.headers, ''), writableTypes) ?? 'not acceptable';
+  const type = negotiateDocument(acceptOf(ctx.headers, ''), writableTypes) ?? 'not acceptable';
   const conditions = conditionsOf(ctx.headers);
   const result = await history.restore(relativePath, sha, ctx.state.agent, (current) => checkWrite(conditions, current === undefined ? undefined : etag(documentUrl, current, type), () => otherRepresentations(documentUrl, current!, type)));
   if (result.blobId) ctx.set('ETag', etag(documentUrl, result.blobId, type));

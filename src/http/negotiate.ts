@@ -37,3 +37,24 @@ export function negotiate(accept: string | undefined, offered: readonly string[]
   if (!accept || accept.trim() === '') return offered[0];
   return chooser(`${accept}\n${offered.join('\n')}`) ?? undefined;
 }
+
+/** The compacted JSON-LD representation: the type plus its profile (JSON-LD 1.1 §9.3), an ETag and a cache entry of its own. */
+export const JSONLD_COMPACTED = 'application/ld+json; profile="http://www.w3.org/ns/json-ld#compacted"';
+
+/** Whether an `application/ld+json` range of `accept` asks for the compacted profile (with q above 0). */
+function asksCompacted(accept: string): boolean {
+  for (const range of accept.match(/(?:[^,"]|"[^"]*")+/g) ?? []) {
+    const [type, ...parameters] = range.split(';').map((part) => part.trim());
+    if (type?.toLowerCase() !== 'application/ld+json') continue;
+    const q = parameters.find((p) => /^q\s*=/i.test(p));
+    if (q && Number(q.split('=')[1]) === 0) continue;
+    if (parameters.some((p) => /^profile\s*=/i.test(p) && /json-ld#compacted/.test(p))) return true;
+  }
+  return false;
+}
+
+/** The representation of a document `accept` selects: an RDF type of `offered`, JSON-LD compacted when its profile asks for it. */
+export function negotiateDocument(accept: string | undefined, offered: readonly string[]): string | undefined {
+  const type = negotiate(accept, offered);
+  return type === 'application/ld+json' && accept && asksCompacted(accept) ? JSONLD_COMPACTED : type;
+}

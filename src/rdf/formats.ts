@@ -45,7 +45,7 @@ export const formats: readonly Format[] = [
   { mediaType: JSONLD, readable: true, writable: true },
   { mediaType: NQUADS, readable: true, writable: true },
   { mediaType: TRIG, readable: true, writable: true },
-  { mediaType: PLAIN, readable: true, writable: true },
+  { mediaType: PLAIN, readable: false, writable: true }, // asked for by old clients; a text/plain body is more often a mistake than N-Triples
   { mediaType: RDFPOST, readable: true, writable: false },
 ];
 
@@ -97,7 +97,7 @@ function syntaxError(error: unknown, mediaType: string, positioned = true): Lode
  */
 export function parseBody(text: string, mediaType: string, base: string): Quad[] {
   if (mediaType === RDFPOST) return parseRdfPost(text, base);
-  if (mediaType === TURTLE || mediaType === NTRIPLES || mediaType === PLAIN) {
+  if (mediaType === TURTLE || mediaType === NTRIPLES) {
     try {
       return parseRdf(text, { format: mediaType === TURTLE ? TURTLE : 'N-Triples', baseIRI: base });
     } catch (error) {
@@ -166,6 +166,11 @@ export async function serialise(ntriples: string, mediaType: string): Promise<st
   const quads = parseRdf(ntriples);
   if (mediaType === RDFXML) return writeRdfXml(quads);
   if (mediaType === JSONLD) return JSON.stringify(await jsonld.fromRDF(ntriples, { format: 'application/n-quads' }));
+  if (mediaType.startsWith(JSONLD) && mediaType.includes('json-ld#compacted')) {
+    // compacted with a context of the prefixes of ns.ts the graph uses: short keys, no remote context
+    const expanded = await jsonld.fromRDF(ntriples, { format: 'application/n-quads' });
+    return JSON.stringify(await jsonld.compact(expanded, { '@context': usedPrefixes(quads) }));
+  }
   if (mediaType === TURTLE || mediaType === TRIG) {
     const writer = new Writer({ format: TURTLE, prefixes: usedPrefixes(quads) });
     let out = '';
