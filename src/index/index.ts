@@ -218,7 +218,7 @@ export class Index {
       return;
     }
     const job = slot.jobs.shift();
-    if (job) this.call(slot, lane.run<never>(job.op), job.resolve, job.reject);
+    if (job) this.call(slot, lane.run<never>({ op: job.op }), job.resolve, job.reject);
   }
 
   /** Makes `promise` the slot's call: the slot is busy until its outcome is handled. */
@@ -234,7 +234,7 @@ export class Index {
     const { lane } = slot;
     const first = lane.number === 0;
     const replacements = lane.replacements;
-    const request = lane.run<SyncReport>('sync', { commit: goal.commit, delta: first ? this.recorded.take(goal.commit) : undefined });
+    const request = lane.run<SyncReport>({ op: 'sync', commit: goal.commit, delta: first ? this.recorded.take(goal.commit) : undefined });
     this.call(
       slot,
       request,
@@ -260,7 +260,7 @@ export class Index {
     const release = () => {
       if (slot.query === query) slot.query = undefined;
     };
-    const request = slot.lane.run<string | boolean>('query', { request: query.request }, query.timeoutMs);
+    const request = slot.lane.run<string | boolean>({ op: 'query', request: query.request }, query.timeoutMs);
     this.call(
       slot,
       request,
