@@ -1,5 +1,5 @@
 /**
- * WorkerPool (src/util/worker.ts): a job past its deadline is stopped by terminating its worker and
+ * WorkerPool (src/util/worker-pool.ts): a job past its deadline is stopped by terminating its worker and
  * refused with WorkLimit, while other jobs keep being answered by the other workers and by the
  * replacement; a costly job's worker leaves the pool after demoteAfterMs; a full queue is refused
  * at once with Busy; a plain failure replaces the worker.
@@ -7,14 +7,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isLodestoneError } from '../src/errors.js';
-import { WorkerPool } from '../src/util/worker.js';
+import { WorkerPool } from '../src/util/worker-pool.js';
+import type { TestCall } from './fixtures/pool-worker.js';
 
-type Job = { op: 'spin' | 'echo' | 'fail'; value?: string };
 const entry = new URL('./fixtures/pool-worker.js', import.meta.url);
 
 describe('WorkerPool', () => {
   it('stops a job at its deadline without holding up the others, and keeps serving', async () => {
-    const pool = new WorkerPool<Job>(entry, { size: 2, deadlineMs: 1500 });
+    const pool = new WorkerPool<TestCall>(entry, { size: 2, deadlineMs: 1500 });
     try {
       const stuck = pool.call({ op: 'spin' });
       // the other worker answers while the first one spins
@@ -32,7 +32,7 @@ describe('WorkerPool', () => {
   });
 
   it('lets a costly job hold the pool for demoteAfterMs at most: its worker leaves to finish it, a fresh one takes the next jobs', async () => {
-    const pool = new WorkerPool<Job>(entry, { size: 1, deadlineMs: 4000, demoteAfterMs: 300, maxDemoted: 1 });
+    const pool = new WorkerPool<TestCall>(entry, { size: 1, deadlineMs: 4000, demoteAfterMs: 300, maxDemoted: 1 });
     try {
       const stuck = pool.call({ op: 'spin' });
       let settled = false;
@@ -49,7 +49,7 @@ describe('WorkerPool', () => {
   });
 
   it('refuses at once when its queue is full, and replaces a worker after a plain failure', async () => {
-    const pool = new WorkerPool<Job>(entry, { size: 1, deadlineMs: 1000, maxQueue: 1 });
+    const pool = new WorkerPool<TestCall>(entry, { size: 1, deadlineMs: 1000, maxQueue: 1 });
     try {
       const stuck = pool.call({ op: 'spin' });
       const queued = pool.call<string>({ op: 'echo', value: 'next' });

@@ -1,6 +1,6 @@
 /**
  * The main thread's handle on the work a request's content decides the cost of, run in worker
- * pools with deadlines (util/worker.ts WorkerPool), one pool per kind of work so that costly
+ * pools with deadlines (util/worker-pool.ts), one pool per kind of work so that costly
  * requests of one kind hold up no other kind: PUT and POST bodies (cost bounded by the body
  * limit), PATCH updates (their WHERE runs on the document, up to the deadline), query shapes
  * (sparqljs takes seconds on a large query), and deep labelling of alike blank nodes. An ordinary
@@ -9,7 +9,7 @@
  */
 import { LodestoneError } from '../errors.js';
 import type { QueryShape } from '../rdf/sparql-text.js';
-import { WorkerPool } from '../util/worker.js';
+import { WorkerPool } from '../util/worker-pool.js';
 import type { ComposeInput } from './compose.js';
 
 export type WorkRequest = { op: 'compose'; input: ComposeInput } | { op: 'label'; ntriples: string } | { op: 'queryShape'; query: string; base: string };

@@ -28,6 +28,7 @@ import { isLodestoneError } from '../errors.js';
 import type { FileDiff } from '../store/trees.js';
 import type { IndexConfig, QueryRequest, SyncReport } from './index-core.js';
 import { Lane } from './index-lane.js';
+import { assignQueries, reflects, type Goal, type Job, type Query, type Slot } from './lane-slots.js';
 import { RecordedChanges } from './recorded-changes.js';
 
 export interface IndexOptions extends IndexConfig {
@@ -43,46 +44,6 @@ export interface IndexOptions extends IndexConfig {
    * (recordHead) then carries the changed files, and the worker reads nothing from the packs.
    */
   cachedBlob?: (id: string) => Uint8Array | undefined;
-}
-
-/** A commit to reach, numbered in the order `follow` was given targets. */
-interface Goal {
-  commit: string | undefined;
-  seq: number;
-}
-
-interface Job {
-  op: 'dump' | 'size' | 'reset';
-  resolve: (value: never) => void;
-  reject: (error: Error) => void;
-}
-
-interface Query {
-  request: QueryRequest;
-  /** The target when it was asked: it runs on a lane at this goal or a later one. */
-  seq: number;
-  timeoutMs: number;
-  /** Who asks: a WebID, or ANONYMOUS. */
-  holder: string;
-  resolve: (value: string | boolean) => void;
-  reject: (error: Error) => void;
-}
-
-/** What the index asks of one lane. */
-interface Slot {
-  lane: Lane;
-  /** A call is in flight (cleared once its outcome is recorded here). */
-  busy: boolean;
-  /** The commit the lane syncs to next; lane 0's is always the target. */
-  goal: Goal | undefined;
-  /** The `seq` of the newest goal the lane reached (0 while it is not loaded). */
-  at: number;
-  /** The `seq` of a goal whose sync failed: not tried again until `follow` or a query asks. */
-  failed: number | undefined;
-  jobs: Job[];
-  /** The query the lane is held for, syncing for it or running it. */
-  query: Query | undefined;
-  catchUp: NodeJS.Timeout | undefined;
 }
 
 const ANONYMOUS = 'anonymous';
@@ -193,7 +154,7 @@ export class Index {
 
   private pump(): void {
     if (this.closed) return;
-    this.assign();
+    assignQueries(this.pending, this.slots, this.perHolder, this.target);
     for (const slot of this.slots) this.advance(slot);
   }
 
@@ -218,7 +179,7 @@ export class Index {
       return;
     }
     const job = slot.jobs.shift();
-    if (job) this.call(slot, lane.run<never>(job.op), job.resolve, job.reject);
+    if (job) this.call(slot, lane.run<never>({ op: job.op }), job.resolve, job.reject);
   }
 
   /** Makes `promise` the slot's call: the slot is busy until its outcome is handled. */
@@ -234,7 +195,7 @@ export class Index {
     const { lane } = slot;
     const first = lane.number === 0;
     const replacements = lane.replacements;
-    const request = lane.run<SyncReport>('sync', { commit: goal.commit, delta: first ? this.recorded.take(goal.commit) : undefined });
+    const request = lane.run<SyncReport>({ op: 'sync', commit: goal.commit, delta: first ? this.recorded.take(goal.commit) : undefined });
     this.call(
       slot,
       request,
@@ -260,7 +221,7 @@ export class Index {
     const release = () => {
       if (slot.query === query) slot.query = undefined;
     };
-    const request = slot.lane.run<string | boolean>('query', { request: query.request }, query.timeoutMs);
+    const request = slot.lane.run<string | boolean>({ op: 'query', request: query.request }, query.timeoutMs);
     this.call(
       slot,
       request,
@@ -271,37 +232,6 @@ export class Index {
         query.reject(error);
       },
     );
-  }
-
-  /**
-   * Gives waiting queries, in order, to free loaded lanes: one that has reached the query's target,
-   * else, unless a lane heading for the target will soon be free, one that syncs first. A holder
-   * gets at most `perHolder` lanes; its further queries wait, and the ones behind them go ahead.
-   */
-  private assign(): void {
-    const held = new Map<string, number>();
-    for (const slot of this.slots) if (slot.query) held.set(slot.query.holder, (held.get(slot.query.holder) ?? 0) + 1);
-    let soon = this.slots.filter(heading).length;
-    for (let i = 0; i < this.pending.length; ) {
-      const query = this.pending[i]!;
-      const free = this.slots.filter((s) => s.lane.loaded && !s.busy && !s.query && s.jobs.length === 0);
-      if (free.length === 0) return;
-      if ((held.get(query.holder) ?? 0) >= this.perHolder) {
-        i++;
-        continue;
-      }
-      let slot = free.find((s) => reflects(s) >= query.seq);
-      if (!slot && soon > 0) {
-        soon--;
-        i++;
-        continue;
-      }
-      slot ??= free.find((s) => s.lane.number > 0) ?? free[0]!;
-      this.pending.splice(i, 1);
-      slot.query = query;
-      if (slot.lane.number > 0 && reflects(slot) < query.seq) slot.goal = this.target;
-      held.set(query.holder, (held.get(query.holder) ?? 0) + 1);
-    }
   }
 
   /** The lane reflects the goal numbered `seq`; for lane 0, whoever waits for it or an earlier one is done. */
@@ -337,18 +267,6 @@ export class Index {
     }
     await Promise.all(this.slots.map((slot) => slot.lane.close()));
   }
-}
-
-/** The `seq` of the goal a lane reflects; 0 while it is not loaded. */
-function reflects(slot: Slot): number {
-  return slot.lane.loaded ? slot.at : 0;
-}
-
-/** A loaded lane not held by a query that is syncing, or about to sync, toward its goal (lane 0: the target). */
-function heading(slot: Slot): boolean {
-  const { lane, goal } = slot;
-  if (!lane.loaded || slot.query) return false;
-  return slot.busy || (goal !== undefined && lane.current !== goal.commit && slot.failed !== goal.seq);
 }
 
 /** The warning for a query stopped at its limit: one line, with the start of the query. */
