@@ -101,8 +101,7 @@ describe('the SPARQL endpoint', () => {
       assert.deepEqual(names(await form([['query', ALL_NAMES], ['default-graph-uri', bob]])), ['Bob']);
     });
 
-    it('answers 400 with an RDF error to a missing query', async () => {
-      assertRdfError(await s.request('GET', 'sparql'), 400);
+    it('answers 400 with an RDF error to a missing query (a GET without one is the Service Description, test/http-interop.test.ts)', async () => {
       assertRdfError(await form([['default-graph-uri', alice]]), 400);
       assertRdfError(await s.request('POST', 'sparql', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: '' }), 400);
     });
