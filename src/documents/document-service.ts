@@ -70,6 +70,11 @@ export class DocumentService {
     return this.dataspace.read(relativePath);
   }
 
+  /** Where the document is kept, for messages to the people who keep the repository: `graphs/a/b.nt in <dir>`. */
+  fileOf(relativePath: string): string {
+    return `${this.dataspace.fileOf(relativePath)} in ${this.dataspace.store.dir}`;
+  }
+
   /** The blob id of a document at HEAD, without reading it. */
   blobId(relativePath: string): string | undefined {
     return this.dataspace.store.blobId(this.dataspace.fileOf(relativePath));

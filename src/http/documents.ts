@@ -10,7 +10,7 @@ import contentType from 'content-type';
 import type { Mode } from '../access/access-control.js';
 import { canonicalDocumentPath, parentDocumentPath } from '../document-paths.js';
 import type { WriteMethod } from '../documents/document-service.js';
-import { LodestoneError } from '../errors.js';
+import { isLodestoneError, LodestoneError } from '../errors.js';
 import { withoutPredicate } from '../rdf/canonical-lines.js';
 import { readableTypes, writableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
@@ -75,7 +75,11 @@ export async function readDocument(ctx: Context): Promise<void> {
   const document = await runtime.documents.read(relativePath);
   const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes);
   const reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, headers: ctx.headers });
-  await sendRead(ctx, reply, async () => document!.bytes.toString('utf8'));
+  await sendRead(ctx, reply, async () => document!.bytes.toString('utf8')).catch((error: unknown) => {
+    // the stored file itself does not parse (committed by hand with git): the server's data, not the request, is at fault
+    if (!isLodestoneError(error, 'SyntaxError')) throw error;
+    throw new LodestoneError('Corrupt', `${runtime.documents.url(relativePath)} is stored as ${runtime.documents.fileOf(relativePath)}, which is not valid N-Triples (${error.message}): correct or revert that commit`);
+  });
 }
 
 export async function documentOptions(ctx: Context): Promise<void> {

@@ -25,7 +25,7 @@ function syntax(message: string, field: number): LodestoneError {
 /** Parses an RDF/POST body; relative IRIs resolve against `base`. */
 export function parseRdfPost(body: string, base: string): Quad[] {
   const fields = [...new URLSearchParams(body)];
-  if (fields.length === 0 || fields[0]![0] !== 'rdf') throw syntax('the body must start with "rdf="', 1);
+  if (fields.length === 0 || fields[0]![0] !== 'rdf') throw syntax('the body must start with "rdf=": it was sent as application/x-www-form-urlencoded (RDF/POST), which is what curl --data sends when no Content-Type is given; for Turtle send Content-Type: text/turtle, for N-Triples application/n-triples', 1);
   const resolve = (iri: string, at: number) => {
     try {
       return namedNode(new URL(iri, base).href);
