@@ -9,7 +9,7 @@ import type { Dataspace } from '../dataspace.js';
 import { agentIdentity } from '../dataspace.js';
 import { LodestoneError } from '../errors.js';
 import { boundNesting } from '../rdf/sparql-text.js';
-import { blobObject } from '../store/objects.js';
+import { blobObject } from '../git/objects.js';
 import { documentSegments, parentDocumentPath } from '../store/paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
 import { isContainerGraph, timestamp } from './metadata.js';
