@@ -9,7 +9,6 @@ import type { Dataspace } from '../dataspace.js';
 import { agentIdentity } from '../dataspace.js';
 import { LodestoneError } from '../errors.js';
 import { boundNesting } from '../rdf/sparql-text.js';
-import { blobObject } from '../git/objects.js';
 import { documentSegments, parentDocumentPath } from '../store/paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
 import { isContainerGraph, timestamp } from './metadata.js';
@@ -115,7 +114,7 @@ export class DocumentService {
       const composedOn = this.dataspace.store.blobId(path);
       admissible(composedOn); // refused before any work when it would be refused under the lock
       const bytes = method === 'DELETE' ? null : await this.composeOn(request, composedOn, url, parentUrl);
-      const { commit, result } = await this.dataspace.store.transact<Omit<WriteResult, 'commit'> | 'moved'>(async (view) => {
+      const { commit, result, blobIds } = await this.dataspace.store.transact<Omit<WriteResult, 'commit' | 'blobId'> | 'moved'>(async (view) => {
         const current = view.blobId(path);
         if (current !== composedOn) {
           admissible(current);
@@ -125,7 +124,7 @@ export class DocumentService {
           if (view.hasFilesUnder(path.slice(0, -3))) {
             throw new LodestoneError('Conflict', `${url} is a container that still has documents; delete them first`);
           }
-          return { intent: { changes: [{ path, bytes: null }], author, message }, result: { status: 'deleted' as const, blobId: undefined } };
+          return { intent: { changes: [{ path, bytes: null }], author, message }, result: { status: 'deleted' as const } };
         }
         if (current === undefined && parentPath !== undefined) {
           const parent = await view.read(this.dataspace.fileOf(parentPath));
@@ -134,9 +133,9 @@ export class DocumentService {
           }
         }
         const status = current === undefined ? ('created' as const) : method === 'PUT' ? ('replaced' as const) : ('updated' as const);
-        return { intent: { changes: [{ path, bytes }], author, message }, result: { status, blobId: blobObject(bytes).id } };
+        return { intent: { changes: [{ path, bytes }], author, message }, result: { status } };
       });
-      if (result !== 'moved') return { ...result, commit };
+      if (result !== 'moved') return { ...result, blobId: blobIds.get(path) ?? undefined, commit }; // the store hashed the bytes
     }
   }
 
