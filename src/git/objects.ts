@@ -1,8 +1,9 @@
 /**
  * Git objects as bytes: the `<type> <size>\0` header before an object's content, the SHA-1 of both
- * that names it, and a loose object's form once inflated. Pure: no I/O.
+ * that names it, and a loose object's file (the two, deflated). Pure: no I/O.
  */
 import { createHash } from 'node:crypto';
+import { inflateSync } from 'node:zlib';
 
 export type ObjectType = 'blob' | 'tree' | 'commit';
 
@@ -23,8 +24,9 @@ export function blobObject(bytes: Buffer): GitObject {
   return encodeObject('blob', bytes);
 }
 
-/** The type and content of a loose object's inflated bytes (its header, then its content). */
-export function decodeLooseObject(raw: Buffer): { type: ObjectType; content: Buffer } {
+/** The type and content of a loose object from its file: header and content, deflated. */
+export function decodeLooseObject(file: Buffer): { type: ObjectType; content: Buffer } {
+  const raw = inflateSync(file);
   const nul = raw.indexOf(0);
   const [type] = raw.toString('latin1', 0, nul).split(' ');
   return { type: type as ObjectType, content: raw.subarray(nul + 1) };

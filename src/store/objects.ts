@@ -6,7 +6,6 @@
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import git from 'isomorphic-git';
 import { LodestoneError } from '../errors.js';
 import { parseCommit, type Commit } from '../git/commits.js';
@@ -115,13 +114,13 @@ export class ObjectStore {
   }
 
   private async readLoose(id: string): Promise<{ type: ObjectType; content: Buffer } | undefined> {
-    let raw: Buffer | undefined;
+    let file: Buffer | undefined;
     try {
-      raw = inflateSync(await fsp.readFile(this.loosePath(id)));
+      file = await fsp.readFile(this.loosePath(id));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    return raw && decodeLooseObject(raw);
+    return file && decodeLooseObject(file);
   }
 
   async readTyped(id: string, type: ObjectType): Promise<Buffer> {
