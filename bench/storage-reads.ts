@@ -5,6 +5,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { DiskClient } from '../src/store/disk.js';
 import { GitStore } from '../src/store/git-store.js';
 import { random } from './documents.js';
 import type { GitCliProcess } from './git-cli-process.js';
@@ -63,8 +64,9 @@ async function timed(samples: number[], action: () => Promise<unknown>): Promise
  */
 export async function measureReads(targets: readonly ReadTarget[], options: ReadOptions, cli: GitCliProcess): Promise<ReadResult[]> {
   const samples: string[][] = [];
+  const disk = new DiskClient(); // shared, as in a server: a store's open does not start a worker
   for (const [t, target] of targets.entries()) {
-    const store = await GitStore.open({ dir: target.dir });
+    const store = await GitStore.open({ dir: target.dir, disk });
     const paths = shuffled([...store.listFiles().keys()], t + 1).slice(0, target.sample);
     for (const path of paths) {
       await fsp.mkdir(dirname(join(target.dir, path)), { recursive: true });
@@ -82,7 +84,7 @@ export async function measureReads(targets: readonly ReadTarget[], options: Read
     const paths = samples.map((s) => shuffled(s, 100 + round));
     const stores: GitStore[] = [];
     for (const [t, target] of targets.entries()) {
-      await timed(into[t]!.open, async () => stores.push(await GitStore.open({ dir: target.dir })));
+      await timed(into[t]!.open, async () => stores.push(await GitStore.open({ dir: target.dir, disk })));
     }
     const interleaved = async (read: (t: number, path: string) => Promise<unknown>, pick: (r: ReadResult) => number[]) => {
       for (let i = 0; i < longest; i++) {
@@ -97,6 +99,7 @@ export async function measureReads(targets: readonly ReadTarget[], options: Read
     for (let warm = 0; warm < options.warmRounds; warm++) await interleaved((t, path) => stores[t]!.read(path), (r) => r.warm);
     await interleaved((t, path) => fsp.readFile(join(targets[t]!.dir, path)), (r) => r.readFile);
   }
+  await disk.close();
   for (const [t, target] of targets.entries()) {
     results[t]!.catFile = await cli.catFile(target.dir, samples[t]!.slice(0, options.catFiles));
   }

@@ -5,7 +5,6 @@
  * interleaved in rounds, so drift in this shared machine's disk spreads over all of them.
  */
 import { makeUpdates, type DocumentFile, type Layout } from './documents.js';
-import { disk } from '../src/store/disk.js';
 import type { GitCliProcess } from './git-cli-process.js';
 import { commitCount, copyRepo, settleDisk } from './repos.js';
 import { count, num, percent, rate, ratio, target, type Row } from './table.js';
@@ -93,11 +92,11 @@ export async function measureWrites(runs: WriteRun[], options: WriteOptions, cli
       await settleDisk();
       const before = await commitCount(run.repo.dir);
       const noops = lodestone.noops;
-      const synced = await disk.syncCalls();
+      const synced = await lodestone.store.disk.syncCalls();
       const seconds = await runWrites(lodestone, chunk, run.writers);
       add(result.lodestone, chunk.length, seconds);
       log(`  Lodestone: ${rate(chunk.length / seconds)}`);
-      const syncedAfter = await disk.syncCalls();
+      const syncedAfter = await lodestone.store.disk.syncCalls();
       result.fsyncs.datasync += syncedAfter.fdatasync - synced.fdatasync;
       result.fsyncs.sync += syncedAfter.fsync - synced.fsync;
       result.commits.added += (await commitCount(run.repo.dir)) - before;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Quad } from '@rdfjs/types';
 import { Index } from './index/index.js';
 import { canonicalBytes, type CanonicalLimits } from './rdf/canonical.js';
+import type { DiskClient } from './store/disk.js';
 import { GitStore, type Identity } from './store/git-store.js';
 import { documentFile } from './document-paths.js';
 import { VersionLog } from './store/version-log.js';
@@ -58,6 +59,8 @@ export interface DataspaceOptions {
   labelDeep?: (ntriples: string, what: string) => Promise<Buffer>;
   /** Replicas of the index that SPARQL queries run on, each in its own worker (default 1; see src/index/index.ts). */
   queryLanes?: number;
+  /** The disk worker's client the server shares between dataspaces; without it the store builds its own. */
+  disk?: DiskClient;
 }
 
 /** The git identity of an agent: its WebID as the name, an e-mail on an `.invalid` domain. */
@@ -130,7 +133,7 @@ export class Dataspace {
   }
 
   static async open(options: DataspaceOptions): Promise<Dataspace> {
-    const store = await GitStore.open({ dir: options.dir, prefix: options.prefix, branch: options.branch });
+    const store = await GitStore.open({ dir: options.dir, prefix: options.prefix, branch: options.branch, disk: options.disk });
     // How this repository is served, for tools that open it without the server (`lodestone reindex`).
     const description: DataspaceDescription = { id: options.id, base: options.base, branch: store.branch, prefix: store.prefix };
     await fsp.writeFile(descriptionFile(store.gitdir), JSON.stringify(description, null, 2) + '\n');

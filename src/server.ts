@@ -32,6 +32,7 @@ import { clientErrorListener } from './http/client-error.js';
 import { fastReader } from './http/fast-read.js';
 import { enableOidc, oidcCallbackUrl } from './http/oauth2.js';
 import { startMirror } from './mirror/mirror.js';
+import { DiskClient } from './store/disk.js';
 import { AccessControl } from './access/access-control.js';
 import { RepresentationCache } from './http/representations.js';
 import type { DataspaceRuntime } from './runtime.js';
@@ -91,6 +92,7 @@ interface PairRuntimes {
 async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: (line: string) => void, lock: DataLock): Promise<Running> {
   const accessLog = openAccessLog(config.accessLog, agentOf, log); // first: a file it cannot open stops the start
   const composer = new Composer({ log });
+  const disk = new DiskClient(); // one disk worker makes the writes of every dataspace
   const compose = composer.compose.bind(composer);
   const system = await readSystemConfig(config.data, config.base, log);
   const versioning = system.versioning;
@@ -108,6 +110,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
       versioned: history !== undefined,
       branch: history?.branch,
       prefix: history?.pathPrefix,
+      disk,
     });
     if (history) log(`${spec.id}: versioned on branch ${history.branch}${history.location ? `, mirrored to ${history.location}` : ' (local history only)'}`);
     log(`${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
@@ -205,6 +208,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
       await new Promise<void>((resolve) => server.close(() => resolve()));
       for (const runtime of runtimes) await runtime.mirror?.stop();
       for (const runtime of runtimes) await runtime.dataspace.close();
+      await disk.close();
       await composer.close();
       await accessLog?.close();
       lock.release();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canonicalBytes, canonicalNTriples } from '../src/rdf/canonical.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
-import { blobObject } from '../src/store/objects.js';
+import { blobObject } from '../src/git/objects.js';
 import { isLodestoneError } from '../src/errors.js';
 import { git, nt, tempDir } from './helpers.js';
 import { writeFileSync } from 'node:fs';

@@ -12,7 +12,6 @@ import type { QueryRequest } from '../index/index-core.js';
 import { literalObject } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
 import { boundNesting } from '../rdf/sparql-text.js';
-import { blobObject } from '../store/objects.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
 import { DocumentHistory } from './history.js';
@@ -137,7 +136,7 @@ export class DocumentService {
       const composedOn = this.dataspace.store.blobId(path);
       admissible(composedOn); // refused before any work when it would be refused under the lock
       const bytes = method === 'DELETE' ? null : await this.composeOn(request, composedOn, url, parentUrl);
-      const { commit, result } = await this.dataspace.store.transact<Omit<WriteResult, 'commit'> | 'moved'>(async (view) => {
+      const { commit, result, blobIds } = await this.dataspace.store.transact<Omit<WriteResult, 'commit' | 'blobId'> | 'moved'>(async (view) => {
         const current = view.blobId(path);
         if (current !== composedOn) {
           admissible(current);
@@ -147,7 +146,7 @@ export class DocumentService {
           if (view.hasFilesUnder(path.slice(0, -3))) {
             throw new LodestoneError('Conflict', `${url} is a container that still has documents; delete them first`);
           }
-          return { intent: { changes: [{ path, bytes: null }], author, message }, result: { status: 'deleted' as const, blobId: undefined } };
+          return { intent: { changes: [{ path, bytes: null }], author, message }, result: { status: 'deleted' as const } };
         }
         if (current === undefined && parentPath !== undefined) {
           const parent = await view.read(this.dataspace.fileOf(parentPath));
@@ -156,9 +155,9 @@ export class DocumentService {
           }
         }
         const status = current === undefined ? ('created' as const) : method === 'PUT' ? ('replaced' as const) : ('updated' as const);
-        return { intent: { changes: [{ path, bytes }], author, message }, result: { status, blobId: blobObject(bytes).id } };
+        return { intent: { changes: [{ path, bytes }], author, message }, result: { status } };
       });
-      if (result !== 'moved') return { ...result, commit };
+      if (result !== 'moved') return { ...result, blobId: blobIds.get(path) ?? undefined, commit }; // the store hashed the bytes
     }
   }
 

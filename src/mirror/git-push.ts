@@ -9,9 +9,10 @@
 import fs from 'node:fs';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
+import { commitObject } from '../git/commits.js';
+import { blobObject, type GitObject } from '../git/objects.js';
 import type { GitStore } from '../store/git-store.js';
-import { blobObject, commitObject, type GitObject } from '../store/objects.js';
-import { readRef, updateRef } from '../store/refs.js';
+import { defaultLockOptions, readRef } from '../store/refs.js';
 import { buildTree } from '../store/trees.js';
 import { NotFastForward, type MirrorState, type Replay, type Transport } from './pusher.js';
 
@@ -68,10 +69,10 @@ export class GitPushTransport implements Transport {
         parent = commit.id;
         parentTree = tree;
       }
-      await this.store.objects.write(objects);
+      await this.store.objects.write(this.store.disk, objects);
       target = parent;
     }
-    await updateRef(this.store.gitdir, MIRROR_REF, target, await readRef(this.store.gitdir, MIRROR_REF));
+    await this.store.disk.updateRef(this.store.gitdir, MIRROR_REF, target, await readRef(this.store.gitdir, MIRROR_REF), defaultLockOptions);
     const result = await git
       .push({ fs, http, gitdir: this.store.gitdir, url: this.url, ref: MIRROR_REF, remoteRef: `refs/heads/${this.branch}`, ...this.auth })
       .catch((error: unknown) => {

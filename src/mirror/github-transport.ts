@@ -6,7 +6,7 @@
  * placeholder commit the contents API must make in an empty repository (the git database
  * endpoints answer 409 there).
  */
-import type { Signature } from '../store/objects.js';
+import type { Signature } from '../git/commits.js';
 import { GitHub, GitHubError, type TreeEntryInput } from './github.js';
 import { isoDate, NotFastForward, type MirrorState, type Replay, type Transport } from './pusher.js';
 

@@ -13,7 +13,7 @@
  */
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import type { Commit, Signature } from '../store/objects.js';
+import type { Commit, Signature } from '../git/commits.js';
 import type { GitStore } from '../store/git-store.js';
 import { diffTrees, lookupPath } from '../store/trees.js';
 

@@ -1,6 +1,6 @@
 /**
  * The disk side of writes, done synchronously in the disk worker (disk-worker.ts): a batch's
- * objects compressed into one pack, the pack and its index made durable, a ref moved under its
+ * objects compressed into one pack, the pack and its pack index made durable, a ref moved under its
  * lock, packs merged, a log appended to. On the main thread each of these took a few dozen
  * thread-pool round trips (every one of them a thread woken, on a 2-core machine a request
  * preempted); here they are plain system calls on a thread of their own, one message each way.
@@ -10,31 +10,12 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { LodestoneError } from '../errors.js';
-import { entryFromStats, statMatches, type IndexEntry } from './index-file.js';
-import { blobObject, type ObjectType } from './objects.js';
-import { looseRef, packedRef } from './refs.js';
-import { TYPE_NAMES, encodeIndex, encodePack, packEntry, packHeader, readIndex } from './packs.js';
-
-export interface PackObject {
-  id: string;
-  type: ObjectType;
-  content: Uint8Array;
-}
-
-/** A pack now in `objects/pack`: its path and size, and each object's offset in it. */
-export interface WrittenPack {
-  pack: string;
-  size: number;
-  ids: string[];
-  offsets: number[];
-}
-
-export interface LockOptions {
-  /** How long to wait for another process's lock before giving up. */
-  waitMs: number;
-  /** A lock file older than this is taken to be left by a crash, and removed. */
-  staleMs: number;
-}
+import { blobObject } from '../git/objects.js';
+import { decodePackIndex, encodePackIndex } from '../git/pack-index.js';
+import { encodePack, isDeltaEntry, packEntry, packHeader, packName } from '../git/packs.js';
+import { encodeLooseRef, looseRef, packedRef } from '../git/refs.js';
+import { stageEntryFromStats, statMatches } from '../git/stage-file.js';
+import type { LockOptions, PackObject, RefUpdate, WorkingFile, WorkingOutcome, WrittenPack } from './disk-protocol.js';
 
 /** Bytes a merge reads and writes at a time. */
 const MERGE_CHUNK = 4 * 1024 * 1024;
@@ -74,7 +55,7 @@ function durableFile(tmpdir: string, name: string, bytes: Uint8Array): string {
   return tmp;
 }
 
-/** Moves a durable pack and its index into place, the pack first: git uses a pack once its .idx is there. */
+/** Moves a durable pack and its pack index into place, the pack first: git uses a pack once its .idx is there. */
 function install(packDir: string, name: string, packTmp: string, idxTmp: string): string {
   fs.mkdirSync(packDir, { recursive: true });
   const pack = join(packDir, `${name}.pack`);
@@ -84,17 +65,8 @@ function install(packDir: string, name: string, packTmp: string, idxTmp: string)
   return pack;
 }
 
-/** A ref to move once a pack is in place (see updateRef). */
-export interface RefUpdate {
-  gitdir: string;
-  ref: string;
-  next: string;
-  expected: string | undefined;
-  lock: LockOptions;
-}
-
 /**
- * Compresses `objects` into one pack of whole objects and makes it durable (pack, index,
+ * Compresses `objects` into one pack of whole objects and makes it durable (pack, pack index,
  * directory), then moves `then`'s ref if given: a commit's objects and its ref in one call.
  */
 export function writePack(packDir: string, tmpdir: string, objects: readonly PackObject[], then?: RefUpdate): WrittenPack {
@@ -117,7 +89,7 @@ export function mergePacks(packDir: string, tmpdir: string, packs: readonly stri
   const seen = new Set<string>();
   const plans: Array<{ pack: string; entries: Array<{ id: string; offset: number; end: number }> }> = [];
   for (const pack of packs) {
-    const { ids, offsets } = readIndex(fs.readFileSync(pack.slice(0, -5) + '.idx'));
+    const { ids, offsets } = decodePackIndex(fs.readFileSync(pack.slice(0, -5) + '.idx'));
     const size = fs.statSync(pack).size;
     const order = ids.map((_, k) => k).sort((a, b) => offsets[a]! - offsets[b]!);
     const entries = order.map((k, i) => ({ id: ids[k]!, offset: offsets[k]!, end: i + 1 < order.length ? offsets[order[i + 1]!]! : size - 20 }));
@@ -151,7 +123,7 @@ export function mergePacks(packDir: string, tmpdir: string, packs: readonly stri
           }
           for (let k = first; k <= last; k++) {
             const raw = run.subarray(entries[k]!.offset - start, entries[k]!.end - start);
-            if (!TYPE_NAMES[(raw[0]! >> 4) & 7]) {
+            if (isDeltaEntry(raw)) {
               fs.closeSync(output);
               fs.rmSync(tmp, { force: true });
               return { deltaPack: pack };
@@ -182,8 +154,8 @@ export function mergePacks(packDir: string, tmpdir: string, packs: readonly stri
     fs.rmSync(tmp, { force: true });
     throw error;
   }
-  const name = `pack-${checksum.toString('hex')}`;
-  const idxTmp = durableFile(tmpdir, name, encodeIndex(ids, crcs, offsets, checksum));
+  const name = packName(checksum);
+  const idxTmp = durableFile(tmpdir, name, encodePackIndex(ids, crcs, offsets, checksum));
   return { pack: install(packDir, name, tmp, idxTmp), size: position + 20, ids, offsets };
 }
 
@@ -238,7 +210,7 @@ export function updateRef(gitdir: string, ref: string, next: string, expected: s
   let closed = false;
   let renamed = false;
   try {
-    writeAll(fd, Buffer.from(next + '\n'), 0);
+    writeAll(fd, Buffer.from(encodeLooseRef(next)), 0);
     fdatasync(fd);
     fs.closeSync(fd);
     closed = true;
@@ -255,7 +227,7 @@ export function updateRef(gitdir: string, ref: string, next: string, expected: s
   }
 }
 
-/** Deletes packs that a merge replaced, each index before its pack (git's order: a pack without its index is never looked at). */
+/** Deletes packs that a merge replaced, each pack index before its pack (git's order: a pack without its .idx is never looked at). */
 export function removePacks(packs: readonly string[]): void {
   for (const pack of packs) {
     fs.rmSync(pack.slice(0, -5) + '.idx', { force: true });
@@ -279,9 +251,10 @@ export function append(path: string, text: string): void {
 }
 
 /**
- * Replaces `path` through `<path>.lock` and a rename, as git does for its index. `content` runs
- * once the lock is held, so it may read `path` knowing no git command is replacing it meanwhile.
- * Returns the new file's stat data (its inode, size and mtime are kept through the rename).
+ * Replaces `path` through `<path>.lock` and a rename, as git does for its index file (the stage).
+ * `content` runs once the lock is held, so it may read `path` knowing no git command is replacing
+ * it meanwhile. Returns the new file's stat data (its inode, size and mtime are kept through the
+ * rename).
  */
 export function replaceLocked(path: string, content: () => Uint8Array, options: LockOptions): fs.Stats {
   const lockPath = path + '.lock';
@@ -306,21 +279,10 @@ export function replaceLocked(path: string, content: () => Uint8Array, options: 
   }
 }
 
-/** A file of a working-tree sync round (worktree.ts): HEAD's blob and bytes for it (null: HEAD has none), and the index entry it was last synced to. */
-export interface WorkingFile {
-  path: string;
-  head: string | null;
-  bytes: Uint8Array | null;
-  synced: IndexEntry | undefined;
-}
-
 /** A journal line: a path and the blob a round writes there (`-`: it removes the file). */
 export function journalLine(path: string, blob: string | null): string {
   return `${path}\t${blob ?? '-'}\n`;
 }
-
-/** What a round did with a file; a file written has a new index entry. */
-export type WorkingOutcome = { path: string; outcome: 'current' | 'edited' | 'removed' } | { path: string; outcome: 'written'; entry: IndexEntry };
 
 function readIfThere(path: string): Buffer | undefined {
   try {
@@ -332,9 +294,9 @@ function readIfThere(path: string): Buffer | undefined {
 
 /**
  * One working-tree sync round (worktree.ts), in one call rather than a thread-pool round trip per
- * step: what the round may write is journalled (appended: the journal goes only once the git index
- * records every file written since it began), then each file replaced by HEAD's bytes through a
- * rename, or removed with the folders it leaves empty. A file already as synced and at HEAD's blob
+ * step: what the round may write is journalled (appended: the journal goes only once the stage,
+ * git's index, records every file written since it began), then each file replaced by HEAD's bytes
+ * through a rename, or removed with the folders it leaves empty. A file already as synced and at HEAD's blob
  * is left alone, and so is one someone edited since it was synced (its stat data and content differ).
  */
 export function syncWorkingFiles(dir: string, prefix: string, tmpdir: string, journal: string, files: readonly WorkingFile[]): WorkingOutcome[] {
@@ -354,7 +316,7 @@ export function syncWorkingFiles(dir: string, prefix: string, tmpdir: string, jo
       const tmp = join(tmpdir, `wt-${randomBytes(6).toString('hex')}`);
       fs.writeFileSync(tmp, bytes, { mode: 0o644 });
       fs.renameSync(tmp, target);
-      return { path, outcome: 'written', entry: entryFromStats(path, head, fs.statSync(target)) };
+      return { path, outcome: 'written', entry: stageEntryFromStats(path, head, fs.statSync(target)) };
     }
     fs.rmSync(target, { force: true });
     for (let folder = dirname(path); folder.startsWith(prefix + '/'); folder = dirname(folder)) {

@@ -1,8 +1,10 @@
-/** The disk worker: runs the synchronous disk operations of disk-ops.ts and index-state.ts for the main thread, one at a time. */
+/** The disk worker: runs the synchronous disk operations of disk-ops.ts and stage.ts for the main thread, one at a time. */
 import { lowerThreadPriority, serveCalls } from '../util/worker.js';
 import * as ops from './disk-ops.js';
-import type { DiskRequest } from './disk.js';
-import { updateIndex } from './index-state.js';
+import type { DiskRequest } from './disk-protocol.js';
+import { Stages } from './stage.js';
+
+const stages = new Stages();
 
 lowerThreadPriority(5); // compressing and copying packs yields to the thread answering requests
 serveCalls<DiskRequest>((request) => {
@@ -17,8 +19,8 @@ serveCalls<DiskRequest>((request) => {
       return ops.updateRef(request.gitdir, request.ref, request.next, request.expected, request.lock);
     case 'append':
       return ops.append(request.path, request.text);
-    case 'updateIndex':
-      updateIndex(request.gitdir, request.prefix, request.update, request.lock);
+    case 'updateStage':
+      stages.update(request.gitdir, request.prefix, request.update, request.lock);
       if (request.journal) ops.removeFile(request.journal);
       return undefined;
     case 'syncWorkingFiles':

@@ -1,27 +1,13 @@
 /**
- * Writes to disk, done by one worker thread for the whole process (disk-worker.ts); calls run one
- * at a time, in the order they were made. Packs and refs are durable (fsynced) when their call
- * returns; the working tree, the git index and the version log are derived from them and are
- * written without fsync, as git writes its index.
+ * The client of a disk worker (disk-worker.ts), a thread that makes the writes of every repository
+ * handed to it; calls run one at a time, in the order they were made. Packs and refs are durable
+ * (fsynced) when their call returns; the working tree, the stage (git's index) and the version log
+ * are derived from them and are written without fsync, as git writes its index. The composition
+ * root builds one for the process and passes it to every store; a store opened without one builds
+ * its own.
  */
 import { WorkerCalls } from '../util/worker.js';
-import type { LockOptions, PackObject, RefUpdate, WorkingFile, WorkingOutcome, WrittenPack } from './disk-ops.js';
-import type { IndexUpdate } from './index-state.js';
-
-export type { IndexUpdate, LockOptions, PackObject, RefUpdate, WorkingFile, WorkingOutcome, WrittenPack };
-
-export type DiskRequest =
-  | { op: 'writePack'; packDir: string; tmpdir: string; objects: PackObject[]; then?: RefUpdate }
-  | { op: 'mergePacks'; packDir: string; tmpdir: string; packs: string[] }
-  | { op: 'removePacks'; packs: string[] }
-  | { op: 'updateRef'; gitdir: string; ref: string; next: string; expected: string | undefined; lock: LockOptions }
-  | { op: 'append'; path: string; text: string }
-  | { op: 'updateIndex'; gitdir: string; prefix: string; update: IndexUpdate; lock: LockOptions; journal?: string }
-  | { op: 'syncWorkingFiles'; dir: string; prefix: string; tmpdir: string; journal: string; files: WorkingFile[] }
-  | { op: 'ping' }
-  | { op: 'syncCalls' };
-
-const calls = new WorkerCalls<DiskRequest>(new URL('./disk-worker.js', import.meta.url));
+import type { DiskRequest, LockOptions, PackObject, RefUpdate, StageUpdate, WorkingFile, WorkingOutcome, WrittenPack } from './disk-protocol.js';
 
 /**
  * Items as the worker receives them: their `key` bytes copied into one buffer that is transferred,
@@ -41,27 +27,61 @@ function transferable<K extends string, T extends { [key in K]: Uint8Array | nul
   return { items: moved, buffer };
 }
 
-export const disk = {
-  writePack: (packDir: string, tmpdir: string, objects: readonly PackObject[], then?: RefUpdate) => {
+export class DiskClient {
+  private readonly calls = new WorkerCalls<DiskRequest>(new URL('./disk-worker.js', import.meta.url));
+
+  writePack(packDir: string, tmpdir: string, objects: readonly PackObject[], then?: RefUpdate): Promise<WrittenPack> {
     const moved = transferable(objects, 'content');
-    return calls.call<WrittenPack>({ op: 'writePack', packDir, tmpdir, objects: moved.items, ...(then ? { then } : {}) }, [moved.buffer]);
-  },
-  mergePacks: (packDir: string, tmpdir: string, packs: string[]) => calls.call<WrittenPack | { deltaPack: string }>({ op: 'mergePacks', packDir, tmpdir, packs }),
-  removePacks: (packs: string[]) => calls.call<void>({ op: 'removePacks', packs }),
-  updateRef: (gitdir: string, ref: string, next: string, expected: string | undefined, lock: LockOptions) => calls.call<void>({ op: 'updateRef', gitdir, ref, next, expected, lock }),
-  append: (path: string, text: string) => calls.call<void>({ op: 'append', path, text }),
+    return this.calls.call({ op: 'writePack', packDir, tmpdir, objects: moved.items, ...(then ? { then } : {}) }, [moved.buffer]);
+  }
+
+  mergePacks(packDir: string, tmpdir: string, packs: string[]): Promise<WrittenPack | { deltaPack: string }> {
+    return this.calls.call({ op: 'mergePacks', packDir, tmpdir, packs });
+  }
+
+  removePacks(packs: string[]): Promise<void> {
+    return this.calls.call({ op: 'removePacks', packs });
+  }
+
   /**
-   * Applies what changed under `prefix` to the git index the worker keeps for `gitdir`, and writes
-   * it (index-state.ts); then removes `journal`, a sync round's, if given.
+   * Points `ref` at `next` if it still points at `expected` (undefined: the ref must not exist), as
+   * git does (disk-ops.ts). Throws RefConflict, leaving the ref as it was, when someone else moved it.
    */
-  updateIndex: (gitdir: string, prefix: string, update: IndexUpdate, lock: LockOptions, journal?: string) => calls.call<void>({ op: 'updateIndex', gitdir, prefix, update, lock, ...(journal ? { journal } : {}) }),
+  updateRef(gitdir: string, ref: string, next: string, expected: string | undefined, lock: LockOptions): Promise<void> {
+    return this.calls.call({ op: 'updateRef', gitdir, ref, next, expected, lock });
+  }
+
+  append(path: string, text: string): Promise<void> {
+    return this.calls.call({ op: 'append', path, text });
+  }
+
+  /**
+   * Applies what changed under `prefix` to the stage the worker keeps for `gitdir`, and writes it
+   * (stage.ts); then removes `journal`, a sync round's, if given.
+   */
+  updateStage(gitdir: string, prefix: string, update: StageUpdate, lock: LockOptions, journal?: string): Promise<void> {
+    return this.calls.call({ op: 'updateStage', gitdir, prefix, update, lock, ...(journal ? { journal } : {}) });
+  }
+
   /** One working-tree sync round's files (disk-ops.ts, syncWorkingFiles). */
-  syncWorkingFiles: (dir: string, prefix: string, tmpdir: string, journal: string, files: WorkingFile[]) => {
+  syncWorkingFiles(dir: string, prefix: string, tmpdir: string, journal: string, files: WorkingFile[]): Promise<WorkingOutcome[]> {
     const moved = transferable(files, 'bytes');
-    return calls.call<WorkingOutcome[]>({ op: 'syncWorkingFiles', dir, prefix, tmpdir, journal, files: moved.items }, [moved.buffer]);
-  },
+    return this.calls.call({ op: 'syncWorkingFiles', dir, prefix, tmpdir, journal, files: moved.items }, [moved.buffer]);
+  }
+
   /** Resolves once the worker answers: started before a store takes writes, not by the first one. */
-  ready: () => calls.call<void>({ op: 'ping' }),
+  ready(): Promise<void> {
+    return this.calls.call({ op: 'ping' });
+  }
+
   /** How many fdatasync and fsync calls the worker has made (benchmarks count them per commit). */
-  syncCalls: () => calls.call<{ fdatasync: number; fsync: number }>({ op: 'syncCalls' }),
-};
+  syncCalls(): Promise<{ fdatasync: number; fsync: number }> {
+    return this.calls.call({ op: 'syncCalls' });
+  }
+
+  /** Stops the worker, once the calls made so far are answered. */
+  async close(): Promise<void> {
+    await this.ready().catch(() => undefined);
+    await this.calls.close();
+  }
+}

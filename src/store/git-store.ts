@@ -13,10 +13,14 @@ import { join } from 'node:path';
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import git from 'isomorphic-git';
 import { isLodestoneError } from '../errors.js';
+import { commitObject, sanitise, type Signature } from '../git/commits.js';
+import type { GitObject } from '../git/objects.js';
 import { ByteCache } from '../util/byte-cache.js';
-import { disk } from './disk.js';
-import { ObjectStore, blobObject, commitObject, sanitise, type GitObject, type Signature } from './objects.js';
-import { clearStaleLocks, defaultLockOptions, readRef, type LockOptions } from './refs.js';
+import { BatchView, type StoreView } from './batch-view.js';
+import { DiskClient } from './disk.js';
+import type { LockOptions } from './disk-protocol.js';
+import { ObjectStore } from './objects.js';
+import { clearStaleLocks, defaultLockOptions, readRef } from './refs.js';
 import { TreeCache, buildTree, diffTrees, type FileDiff } from './trees.js';
 
 export interface Identity {
@@ -38,14 +42,6 @@ export interface WriteIntent {
   message: string;
 }
 
-/** What a transaction sees: HEAD plus the writes committed before it in the same batch. */
-export interface StoreView {
-  blobId(path: string): string | undefined;
-  read(path: string): Promise<Buffer | undefined>;
-  /** Whether any file lies below `folder` (a path without a trailing slash). */
-  hasFilesUnder(folder: string): boolean;
-}
-
 export interface Transaction<T> {
   (view: StoreView): Promise<{ intent?: WriteIntent; result: T }>;
 }
@@ -54,6 +50,11 @@ export interface TransactionResult<T> {
   /** The commit made, or undefined when nothing changed (identical bytes make no commit). */
   commit: string | undefined;
   result: T;
+  /**
+   * Each path the intent wrote, with the blob id the store hashed its bytes to (null: deleted),
+   * whether or not it changed; empty without an intent. A caller needs no hash of its own.
+   */
+  blobIds: ReadonlyMap<string, string | null>;
 }
 
 export interface HeadChange {
@@ -92,6 +93,11 @@ export interface GitStoreOptions {
   lock?: LockOptions;
   /** Most transactions in one group commit. */
   maxBatch?: number;
+  /**
+   * The disk worker's client, shared by the stores of a process (the server builds one). Without
+   * it the store builds its own, and closes it when it closes.
+   */
+  disk?: DiskClient;
 }
 
 export const SERVICE_IDENTITY: Identity = { name: 'Lodestone', email: 'service@lodestone.invalid' };
@@ -117,6 +123,9 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   readonly prefix: string;
   readonly objects: ObjectStore;
   readonly trees: TreeCache;
+  /** Where the writes of this store (and of its working tree and version log) are made. */
+  readonly disk: DiskClient;
+  private readonly ownsDisk: boolean;
   private readonly committer: Identity;
   private readonly clock: () => number;
   private readonly lockOptions: LockOptions;
@@ -143,6 +152,8 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     this.maxBatch = options.maxBatch ?? 64;
     this.objects = new ObjectStore(this.gitdir);
     this.trees = new TreeCache(this.objects);
+    this.ownsDisk = options.disk === undefined;
+    this.disk = options.disk ?? new DiskClient();
   }
 
   /** Opens the repository in `dir`, creating it (branch `main`, no commits) when absent. */
@@ -155,7 +166,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     await fsp.mkdir(join(store.dir, store.prefix), { recursive: true });
     await clearStaleLocks(store.gitdir, store.ref);
     await store.objects.clearTemporary();
-    await Promise.all([store.load(await readRef(store.gitdir, store.ref)), disk.ready()]);
+    await Promise.all([store.load(await readRef(store.gitdir, store.ref)), store.disk.ready()]);
     return store;
   }
 
@@ -197,10 +208,11 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     return bytes;
   }
 
-  /** Closes open pack files once the queue is empty. */
+  /** Closes open pack files once the queue is empty, and the disk worker if the store built it. */
   async close(): Promise<void> {
     await new Promise<void>((resolve) => this.refresh().then(resolve, resolve));
     await this.objects.close();
+    if (this.ownsDisk) await this.disk.close();
   }
 
   /** Runs `run` under the write lock; its intent (if any) becomes one commit. */
@@ -239,7 +251,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
         while (end < this.queue.length && end < this.maxBatch && this.queue[end]!.kind === 'tx') end++;
         await this.runBatch(this.queue.splice(0, end) as Pending[]);
         // Between batches nothing is being written: the moment to merge small packs.
-        await this.objects.consolidate().catch(() => undefined);
+        await this.objects.consolidate(this.disk).catch(() => undefined);
       }
     } finally {
       this.draining = false;
@@ -296,26 +308,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
 
   private async runBatch(batch: Pending[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const overlay = new Map<string, string | null>();
-      const newBlobs = new Map<string, Buffer>();
-      const view: StoreView = {
-        blobId: (path) => (overlay.has(path) ? (overlay.get(path) ?? undefined) : this.files.get(path)),
-        read: async (path) => {
-          const id = view.blobId(path);
-          if (!id) return undefined;
-          return newBlobs.get(id) ?? (await this.readBlob(id));
-        },
-        hasFilesUnder: (folder) => {
-          let count = this.folderCounts.get(folder) ?? 0;
-          for (const [path, id] of overlay) {
-            if (!path.startsWith(folder + '/')) continue;
-            const before = this.files.has(path);
-            if (before && id === null) count--;
-            else if (!before && id !== null) count++;
-          }
-          return count > 0;
-        },
-      };
+      const view = new BatchView({ files: this.files, folderCounts: this.folderCounts, readBlob: (id) => this.readBlob(id) });
       const objects: GitObject[] = [];
       const outcomes: Array<{ ok: true; value: TransactionResult<unknown> } | { ok: false; error: unknown }> = [];
       let head = this.headId;
@@ -325,24 +318,9 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
       for (const item of batch) {
         try {
           const { intent, result } = await item.run(view);
-          if (!intent) {
-            outcomes.push({ ok: true, value: { commit: undefined, result } });
-            continue;
-          }
-          const changes = new Map<string, string | null>();
-          for (const change of intent.changes) {
-            if (change.bytes === null) {
-              if (view.blobId(change.path) !== undefined) changes.set(change.path, null);
-              continue;
-            }
-            const blob = blobObject(change.bytes);
-            if (view.blobId(change.path) === blob.id) continue;
-            changes.set(change.path, blob.id);
-            newBlobs.set(blob.id, change.bytes);
-            objects.push(blob);
-          }
-          if (changes.size === 0) {
-            outcomes.push({ ok: true, value: { commit: undefined, result } });
+          const { changes, blobIds } = view.hashChanges(intent?.changes ?? [], objects);
+          if (!intent || changes.size === 0) {
+            outcomes.push({ ok: true, value: { commit: undefined, result, blobIds } });
             continue;
           }
           const newTree = await buildTree(this.trees, tree, changes, objects);
@@ -360,12 +338,12 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
             files.push({ path, before: view.blobId(path), after: id ?? undefined });
             const before = changedFiles.has(path) ? changedFiles.get(path)!.before : this.files.get(path);
             changedFiles.set(path, { before, after: id ?? undefined });
-            overlay.set(path, id);
+            view.overlay.set(path, id);
           }
           commits.push({ id: commit.id, time: now, author: sanitise(intent.author.name), files });
           head = commit.id;
           tree = newTree;
-          outcomes.push({ ok: true, value: { commit: commit.id, result } });
+          outcomes.push({ ok: true, value: { commit: commit.id, result, blobIds } });
         } catch (error) {
           outcomes.push({ ok: false, error });
         }
@@ -376,7 +354,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
         // one of these pieces, not for the whole write).
         await afterPendingIo();
         try {
-          await this.objects.write(objects, { gitdir: this.gitdir, ref: this.ref, next: head!, expected: this.headId, lock: this.lockOptions });
+          await this.objects.write(this.disk, objects, { gitdir: this.gitdir, ref: this.ref, next: head!, expected: this.headId, lock: this.lockOptions });
         } catch (error) {
           if (isLodestoneError(error, 'RefConflict') && attempt < 10) {
             await this.syncFromDisk();
@@ -385,7 +363,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
           for (const item of batch) item.reject(error);
           return;
         }
-        for (const [id, bytes] of newBlobs) this.blobs.put(id, bytes);
+        for (const [id, bytes] of view.newBlobs) this.blobs.put(id, bytes);
         const before = this.headId;
         const files = [...changedFiles].map(([path, f]) => ({ path, ...f })).filter((f) => f.before !== f.after);
         this.applyFiles(files);

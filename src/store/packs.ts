@@ -1,122 +1,23 @@
 /**
- * Pack files (git's pack-format: version 2 packs with version 2 indexes). A write batch becomes one
- * pack of whole (non-delta) objects, so group commit costs one fsync per file for the batch rather
- * than one per object. PackSet knows where every object of every pack lies (from the .idx files,
- * rescanned when an object is not found) and reads whole objects itself; delta entries, which only
- * git's own repacking writes, are left to the caller's fallback. Packs are written, and merged
- * geometrically so that their number stays small, by the disk worker (disk-ops.ts).
+ * The packs of one repository, read: PackSet knows where every object of every pack lies (from the
+ * pack indexes, rescanned when an object is not found) and reads whole objects itself; delta
+ * entries, which only git's own repacking writes, are left to the caller's fallback. A write batch
+ * becomes one pack of whole objects, so group commit costs one fsync per file for the batch rather
+ * than one per object; packs are written, and merged geometrically so that their number stays
+ * small, by the disk worker (disk-ops.ts). The formats are in src/git/packs.ts and pack-index.ts.
  */
-import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { crc32, inflateSync } from 'node:zlib';
-import { disk, type WrittenPack } from './disk.js';
-import type { ObjectType } from './objects.js';
+import type { ObjectType } from '../git/objects.js';
+import { decodePackIndex } from '../git/pack-index.js';
+import { decodePackEntry } from '../git/packs.js';
 import { ByteCache } from '../util/byte-cache.js';
-
-const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3 };
-export const TYPE_NAMES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob' };
+import type { WrittenPack } from './disk-protocol.js';
 
 interface Location {
   pack: string;
   offset: number;
   end: number;
-}
-
-interface Entry {
-  id: string;
-  /** The packed bytes: entry header and deflated data. */
-  raw: Buffer;
-}
-
-function entryHeader(type: number, size: number): Buffer {
-  const bytes: number[] = [];
-  let byte = (type << 4) | (size & 0x0f);
-  size = Math.floor(size / 16);
-  while (size > 0) {
-    bytes.push(byte | 0x80);
-    byte = size & 0x7f;
-    size = Math.floor(size / 128);
-  }
-  bytes.push(byte);
-  return Buffer.from(bytes);
-}
-
-/** The version 2 index of a pack: ids with their entries' CRC-32 and offsets, and the pack's checksum. */
-export function encodeIndex(ids: readonly string[], crcs: readonly number[], offsets: readonly number[], packChecksum: Buffer): Buffer {
-  const n = ids.length;
-  const order = ids.map((_, i) => i).sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1));
-  const large = offsets.filter((offset) => offset >= 0x80000000).length;
-  const idx = Buffer.alloc(8 + 1024 + n * 28 + large * 8 + 40);
-  idx.writeUInt32BE(0xff744f63, 0);
-  idx.writeUInt32BE(2, 4);
-  const fanout = new Array<number>(256).fill(0);
-  for (const id of ids) fanout[parseInt(id.slice(0, 2), 16)]!++;
-  let total = 0;
-  for (let i = 0; i < 256; i++) idx.writeUInt32BE((total += fanout[i]!), 8 + i * 4);
-  let nextLarge = 0;
-  order.forEach((at, k) => {
-    idx.write(ids[at]!, 1032 + k * 20, 'hex');
-    idx.writeUInt32BE(crcs[at]! >>> 0, 1032 + n * 20 + k * 4);
-    const offset = offsets[at]!;
-    if (offset < 0x80000000) idx.writeUInt32BE(offset, 1032 + n * 24 + k * 4);
-    else {
-      idx.writeUInt32BE((0x80000000 | nextLarge) >>> 0, 1032 + n * 24 + k * 4);
-      idx.writeBigUInt64BE(BigInt(offset), 1032 + n * 28 + nextLarge++ * 8);
-    }
-  });
-  const tail = 1032 + n * 28 + large * 8;
-  packChecksum.copy(idx, tail);
-  createHash('sha1').update(idx.subarray(0, tail + 20)).digest().copy(idx, tail + 20);
-  return idx;
-}
-
-export function packHeader(count: number): Buffer {
-  const header = Buffer.alloc(12);
-  header.write('PACK', 0, 'latin1');
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(count, 8);
-  return header;
-}
-
-/** A pack and its index from entries, in the order given (ids need not be sorted). */
-export function encodePack(entries: readonly Entry[]): { pack: Buffer; idx: Buffer; name: string; offsets: number[] } {
-  const offsets: number[] = [];
-  let offset = 12;
-  for (const entry of entries) {
-    offsets.push(offset);
-    offset += entry.raw.length;
-  }
-  const body = Buffer.concat([packHeader(entries.length), ...entries.map((e) => e.raw)]);
-  const checksum = createHash('sha1').update(body).digest();
-  const pack = Buffer.concat([body, checksum]);
-  const idx = encodeIndex(
-    entries.map((e) => e.id),
-    entries.map((e) => crc32(e.raw)),
-    offsets,
-    checksum,
-  );
-  return { pack, idx, name: `pack-${checksum.toString('hex')}`, offsets };
-}
-
-export function packEntry(object: { id: string; type: ObjectType; content: Uint8Array }, deflated: Buffer): Entry {
-  return { id: object.id, raw: Buffer.concat([entryHeader(TYPE_CODES[object.type], object.content.length), deflated]) };
-}
-
-/** The objects of a pack index (v2): ids and offsets, in the index's (id) order. */
-export function readIndex(idx: Buffer): { ids: string[]; offsets: Float64Array } {
-  if (idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) return { ids: [], offsets: new Float64Array(0) };
-  const n = idx.readUInt32BE(8 + 255 * 4);
-  const large = 1032 + n * 28;
-  const ids = new Array<string>(n);
-  const offsets = new Float64Array(n);
-  for (let k = 0; k < n; k++) {
-    let offset = idx.readUInt32BE(1032 + n * 24 + k * 4);
-    if (offset & 0x80000000) offset = Number(idx.readBigUInt64BE(large + (offset & 0x7fffffff) * 8));
-    ids[k] = idx.toString('hex', 1032 + k * 20, 1052 + k * 20);
-    offsets[k] = offset;
-  }
-  return { ids, offsets };
 }
 
 const WHOLE_PACK_BYTES = 32 * 1024 * 1024;
@@ -165,7 +66,7 @@ export class PackSet {
     for (const pack of names) {
       if (this.loaded.has(pack)) continue;
       try {
-        const { ids, offsets } = readIndex(await fsp.readFile(pack.slice(0, -5) + '.idx'));
+        const { ids, offsets } = decodePackIndex(await fsp.readFile(pack.slice(0, -5) + '.idx'));
         // where each entry ends is worked out when the pack is first read from (endOf)
         const base = this.packNumber(pack) * 2 ** 32;
         for (let k = 0; k < ids.length; k++) if (!this.locations.has(ids[k]!)) this.locations.set(ids[k]!, base + offsets[k]!);
@@ -218,7 +119,7 @@ export class PackSet {
     return size;
   }
 
-  /** Entry offsets of each pack as its index lists them, then sorted once the pack is read from. */
+  /** Entry offsets of each pack as its pack index lists them, then sorted once the pack is read from. */
   private readonly indexOffsets = new Map<string, Float64Array>();
   private readonly sortedOffsets = new Map<string, Float64Array>();
 
@@ -284,11 +185,7 @@ export class PackSet {
       if (!location) return undefined;
       raw = await this.rawEntry(location);
     }
-    const type = (raw[0]! >> 4) & 7;
-    if (!TYPE_NAMES[type]) return 'delta';
-    let at = 0;
-    while (raw[at]! & 0x80) at++;
-    return { type: TYPE_NAMES[type]!, content: inflateSync(raw.subarray(at + 1)) };
+    return decodePackEntry(raw);
   }
 
   /** Knows the objects of a pack just written (see disk-ops.ts). */
@@ -329,16 +226,17 @@ export class PackSet {
 
   /**
    * Takes in the outcome of merging `packs` (disk-ops.ts mergePacks): the merged pack replaces
-   * them, and they are deleted; or a pack that held deltas is left alone from then on.
+   * them, and the packs it replaced are returned, for the caller to delete; or a pack that held
+   * deltas is left alone from then on.
    */
-  async merged(packs: readonly string[], outcome: WrittenPack | { deltaPack: string }): Promise<void> {
+  merged(packs: readonly string[], outcome: WrittenPack | { deltaPack: string }): string[] {
     if ('deltaPack' in outcome) {
       this.deltaPacks.add(outcome.deltaPack);
-      return;
+      return [];
     }
     this.register(outcome);
     const replaced = packs.filter((pack) => pack !== outcome.pack);
     for (const pack of replaced) this.forget(pack);
-    await disk.removePacks(replaced);
+    return replaced;
   }
 }

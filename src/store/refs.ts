@@ -1,26 +1,15 @@
 /**
  * Branch refs, read and updated the way git itself does it, so the server and a git client on the
- * same repository never lose each other's commits: an update takes `<ref>.lock` with O_EXCL,
- * writes and fsyncs the new id, checks the ref still holds the expected id (compare-and-swap),
- * renames the lock over the ref and fsyncs the directory. Refs may also live in `packed-refs`.
+ * same repository never lose each other's commits: an update (DiskClient.updateRef, made by the
+ * disk worker in disk-ops.ts) takes `<ref>.lock` with O_EXCL, writes and fsyncs the new id, checks
+ * the ref still holds the expected id (compare-and-swap), renames the lock over the ref and fsyncs
+ * the directory. Refs may also live in `packed-refs`. Their text is read by src/git/refs.ts.
  */
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { disk, type LockOptions } from './disk.js';
-
-const SHA = /^[0-9a-f]{40}$/;
-
-/** The id a loose ref file holds, if its text is one. */
-export function looseRef(text: string | undefined): string | undefined {
-  const id = text?.trim();
-  return id && SHA.test(id) ? id : undefined;
-}
-
-/** The id of `ref` in the text of packed-refs. */
-export function packedRef(ref: string, text: string | undefined): string | undefined {
-  return text?.split('\n').find((line) => line.endsWith(' ' + ref) && SHA.test(line.slice(0, 40)))?.slice(0, 40);
-}
+import { looseRef, packedRef } from '../git/refs.js';
+import type { LockOptions } from './disk-protocol.js';
 
 async function readText(path: string): Promise<string | undefined> {
   try {
@@ -36,18 +25,7 @@ export async function readRef(gitdir: string, ref: string): Promise<string | und
   return looseRef(await readText(join(gitdir, ref))) ?? packedRef(ref, await readText(join(gitdir, 'packed-refs')));
 }
 
-export type { LockOptions };
-
 export const defaultLockOptions: LockOptions = { waitMs: 5_000, staleMs: 10_000 };
-
-/**
- * Points `ref` at `next` if it still points at `expected` (undefined: the ref must not exist); the
- * disk worker does it as git does (see disk-ops.ts). Throws RefConflict, leaving the ref as it
- * was, when someone else moved it.
- */
-export function updateRef(gitdir: string, ref: string, next: string, expected: string | undefined, options: LockOptions = defaultLockOptions): Promise<void> {
-  return disk.updateRef(gitdir, ref, next, expected, options);
-}
 
 /** Lock files a crashed writer may have left; removed at startup when they stay put. */
 export async function clearStaleLocks(gitdir: string, ref: string, settleMs = 1_000): Promise<string[]> {

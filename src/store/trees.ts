@@ -1,10 +1,12 @@
 /**
  * Tree walking over an ObjectStore: listing the files under a folder, diffing two trees (equal
  * subtrees are skipped, so the work follows the size of the change, not of the repository), and
- * building a new tree from a base tree and a set of file changes.
+ * building a new tree from a base tree and a set of file changes. The tree format is src/git/trees.ts.
  */
 import { LodestoneError } from '../errors.js';
-import { FILE_MODE, TREE_MODE, compareTreeEntries, treeObject, type GitObject, type ObjectStore, type TreeEntry } from './objects.js';
+import type { GitObject } from '../git/objects.js';
+import { FILE_MODE, TREE_MODE, compareTreeEntries, treeObject, type TreeEntry } from '../git/trees.js';
+import type { ObjectStore } from './objects.js';
 
 /**
  * A cache of parsed trees, bounded by the entries it holds (a 20k-entry folder counts 20k), least

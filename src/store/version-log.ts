@@ -12,10 +12,9 @@
 import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { disk } from './disk.js';
+import { TREE_MODE } from '../git/trees.js';
 import type { CommitSummary, GitStore, HeadChange } from './git-store.js';
 import { lookupPath } from './trees.js';
-import { TREE_MODE } from './objects.js';
 import { diffTrees } from './trees.js';
 
 export interface Version {
@@ -148,7 +147,7 @@ export class VersionLog {
   private async flush(): Promise<void> {
     const text = this.unwritten;
     this.unwritten = '';
-    if (text) await disk.append(this.logPath, text);
+    if (text) await this.store.disk.append(this.logPath, text);
   }
 
   /** The versions of a file, oldest first (an empty list when it never existed). */

@@ -1,23 +1,24 @@
 /**
  * The working tree of a dataspace's repository, kept equal to HEAD off the write path, and the way
- * edits people make to `.nt` files come back in. The git index records what each file holds as the
- * server last wrote it: a file that differs from its entry was edited by someone, a file that still
- * matches it while HEAD moved on is stale and is overwritten. Files are replaced by rename, and
- * each round first journals the blobs it may write, until the index records them, so after a crash
- * a file holding anything the server wrote is never mistaken for an edit (which would commit the
- * older bytes over an acknowledged write).
+ * edits people make to `.nt` files come back in. The stage (git's index) records what each file
+ * holds as the server last wrote it: a file that differs from its entry was edited by someone, a
+ * file that still matches it while HEAD moved on is stale and is overwritten. Files are replaced by
+ * rename, and each round first journals the blobs it may write, until the stage records them, so
+ * after a crash a file holding anything the server wrote is never mistaken for an edit (which
+ * would commit the older bytes over an acknowledged write).
  */
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { LodestoneError, isLodestoneError } from '../errors.js';
 import { canonicalBytes, shallowCanonicalBytes } from '../rdf/canonical.js';
 import { parseRdf } from '../rdf/ntriples.js';
+import { blobObject } from '../git/objects.js';
+import { stageEntryFromStats, statMatches, type StageEntry } from '../git/stage-file.js';
+import type { StageUpdate, WorkingFile, WorkingOutcome } from './disk-protocol.js';
 import type { GitStore, Identity } from './git-store.js';
-import { disk, type IndexUpdate, type WorkingFile, type WorkingOutcome } from './disk.js';
-import { entryFromStats, readIndexFile, statMatches, type IndexEntry } from './index-file.js';
-import { blobObject } from './objects.js';
 import { fileDocument } from '../document-paths.js';
 import { defaultLockOptions } from './refs.js';
+import { readStage } from './stage.js';
 
 export const WORKTREE_COMMITTER: Identity = { name: 'Lodestone (working tree)', email: 'working-tree@lodestone.invalid' };
 export const ANONYMOUS: Identity = { name: 'anonymous', email: 'anonymous@lodestone.invalid' };
@@ -28,7 +29,7 @@ export interface WorkingTreeOptions {
   base: string;
   /**
    * How long to wait after a commit before syncing the working tree: the writes of that time go
-   * out together, with one git index for all of them.
+   * out together, with one stage (git index) for all of them.
    */
   delayMs?: number;
   log?: (line: string) => void;
@@ -42,11 +43,11 @@ export class WorkingTree {
   private readonly delayMs: number;
   private readonly log: (line: string) => void;
   private readonly labelDeep: (ntriples: string, what: string) => Promise<Buffer>;
-  private readonly synced = new Map<string, IndexEntry>();
+  private readonly synced = new Map<string, StageEntry>();
   private readonly dirty = new Set<string>();
   private readonly writing = new Map<string, string>();
-  /** Paths whose entries a failed index update did not write: sent again with the next round. */
-  private readonly unindexed = new Set<string>();
+  /** Paths whose entries a failed stage update did not write: sent again with the next round. */
+  private readonly unstaged = new Set<string>();
   /** A round that replaces every entry under the prefix is due (the first, or one that failed). */
   private replacePending = false;
   private readonly journal: string;
@@ -73,7 +74,7 @@ export class WorkingTree {
     return join(this.store.dir, path);
   }
 
-  /** Resolves once every commit so far is in the working tree and the git index. */
+  /** Resolves once every commit so far is in the working tree and the stage. */
   idle(): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);
@@ -102,26 +103,26 @@ export class WorkingTree {
   }
 
   /**
-   * Startup: compares the working tree with HEAD, the git index and the journal, overwrites what
+   * Startup: compares the working tree with HEAD, the stage and the journal, overwrites what
    * is stale and commits what people changed while the server was down. A file holding bytes the
-   * server wrote there (the git index's entry, or a blob a journalled round was writing) is stale,
+   * server wrote there (the stage's entry, or a blob a journalled round was writing) is stale,
    * never an edit, whatever HEAD is now: an acknowledged write is never reverted by recovery.
    * Returns the paths taken as edits.
    */
   async reconcile(): Promise<string[]> {
-    const index = await readIndexFile(this.store.gitdir);
+    const stage = await readStage(this.store.gitdir);
     const journalled = parseJournal(await fsp.readFile(this.journal, 'utf8').catch(() => ''));
     const prefix = this.store.prefix + '/';
-    const paths = new Set<string>([...this.store.listFiles().keys(), ...[...index.keys()].filter((p) => p.startsWith(prefix)), ...journalled.keys()]);
+    const paths = new Set<string>([...this.store.listFiles().keys(), ...[...stage.keys()].filter((p) => p.startsWith(prefix)), ...journalled.keys()]);
     for (const file of await listFiles(this.abs(this.store.prefix), this.store.prefix)) paths.add(file);
     const edits: string[] = [];
     for (const path of paths) {
-      const entry = index.get(path);
+      const entry = stage.get(path);
       const head = this.store.blobId(path);
       const stats = await fsp.stat(this.abs(path)).catch(() => undefined);
       const content = stats ? (entry && statMatches(entry, stats) ? entry.id : await this.hashFile(path)) : undefined;
       if (content === head) {
-        if (stats && head) this.synced.set(path, entryFromStats(path, head, stats));
+        if (stats && head) this.synced.set(path, stageEntryFromStats(path, head, stats));
         if (!head) this.synced.delete(path);
         continue;
       }
@@ -129,7 +130,7 @@ export class WorkingTree {
       const wroteIt = content === undefined ? journalled.get(path)?.has(REMOVED) : content === entry?.id || journalled.get(path)?.has(content);
       const neverSynced = entry === undefined && content === undefined;
       if (wroteIt || neverSynced) {
-        if (stats && content) this.synced.set(path, entryFromStats(path, content, stats));
+        if (stats && content) this.synced.set(path, stageEntryFromStats(path, content, stats));
         else this.synced.delete(path);
         this.dirty.add(path);
       } else edits.push(path);
@@ -178,15 +179,15 @@ export class WorkingTree {
     const stats = await fsp.stat(this.abs(path)).catch(() => undefined);
     const commit = await this.store.write({ changes: [{ path, bytes: canonical }], author: ANONYMOUS, committer: WORKTREE_COMMITTER, message: `PUT ${url}` });
     // The file as edited is now accepted: the next sync may rewrite it in canonical form.
-    if (stats) this.synced.set(path, entryFromStats(path, rawId!, stats));
+    if (stats) this.synced.set(path, stageEntryFromStats(path, rawId!, stats));
     this.dirty.add(path);
     this.schedule();
     if (commit) this.log(`working tree: ${path} was edited; committed PUT ${url} as ${commit}`);
   }
 
   /**
-   * Writes HEAD's version of every dirty path, then their git index entries. `force` (at startup)
-   * runs a round even with nothing dirty, and rewrites every index entry under the prefix.
+   * Writes HEAD's version of every dirty path, then their stage entries. `force` (at startup)
+   * runs a round even with nothing dirty, and rewrites every stage entry under the prefix.
    */
   private async syncOut(force = false): Promise<void> {
     if (this.dirty.size === 0 && !force) return;
@@ -200,7 +201,7 @@ export class WorkingTree {
     }
     let outcomes: WorkingOutcome[];
     try {
-      outcomes = await disk.syncWorkingFiles(this.store.dir, this.store.prefix, this.tmpdir, this.journal, files);
+      outcomes = await this.store.disk.syncWorkingFiles(this.store.dir, this.store.prefix, this.tmpdir, this.journal, files);
     } finally {
       for (const path of paths) this.writing.delete(path);
     }
@@ -210,37 +211,37 @@ export class WorkingTree {
       else if (result.outcome === 'removed') this.synced.delete(result.path);
       else if (result.outcome === 'edited') edited.push(result.path); // someone's edit is waiting: taken in below
     }
-    await this.writeIndex(paths, force);
+    await this.writeStage(paths, force);
     for (const path of edited) await this.fileChanged(path);
   }
 
   /**
-   * Sends the index entries of a round's paths to the disk worker, which keeps the git index and
-   * git's own entries for every other path (index-state.ts): work here is per path of the round,
+   * Sends the stage entries of a round's paths to the disk worker, which keeps the stage and
+   * git's own entries for every other path (stage.ts): work here is per path of the round,
    * not per file of the repository. With `full`, every synced path goes, and replaces all
    * entries under the prefix.
    */
-  private async writeIndex(paths: readonly string[], full: boolean): Promise<void> {
-    for (const path of paths) this.unindexed.add(path);
+  private async writeStage(paths: readonly string[], full: boolean): Promise<void> {
+    for (const path of paths) this.unstaged.add(path);
     this.replacePending ||= full;
-    const update: IndexUpdate = { set: [], remove: [], replacePrefix: this.replacePending };
-    for (const path of this.replacePending ? this.synced.keys() : this.unindexed) {
-      const entry = this.indexEntry(path);
+    const update: StageUpdate = { set: [], remove: [], replacePrefix: this.replacePending };
+    for (const path of this.replacePending ? this.synced.keys() : this.unstaged) {
+      const entry = this.stageEntry(path);
       if (entry) update.set.push(entry);
       else update.remove.push(path);
     }
-    await disk.updateIndex(this.store.gitdir, this.store.prefix, update, defaultLockOptions, this.journal);
-    this.unindexed.clear();
+    await this.store.disk.updateStage(this.store.gitdir, this.store.prefix, update, defaultLockOptions, this.journal);
+    this.unstaged.clear();
     this.replacePending = false;
   }
 
   /**
-   * A path's index entry: what the file holds as the server last wrote or accepted it, even when
-   * HEAD has moved on since (the next round brings it up to HEAD). The index is the record that
+   * A path's stage entry: what the file holds as the server last wrote or accepted it, even when
+   * HEAD has moved on since (the next round brings it up to HEAD). The stage is the record that
    * tells the server's own bytes from someone's edit after a crash, so it never names a blob the
    * file does not hold.
    */
-  private indexEntry(path: string): IndexEntry | undefined {
+  private stageEntry(path: string): StageEntry | undefined {
     return this.synced.get(path);
   }
 }
@@ -248,7 +249,7 @@ export class WorkingTree {
 /** The journal's marker for a file a round removes. */
 const REMOVED = '-';
 
-/** The journal: each path with the blobs rounds were writing there since the git index last recorded them. */
+/** The journal: each path with the blobs rounds were writing there since the stage last recorded them. */
 function parseJournal(text: string): Map<string, Set<string>> {
   const written = new Map<string, Set<string>>();
   for (const line of text.split('\n')) {

@@ -1,16 +1,14 @@
 /**
- * The git index format (`.git/index`, version 2), read and written so that `git status` agrees
- * with HEAD once the working tree is synced: one entry per file with its stat data and blob id,
- * sorted by the bytes of the path, then a SHA-1 of the whole. No extensions are written; git
- * rebuilds its cache-tree by itself. Pure format code, used on both threads: the disk worker
- * (index-state.ts) keeps and writes the index, the main thread only reads it at startup.
+ * The stage (git's index file, `.git/index`, version 2), read and written so that `git status`
+ * agrees with HEAD once the working tree is synced: one entry per file with its stat data and blob
+ * id, sorted by the bytes of the path, then a SHA-1 of the whole. No extensions are written; git
+ * rebuilds its cache-tree by itself. Pure: no I/O (the disk worker keeps and writes the stage,
+ * store/stage.ts; the main thread reads it at startup).
  */
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { promises as fsp } from 'node:fs';
-import { join } from 'node:path';
 
-export interface IndexEntry {
+export interface StageEntry {
   path: string;
   id: string;
   ctimeMs: number;
@@ -23,7 +21,7 @@ export interface IndexEntry {
   size: number;
 }
 
-export function entryFromStats(path: string, id: string, stats: Stats): IndexEntry {
+export function stageEntryFromStats(path: string, id: string, stats: Stats): StageEntry {
   return {
     path,
     id,
@@ -38,8 +36,8 @@ export function entryFromStats(path: string, id: string, stats: Stats): IndexEnt
   };
 }
 
-/** True when a file's stat data still matches its index entry (git's own "stat clean" test). */
-export function statMatches(entry: IndexEntry, stats: Stats): boolean {
+/** True when a file's stat data still matches its stage entry (git's own "stat clean" test). */
+export function statMatches(entry: StageEntry, stats: Stats): boolean {
   return (
     Math.floor(entry.mtimeMs * 1e6) === Math.floor(stats.mtimeMs * 1e6) &&
     entry.size === stats.size &&
@@ -50,22 +48,12 @@ export function statMatches(entry: IndexEntry, stats: Stats): boolean {
 /** Where an entry's path starts, after its stat data, blob id and flags. */
 const NAME_OFFSET = 62;
 
-/** The index of the repository at `gitdir`, by path; empty when there is none. */
-export async function readIndexFile(gitdir: string): Promise<Map<string, IndexEntry>> {
-  try {
-    return parseIndex(await fsp.readFile(join(gitdir, 'index')));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-    throw error;
-  }
-}
-
 /**
- * The stage-0 entries of an index file (versions 2 and 3), by path. Conflict stages are left out,
- * and a file in another format (version 4, or not an index) reads as empty.
+ * The stage-0 entries of a git index file (versions 2 and 3), by path. Conflict stages are left
+ * out, and a file in another format (version 4, or not an index) reads as empty.
  */
-export function parseIndex(data: Buffer): Map<string, IndexEntry> {
-  const entries = new Map<string, IndexEntry>();
+export function decodeStage(data: Buffer): Map<string, StageEntry> {
+  const entries = new Map<string, StageEntry>();
   if (data.length < 12 || data.toString('latin1', 0, 4) !== 'DIRC') return entries;
   const version = data.readUInt32BE(4);
   if (version !== 2 && version !== 3) return entries; // v4 compresses paths: treat as unknown
@@ -77,7 +65,7 @@ export function parseIndex(data: Buffer): Map<string, IndexEntry> {
     const extended = version === 3 && (flags & 0x4000) !== 0;
     const nameStart = offset + NAME_OFFSET + (extended ? 2 : 0);
     const nameEnd = data.indexOf(0, nameStart);
-    const entry: IndexEntry = {
+    const entry: StageEntry = {
       ctimeMs: time(offset),
       mtimeMs: time(offset + 8),
       dev: data.readUInt32BE(offset + 16),
@@ -97,7 +85,7 @@ export function parseIndex(data: Buffer): Map<string, IndexEntry> {
 }
 
 /** One entry as it stands in the file: fixed fields, the path, NULs to a multiple of 8 bytes. */
-export function encodeEntry(entry: IndexEntry): Buffer {
+export function encodeStageEntry(entry: StageEntry): Buffer {
   const name = Buffer.from(entry.path, 'utf8');
   const length = Math.ceil((NAME_OFFSET + name.length + 1) / 8) * 8;
   const out = Buffer.alloc(length);
@@ -121,7 +109,7 @@ export function encodeEntry(entry: IndexEntry): Buffer {
 }
 
 /** The path bytes of an encoded entry: what git sorts the entries by. */
-export function entryName(encoded: Buffer): Buffer {
+export function stageEntryName(encoded: Buffer): Buffer {
   return encoded.subarray(NAME_OFFSET, encoded.indexOf(0, NAME_OFFSET));
 }
 
@@ -129,7 +117,7 @@ export function entryName(encoded: Buffer): Buffer {
  * The whole file: header, the entries already encoded and sorted by path bytes (as git sorts
  * them), and the SHA-1 of all that.
  */
-export function encodeIndex(sortedEntries: readonly Uint8Array[]): Buffer {
+export function encodeStage(sortedEntries: readonly Uint8Array[]): Buffer {
   const header = Buffer.alloc(12);
   header.write('DIRC', 0, 'latin1');
   header.writeUInt32BE(2, 4);
