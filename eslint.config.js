@@ -17,17 +17,33 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{
-          group: ['**/store/*', '**/index/*', '**/mirror/*', '**/watch/*'],
+          group: ['../store/*', '../index/*', '../mirror/*', '../watch/*'],
           message: 'src/http reaches storage only through the document service (src/documents/)',
         }],
       }],
     },
   },
   {
-    files: ['src/rdf/**/*.ts'],
+    files: ['src/rdf/**/*.ts', 'src/git/**/*.ts', 'src/util/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['../**', '!../errors.js'], message: 'src/rdf is pure: it imports nothing of Lodestone outside itself but src/errors.ts' }],
+        patterns: [{ group: ['../**', '!../errors.js'], message: 'src/rdf, src/git and src/util are pure: they import nothing of Lodestone outside themselves but src/errors.ts' }],
+      }],
+    },
+  },
+  {
+    files: ['src/store/**/*.ts', 'src/index/**/*.ts', 'src/watch/**/*.ts', 'src/mirror/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['../http/*', '../documents/*', '../access/*', '../auth/*'], message: 'storage, the index, the watcher and the mirror sit below documents and HTTP: they never import them' }],
+      }],
+    },
+  },
+  {
+    files: ['src/documents/**/*.ts', 'src/access/**/*.ts', 'src/auth/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['../http/*'], message: 'nothing below the HTTP layer imports it (DESIGN.md)' }],
       }],
     },
   },
