@@ -40,6 +40,22 @@ describe('Memento', () => {
     assert.equal(head.body, '');
   });
 
+  it('takes a commit id abbreviated as git log --oneline prints it (issue 19, item 12)', async () => {
+    const short = git(dir, 'rev-parse', '--short', commits[0]!).trim();
+    assert.ok(short.length < 40);
+    const full = await s.request('GET', `/history/?version=${commits[0]}`, { headers: { Accept: 'application/n-triples' } });
+    const res = await s.request('GET', `/history/?version=${short}`, { headers: { Accept: 'application/n-triples' } });
+    assert.equal(res.status, 200, res.body);
+    assert.equal(res.body, full.body);
+    assert.equal(res.headers.etag, `"${commits[0]}"`);
+    assert.equal(res.headers['content-location'], `${s.base}history/?version=${commits[0]}`);
+    const diff = await s.request('GET', `/history/?diff=${short}&to=${git(dir, 'rev-parse', '--short', commits[1]!).trim()}`);
+    assert.equal(diff.status, 200, diff.body);
+    assert.equal(diff.body, (await s.request('GET', `/history/?diff=${commits[0]}&to=${commits[1]}`)).body);
+    assertRdfError(await s.request('GET', '/history/?version=abc'), 400, { title: /4 to 40 lower-case hexadecimal digits/ });
+    assertRdfError(await s.request('GET', '/history/?version=ffff0000ffff'), 404);
+  });
+
   it('refuses writes to a memento, malformed and unknown versions', async () => {
     for (const method of ['PUT', 'POST', 'PATCH', 'DELETE']) {
       const res = await s.request(method, `/history/?version=${commits[0]}`, { headers: turtle, body: '' });

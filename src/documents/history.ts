@@ -2,8 +2,8 @@
  * The history of the documents of a versioned dataspace (SPEC §3, §9.1), below HTTP: a document's
  * versions (from the dataspace's version log), the document as at a commit, the version closest
  * to a time, the TimeMap as a PROV-O graph, the difference of two versions, and restoring one.
- * A commit id that is not 40 lower-case hexadecimal digits is a BadRequest; an absent version is
- * NotFound.
+ * Commit ids may be abbreviated as git prints them; a malformed one is a BadRequest, an absent
+ * version NotFound.
  */
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
@@ -18,6 +18,8 @@ import type { WriteRequest, WriteResult } from './writes.js';
 export type { Version } from '../store/version-log.js';
 
 const SHA = /^[0-9a-f]{40}$/;
+/** An abbreviated commit id as `git log --oneline` prints it (git accepts 4 digits and up). */
+const SHORT_SHA = /^[0-9a-f]{4,39}$/;
 
 /** A memento: the document as one commit left it. */
 export interface Memento {
@@ -84,11 +86,24 @@ export class DocumentHistory {
     return this.log.of(this.dataspace.fileOf(relativePath)).filter((v) => v.blob !== null);
   }
 
-  /** The document as commit `sha` left it; undefined when absent there or there is no such commit. */
+  /**
+   * The full id of commit `sha`, which may be abbreviated as git prints it (`7a5a760`); an id that
+   * is no commit id at all is a BadRequest, an abbreviation that names several commits a Conflict
+   * listing them, one that names none undefined.
+   */
+  async commit(sha: string): Promise<string | undefined> {
+    if (SHA.test(sha)) return sha;
+    if (!SHORT_SHA.test(sha)) throw new LodestoneError('BadRequest', `"${sha.slice(0, 64)}" is not a commit id (4 to 40 lower-case hexadecimal digits, as git prints them)`);
+    const found = await this.dataspace.store.objects.commitsWithPrefix(sha);
+    if (found.length > 1) throw new LodestoneError('Conflict', `the abbreviated commit id ${sha} names ${found.length} commits (${found.slice(0, 5).join(', ')}): give more digits`);
+    return found[0];
+  }
+
+  /** The document as commit `sha` (full or abbreviated) left it; undefined when absent there or there is no such commit. */
   async at(relativePath: string, sha: string): Promise<Memento | undefined> {
-    if (!SHA.test(sha)) throw new LodestoneError('BadRequest', `"${sha}" is not a commit id (40 lower-case hexadecimal digits)`);
-    const found = await this.log.blobAt(this.dataspace.fileOf(relativePath), sha);
-    return found && { commit: sha, ...found };
+    const commit = await this.commit(sha);
+    const found = commit && (await this.log.blobAt(this.dataspace.fileOf(relativePath), commit));
+    return found ? { commit: commit!, ...found } : undefined;
   }
 
   /** The canonical bytes of a memento's blob. */
@@ -122,7 +137,7 @@ export class DocumentHistory {
       agent,
       body: { text: bytes.toString('utf8'), mediaType: NTRIPLES },
       replace: true,
-      note: `Restores the version of ${sha}.`,
+      note: `Restores the version of ${await this.commit(sha)}.`,
       precondition,
     });
   }

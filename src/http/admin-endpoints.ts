@@ -48,7 +48,7 @@ const SIGNUP_FORM = `<!DOCTYPE html>
 
 export async function signup(ctx: Context): Promise<void> {
   const { runtime, agent } = ctx.state;
-  const endpoint = runtime.dataspace.base + 'sign%20up';
+  const endpoint = runtime.documents.base + 'sign%20up';
   requireMode(await modesOnEndpoint(runtime.access, endpoint, agent), ctx.method === 'POST' ? 'Append' : 'Read', agent, endpoint);
   if (ctx.method !== 'POST') {
     ctx.type = 'text/html';
@@ -57,13 +57,13 @@ export async function signup(ctx: Context): Promise<void> {
   }
   if (formType(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the signup as ${FORM} (name, email, password)`);
   const request = parseSignup(decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)), FORM);
-  const result = createSignup(request, runtime.dataspace.base);
+  const result = createSignup(request, runtime.documents.base);
   // the new agent owns its documents (acl:owner): it may edit its own profile
   for (const [path, text] of [[result.keyPath, result.keyTurtle], [result.agentPath, result.agentTurtle]] as const) {
     await runtime.documents.write({ method: 'PUT', relativePath: path, agent: result.webId, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });
   }
   ctx.status = 201;
-  ctx.set('Location', runtime.dataspace.base + result.agentPath);
+  ctx.set('Location', runtime.documents.base + result.agentPath);
   ctx.set('Content-Disposition', 'attachment; filename="cert.p12"');
   ctx.type = 'application/x-pkcs12';
   ctx.body = result.pkcs12;
@@ -74,13 +74,13 @@ function documentOf(ctx: Context, url: string | undefined): { runtime: Dataspace
   if (!url) throw new LodestoneError('BadRequest', 'name the document with ?this=<document URL>');
   const runtime = runtimeFor(ctx.state.served.runtimes, url);
   if (!runtime || runtime.access !== ctx.state.runtime.access) throw new LodestoneError('BadRequest', `${url} is not a document of this server`);
-  const relativePath = canonicalDocumentPath(url.slice(runtime.dataspace.base.length));
-  return { runtime, relativePath, url: runtime.dataspace.base + relativePath };
+  const relativePath = canonicalDocumentPath(url.slice(runtime.documents.base.length));
+  return { runtime, relativePath, url: runtime.documents.base + relativePath };
 }
 
 export async function accessEndpoint(ctx: Context): Promise<void> {
   const { runtime: admin, agent } = ctx.state;
-  const endpoint = admin.dataspace.base + 'access';
+  const endpoint = admin.documents.base + 'access';
   requireMode(await modesOnEndpoint(admin.access, endpoint, agent), 'Read', agent, endpoint);
   const target = documentOf(ctx, new URLSearchParams(ctx.querystring).get('this') ?? undefined);
   const type = negotiate(acceptOf(ctx.headers, ctx.querystring), writableTypes);
@@ -102,7 +102,7 @@ export async function accessEndpoint(ctx: Context): Promise<void> {
 
 export async function accessRequest(ctx: Context): Promise<void> {
   const { runtime: admin, agent } = ctx.state;
-  const endpoint = admin.dataspace.base + 'access/request';
+  const endpoint = admin.documents.base + 'access/request';
   requireMode(await modesOnEndpoint(admin.access, endpoint, agent), 'Append', agent, endpoint);
   if (!agent) throw new LodestoneError('Forbidden', 'authenticate to request access: a request is granted to an agent');
   if (formType(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the request as ${FORM} (this=<document URL>, mode=Read|Write|Append)`);
@@ -111,7 +111,7 @@ export async function accessRequest(ctx: Context): Promise<void> {
   const modes = form.getAll('mode');
   if (modes.length === 0 || modes.some((m) => !['Read', 'Write', 'Append', 'Control'].includes(m))) throw new LodestoneError('ConstraintViolation', 'name the modes asked for: mode=Read, Write, Append or Control');
   const path = `acl/access-requests/${randomUUID()}/`;
-  const url = admin.dataspace.base + path;
+  const url = admin.documents.base + path;
   const request = namedNode(`${url}#this`);
   const quads = [
     quad(namedNode(url), namedNode(ns.foaf + 'primaryTopic'), request),

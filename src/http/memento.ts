@@ -50,9 +50,11 @@ export async function version(ctx: Context): Promise<void> {
   const { relativePath, documentUrl, history } = await historyOf(ctx, 'Read');
   const sha = new URLSearchParams(ctx.querystring).get('version') ?? '';
   const found = await history.at(relativePath, sha);
-  const reply = mementoReply(documentUrl, sha, found, negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes));
+  const commit = found?.commit ?? sha;
+  const reply = mementoReply(documentUrl, commit, found, negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes));
+  if (commit !== sha) reply.headers['Content-Location'] = `${documentUrl}?version=${commit}`; // an abbreviated id: the memento's own URL
   await sendRead(ctx, reply, async () => (await history.bytesOf(found!)).toString('utf8'));
-  rememberMemento(documentUrl, sha, found!); // the read fast path answers the next one
+  rememberMemento(documentUrl, commit, found!); // the read fast path answers the next one
 }
 
 export async function timegate(ctx: Context): Promise<void> {

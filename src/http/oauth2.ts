@@ -50,7 +50,7 @@ function loginWith(runtime: DataspaceRuntime, name: string): { endpoints: OidcEn
     throw new LodestoneError('NotFound', `there is no OpenID provider named ${name.slice(0, 64)}; declared: ${endpoints?.providers.map((p) => p.name).join(', ') || 'none'} (lds:oidcProvider in system.ttl)`);
   }
   if (!declared.enabled) {
-    throw new LodestoneError('NotFound', `the OpenID provider ${name} is not configured: register a client with it whose redirect URI is ${oidcCallbackUrl(runtime.dataspace.base, name)}, give the provider lds:clientId in system.ttl and a:clientSecret in secrets/credentials.ttl (mode 0600), and restart`);
+    throw new LodestoneError('NotFound', `the OpenID provider ${name} is not configured: register a client with it whose redirect URI is ${oidcCallbackUrl(runtime.documents.base, name)}, give the provider lds:clientId in system.ttl and a:clientSecret in secrets/credentials.ttl (mode 0600), and restart`);
   }
   if (!endpoints.login) throw new LodestoneError('NotFound', 'OpenID Connect login is off: the session key in secrets/session.key is unusable (the server log says why)');
   return { endpoints, login: endpoints.login };
@@ -87,7 +87,7 @@ export async function oidcCallback(ctx: Context, [name = '']: readonly string[])
 
 /** The agent of an account: the document at the account's path (oidc.ts, accountAgent), else a new one that owns itself. */
 async function agentOfAccount(admin: DataspaceRuntime, claims: OidcClaims, log: (line: string) => void): Promise<string> {
-  const agent = accountAgent(claims, admin.dataspace.base);
+  const agent = accountAgent(claims, admin.documents.base);
   if (admin.documents.blobId(agent.agentPath) !== undefined) return agent.webId;
   const exists = new LodestoneError('PreconditionFailed', `${agent.webId} exists`);
   try {
@@ -111,5 +111,5 @@ async function agentOfAccount(admin: DataspaceRuntime, claims: OidcClaims, log: 
 export async function oidcLogout(ctx: Context): Promise<void> {
   const endpoints = oidcOf.get(ctx.state.runtime);
   if (endpoints?.login) ctx.append('Set-Cookie', serializeCookie(endpoints.login.logout(readCookie(ctx.get('Cookie'), SESSION_COOKIE))));
-  redirect(ctx, endpoints?.home ?? ctx.state.runtime.dataspace.base, ctx.method === 'POST' ? 303 : 302); // RFC 9110 §15.4.4: after a POST, GET the target
+  redirect(ctx, endpoints?.home ?? ctx.state.runtime.documents.base, ctx.method === 'POST' ? 303 : 302); // RFC 9110 §15.4.4: after a POST, GET the target
 }

@@ -36,6 +36,10 @@ export class GitHubTransport implements Transport {
     private readonly branch: string,
   ) {}
 
+  abort(): void {
+    this.github.abort();
+  }
+
   /** The remote branch head; undefined when there is no branch, 'empty' for an empty repository. */
   async head(): Promise<string | undefined | 'empty'> {
     try {

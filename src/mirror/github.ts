@@ -63,6 +63,8 @@ export function parseRepositoryUrl(location: string): { owner: string; repo: str
 export class GitHub {
   private lastWrite = 0;
   private readonly sleep: (ms: number) => Promise<void>;
+  /** Aborted when the server stops: the request under way and any wait before a retry end at once. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: GitHubOptions) {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -72,10 +74,19 @@ export class GitHub {
     return `${this.options.api.replace(/\/$/, '')}/repos/${this.options.owner}/${this.options.repo}`;
   }
 
+  /** Ends the request under way and the waits before retries: every call then fails at once. */
+  abort(): void {
+    this.stopping.abort();
+  }
+
   private async wait(reason: string, ms: number): Promise<void> {
     if (ms <= 0) return;
     this.options.onWait?.(reason, ms);
-    await this.sleep(ms);
+    const signal = this.stopping.signal;
+    let ended = () => undefined as void;
+    await Promise.race([this.sleep(ms), new Promise<void>((resolve) => signal.addEventListener('abort', (ended = () => resolve()), { once: true }))]);
+    signal.removeEventListener('abort', ended);
+    signal.throwIfAborted();
   }
 
   /** One API call: JSON in, JSON out; waits out rate limits and retries server errors. */
@@ -84,10 +95,12 @@ export class GitHub {
     let serverErrors = 0;
     let secondary = 0;
     for (;;) {
+      this.stopping.signal.throwIfAborted();
       if (writes) await this.wait('pacing content creation', this.lastWrite + (this.options.pacingMs ?? 1000) - Date.now());
       let response: Response;
       try {
         response = await fetch(this.root + path, {
+          signal: this.stopping.signal,
           method,
           headers: {
             Accept: 'application/vnd.github+json',
@@ -99,6 +112,7 @@ export class GitHub {
           body: body === undefined ? undefined : JSON.stringify(body),
         });
       } catch (error) {
+        this.stopping.signal.throwIfAborted(); // stopping: no retry
         if (++serverErrors > MAX_SERVER_RETRIES) throw new GitHubError(0, method, path, `unreachable: ${(error as Error).message}`);
         await this.wait(`${method} ${path} failed (${(error as Error).message})`, backoff(serverErrors));
         continue;

@@ -59,6 +59,8 @@ export interface Transport {
    * Throws NotFastForward when the branch moved meanwhile (the pusher then tries again).
    */
   push(replays: readonly Replay[], from: MirrorState | undefined): Promise<{ state: MirrorState; diverged: [string, string][] }>;
+  /** Gives up the request under way and the waits before its retries (the server is stopping). */
+  abort?(): void;
 }
 
 export class NotFastForward extends Error {}
@@ -118,6 +120,7 @@ export class Pusher {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.options.transport.abort?.();
     this.wake?.();
     await this.loop;
   }
@@ -141,6 +144,7 @@ export class Pusher {
         await this.pushOnce(head);
         this.failures = 0;
       } catch (error) {
+        if (this.stopped) break; // the server is stopping: the push under way was given up
         if (error instanceof NotFastForward) {
           this.options.log(`mirror ${this.options.location}: the remote branch moved; replaying onto its new head`);
           continue;

@@ -134,6 +134,19 @@ export class ObjectStore {
     return parseTree(await this.readTyped(id, 'tree'));
   }
 
+  /**
+   * The commits whose id starts with `prefix` (4 to 40 lower-case hexadecimal digits), loose or
+   * packed, as git resolves an abbreviated id: one means found, several ambiguous.
+   */
+  async commitsWithPrefix(prefix: string): Promise<string[]> {
+    await this.ready();
+    const loose = await fsp.readdir(join(this.gitdir, 'objects', prefix.slice(0, 2))).catch(() => [] as string[]);
+    const ids = new Set([...this.packs.withPrefix(prefix), ...loose.map((name) => prefix.slice(0, 2) + name).filter((id) => id.length === 40 && id.startsWith(prefix))]);
+    const commits: string[] = [];
+    for (const id of ids) if ((await this.read(id))?.type === 'commit') commits.push(id);
+    return commits;
+  }
+
   async readCommit(id: string): Promise<Commit> {
     return parseCommit(await this.readTyped(id, 'commit'));
   }

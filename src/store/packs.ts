@@ -55,6 +55,13 @@ export class PackSet {
     this.dir = join(gitdir, 'objects', 'pack');
   }
 
+  /** The ids of the packed objects that start with `prefix` (a scan of the ids in memory: for the odd abbreviated id, not for every read). */
+  withPrefix(prefix: string): string[] {
+    const found: string[] = [];
+    for (const id of this.locations.keys()) if (id.startsWith(prefix)) found.push(id);
+    return found;
+  }
+
   has(id: string): boolean {
     return this.locations.has(id);
   }
