@@ -5,7 +5,6 @@
  * owners to grant).
  */
 import { randomUUID } from 'node:crypto';
-import contentType from 'content-type';
 import { DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { createSignup, parseSignup } from '../auth/signup.js';
@@ -14,7 +13,7 @@ import { LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
 import { serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { modesOnEndpoint, requireMode } from './authorize.js';
-import { decodeUtf8, emptyBody, readBody } from './body.js';
+import { FORM, decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { notAcceptable } from './document-read.js';
 import { runtimeFor } from './locate.js';
 import { acceptOf, negotiate } from './negotiate.js';
@@ -22,16 +21,6 @@ import { contentTypeOf } from './representations.js';
 import type { Context, DataspaceRuntime } from './state.js';
 
 const { namedNode, literal, quad, blankNode } = DataFactory;
-const FORM = 'application/x-www-form-urlencoded';
-
-/** The media type of a form request, or '' when it has none or an unreadable one. */
-function formType(ctx: Context): string {
-  try {
-    return contentType.parse(ctx.get('Content-Type')).type;
-  } catch {
-    return '';
-  }
-}
 
 const SIGNUP_FORM = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign up</title></head>
@@ -55,7 +44,7 @@ export async function signup(ctx: Context): Promise<void> {
     ctx.body = SIGNUP_FORM;
     return;
   }
-  if (formType(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the signup as ${FORM} (name, email, password)`);
+  if (mediaTypeOf(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the signup as ${FORM} (name, email, password)`);
   const request = parseSignup(decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)), FORM);
   const result = createSignup(request, runtime.documents.base);
   // the new agent owns its documents (acl:owner): it may edit its own profile
@@ -105,7 +94,7 @@ export async function accessRequest(ctx: Context): Promise<void> {
   const endpoint = admin.documents.base + 'access/request';
   requireMode(await modesOnEndpoint(admin.access, endpoint, agent), 'Append', agent, endpoint);
   if (!agent) throw new LodestoneError('Forbidden', 'authenticate to request access: a request is granted to an agent');
-  if (formType(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the request as ${FORM} (this=<document URL>, mode=Read|Write|Append)`);
+  if (mediaTypeOf(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the request as ${FORM} (this=<document URL>, mode=Read|Write|Append)`);
   const form = new URLSearchParams(decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)));
   const target = documentOf(ctx, form.get('this') ?? undefined);
   const modes = form.getAll('mode');

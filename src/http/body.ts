@@ -1,12 +1,16 @@
 /**
  * Request bodies: read no further than the limit (SPEC §8: 413 for a declared length over it and
  * for a chunked body that grows past it), and decoded as strict UTF-8 (invalid bytes are a 400);
- * and the empty response body.
+ * their media type; and the empty response body.
  */
 import type { IncomingMessage } from 'node:http';
+import contentType from 'content-type';
 import type Koa from 'koa';
 import { LodestoneError } from '../errors.js';
 import getRawBody from 'raw-body';
+
+/** An HTML form's media type (and RDF/POST's). */
+export const FORM = 'application/x-www-form-urlencoded';
 
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
@@ -37,4 +41,13 @@ export function decodeUtf8(bytes: Buffer): string {
 export function emptyBody(ctx: Koa.Context): void {
   ctx.body = '';
   ctx.remove('Content-Type');
+}
+
+/** The media type of the request body, without parameters; '' when there is no Content-Type or it cannot be read. */
+export function mediaTypeOf(ctx: Koa.Context): string {
+  try {
+    return contentType.parse(ctx.get('Content-Type')).type;
+  } catch {
+    return '';
+  }
 }

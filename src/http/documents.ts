@@ -6,7 +6,6 @@
  * Reads answer from the one read path (document-read.ts).
  */
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
-import contentType from 'content-type';
 import type { Mode } from '../access/access-control.js';
 import { canonicalDocumentPath, parentDocumentPath } from '../document-paths.js';
 import type { WriteMethod } from '../documents/document-service.js';
@@ -15,7 +14,7 @@ import { withoutPredicate } from '../rdf/canonical-lines.js';
 import { readableTypes, writableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import { needOf, requireMode, type Need } from './authorize.js';
-import { decodeUtf8, emptyBody, readBody } from './body.js';
+import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { currentDocumentReply, documentLinks, SPARQL_UPDATE, type ReadReply } from './document-read.js';
 import { acceptOf, negotiateDocument } from './negotiate.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
@@ -27,12 +26,8 @@ import type { Context } from './state.js';
 export function requestType(ctx: Context, accepted: readonly string[]): string {
   const header = ctx.get('Content-Type');
   if (!header) throw new LodestoneError('UnsupportedMediaType', `the request has no Content-Type; accepted: ${accepted.join(', ')}`);
-  let type: string;
-  try {
-    type = contentType.parse(header).type;
-  } catch {
-    throw new LodestoneError('UnsupportedMediaType', `the request has an unreadable Content-Type "${header}"; accepted: ${accepted.join(', ')}`);
-  }
+  const type = mediaTypeOf(ctx);
+  if (!type) throw new LodestoneError('UnsupportedMediaType', `the request has an unreadable Content-Type "${header}"; accepted: ${accepted.join(', ')}`);
   if (!accepted.includes(type)) throw new LodestoneError('UnsupportedMediaType', `${type} is not accepted here; accepted: ${accepted.join(', ')}`);
   return type;
 }

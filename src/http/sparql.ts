@@ -7,10 +7,9 @@
  * indexed commit) and carry `Age` (SPEC §8.5). The index first catches up with HEAD, so a client
  * reads its own writes. `GET` without a query answers the endpoint's Service Description.
  */
-import contentType from 'content-type';
 import { LodestoneError } from '../errors.js';
 import { serialiseQuads, writableTypes } from '../rdf/formats.js';
-import { decodeUtf8, readBody } from './body.js';
+import { FORM, decodeUtf8, mediaTypeOf, readBody } from './body.js';
 import { notAcceptable } from './document-read.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { contentTypeOf } from './representations.js';
@@ -22,7 +21,6 @@ import { boundNesting, type QueryShape } from '../rdf/sparql-text.js';
 
 const RESULT_TYPES = ['application/sparql-results+json', 'application/sparql-results+xml', 'text/csv', 'text/tab-separated-values'];
 const SPARQL_QUERY = 'application/sparql-query';
-const FORM = 'application/x-www-form-urlencoded';
 
 /** Bytes of results kept in a server's cache. */
 const CACHE_BYTES = 32 * 1024 * 1024;
@@ -44,12 +42,7 @@ async function protocolRequest(ctx: Context, bodyLimit: number): Promise<Protoco
   let params = url;
   let query: string | undefined;
   if (ctx.method === 'POST') {
-    let type = '';
-    try {
-      type = contentType.parse(ctx.get('Content-Type')).type;
-    } catch {
-      // handled below
-    }
+    const type = mediaTypeOf(ctx);
     const text = decodeUtf8(await readBody(ctx.req, bodyLimit));
     if (type === SPARQL_QUERY) query = text;
     else if (type === FORM) params = new URLSearchParams(text);
