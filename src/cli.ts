@@ -97,14 +97,16 @@ async function runServe(args: string[]): Promise<void> {
   }
   const running = await serve(config);
   let stopping = false;
-  const stop = async () => {
+  const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    console.log(`${signal}: stopping (finishing the writes under way)`);
     await running.close();
+    console.log('stopped');
     process.exit(0);
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 async function runReindex(args: string[]): Promise<void> {

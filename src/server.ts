@@ -51,7 +51,10 @@ function enabled(provider: OidcProviderDeclaration): boolean {
 /** The OpenID Connect login service of an admin dataspace, with the providers that have a client; undefined without a usable session key. */
 function startOidc(config: ServeConfig, adminBase: string, providers: readonly OidcProviderDeclaration[], secret: Buffer | undefined, log: (line: string) => void): OidcLogin | undefined {
   const redirectUri = (name: string) => oidcCallbackUrl(adminBase, name);
-  for (const p of providers) {
+  // one line for the providers declared but not begun (the default file's google and orcid), one for each other
+  const untouched = providers.filter((p) => p.clientId === undefined && p.clientSecret === undefined);
+  if (untouched.length) log(`OpenID Connect login: ${untouched.map((p) => p.name).join(', ')} declared without a client (off; system.ttl says how to turn one on)`);
+  for (const p of providers.filter((p) => !untouched.includes(p))) {
     const missing = [p.clientId === undefined && 'lds:clientId in system.ttl', p.clientSecret === undefined && 'a:clientSecret in secrets/credentials.ttl'].filter(Boolean).join(' and ');
     log(`OpenID provider ${p.name} (${p.issuer}): ${missing ? `off until it has ${missing}` : `on, client ${p.clientId}, redirect URI ${redirectUri(p.name)}`}`);
   }

@@ -168,7 +168,7 @@ describe('OpenID Connect login over HTTP, against oidc-provider', () => {
       assertRdfError(await browser().request(`${s.admin}oauth2/authorize/${name}?code=c&state=s`), 404);
     }
     assertRdfError(await browser().request(`${s.admin}oauth2/login/nope`), 404, { title: /no OpenID provider named nope; declared: google, orcid, op/ });
-    assert.ok(lines.some((l) => l === 'OpenID provider google (https://accounts.google.com): off until it has lds:clientId in system.ttl and a:clientSecret in secrets/credentials.ttl'), lines.join('\n'));
+    assert.ok(lines.some((l) => l === 'OpenID Connect login: google, orcid declared without a client (off; system.ttl says how to turn one on)'), lines.join('\n'));
   });
 
   it('refuses a tampered or replayed callback with a 4xx, clears the login cookie and commits nothing', async () => {

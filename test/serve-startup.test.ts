@@ -112,6 +112,7 @@ describe('one server per data directory', () => {
     assert.match(reindex.out(), new RegExp(`asked the server on ${quoted(data)} \\(process ${third.child.pid}, serving ${quoted(base)}`));
     while (!/end-user: index rebuilt from/.test(third.out())) await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(await kill(third, 'SIGTERM'), 0);
+    assert.match(third.out(), /SIGTERM: stopping \(finishing the writes under way\)\nstopped\n/, 'a stop says so');
     assert.equal(existsSync(lockFile(data)), false, 'a server that stops removes its lock');
 
     // another port: refused before anything is opened, with the command that starts it
