@@ -27,7 +27,6 @@ export function serviceDescription(endpoint: string): Quad[] {
     quad(service, sd('supportedLanguage'), sd('SPARQL11Query')),
     ...RESULT_FORMATS.map((format) => quad(service, sd('resultFormat'), namedNode(FORMATS + format))),
     quad(service, sd('feature'), sd('UnionDefaultGraph')),
-    quad(service, sd('feature'), sd('RequiresDataset')),
     quad(service, sd('defaultDataset'), dataset),
     quad(dataset, type, sd('Dataset')),
     quad(dataset, sd('defaultGraph'), defaultGraph),
