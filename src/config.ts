@@ -34,16 +34,31 @@ export const reindexOptions = {
   help: serveOptions.help,
 } satisfies Record<string, OptionSpec>;
 
-export const clientOptions = {
-  cert: { type: 'string', description: 'PEM file with the client certificate and its private key (WebID-TLS)' },
-  insecure: { type: 'boolean', default: false, description: 'accept a self-signed server certificate (like curl -k)' },
-  accept: { type: 'string', default: 'text/turtle', description: 'media type to ask for' },
-  'content-type': { type: 'string', default: 'text/turtle', description: 'media type of the body sent (put); patch always sends application/sparql-update' },
-  file: { type: 'string', description: 'file holding the body to send, or - for standard input' },
-  'if-match': { type: 'string', description: 'ETag the write is based on (required to change an existing document)' },
-  'if-none-match': { type: 'string', description: 'send If-None-Match (use * to create only)' },
-  help: serveOptions.help,
-} satisfies Record<string, OptionSpec>;
+const cert = { type: 'string', description: 'PEM file with the client certificate and its private key (WebID-TLS), e.g. data/secrets/owner.pem' } as const;
+const insecure = { type: 'boolean', default: false, description: 'accept a self-signed server certificate (like curl -k)' } as const;
+const accept = { type: 'string', default: 'text/turtle', description: 'media type to ask for' } as const;
+const file = { type: 'string', description: 'file holding the body to send, or - for standard input' } as const;
+const ifMatch = { type: 'string', description: 'ETag the write is based on, as get printed it (required to change an existing document)' } as const;
+
+/** The options of each client command: only what the command takes. */
+export const clientCommandOptions = {
+  get: { cert, insecure, accept, help: serveOptions.help },
+  put: {
+    cert,
+    insecure,
+    file,
+    'content-type': { type: 'string', default: 'text/turtle', description: 'media type of the body sent' },
+    'if-match': ifMatch,
+    'if-none-match': { type: 'string', description: 'send If-None-Match (use * to create only)' },
+    accept: { ...accept, description: 'media type whose ETag If-Match quotes (the one get was run with)' },
+    help: serveOptions.help,
+  },
+  patch: { cert, insecure, file, 'if-match': ifMatch, accept: { ...accept, description: 'media type whose ETag If-Match quotes (the one get was run with)' }, help: serveOptions.help },
+  delete: { cert, insecure, 'if-match': ifMatch, accept: { ...accept, description: 'media type whose ETag If-Match quotes (the one get was run with)' }, help: serveOptions.help },
+  history: { cert, insecure, help: serveOptions.help },
+  restore: { cert, insecure, help: serveOptions.help },
+  diff: { cert, insecure, help: serveOptions.help },
+} satisfies Record<string, Record<string, OptionSpec>>;
 
 export interface ServeConfig {
   data: string;

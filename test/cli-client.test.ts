@@ -54,12 +54,44 @@ describe('lodestone get, put, patch, delete', () => {
     assert.equal(headOf(dir), head);
   });
 
-  it('explains itself', async () => {
+  it('explains itself: per-command help, --version, no command, and what to do next', async () => {
     const help = await lodestone('put', '--help');
     assert.match(help.stdout, /--cert <value>/);
     assert.match(help.stdout, /--if-match <value>/);
+    const getHelp = await lodestone('get', '--help');
+    assert.doesNotMatch(getHelp.stdout, /--file|--if-match/, 'get lists only what it takes');
     const missing = await lodestone('get');
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /needs a document URL/);
+    const version = await lodestone('--version');
+    assert.equal(version.code, 0);
+    assert.match(version.stdout, /^lodestone \d+\.\d+\.\d+\n$/);
+    const none = await lodestone();
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /Usage: lodestone <command>/);
+    const untrusted = await lodestone('get', s.base, '--cert', s.running.agents.owner.credentialsFile);
+    assert.equal(untrusted.code, 1);
+    assert.match(untrusted.stderr, /certificate is not trusted .*add --insecure/);
+    const anonymous = await lodestone('get', s.base, '--insecure');
+    assert.equal(anonymous.code, 1);
+    assert.match(anonymous.stderr, /^403: .*pass --cert with your certificate/);
+  });
+
+  it('lists a document\'s versions, and takes an ETag typed without its quotes', async () => {
+    const owner = s.running.agents.owner.credentialsFile;
+    const files = tempDir('cli-history');
+    const doc = `${s.base}cli-history/`;
+    writeFileSync(join(files, 'doc.ttl'), '<#this> <http://purl.org/dc/terms/title> "One" .\n');
+    assert.equal((await lodestone('put', doc, '--cert', owner, '--insecure', '--file', join(files, 'doc.ttl'))).code, 0);
+    const get = await lodestone('get', doc, '--cert', owner, '--insecure');
+    const bare = /ETag: "(.*)"/.exec(get.stderr)![1]!;
+    writeFileSync(join(files, 'doc.ttl'), '<#this> <http://purl.org/dc/terms/title> "Two" .\n');
+    const put = await lodestone('put', doc, '--cert', owner, '--insecure', '--file', join(files, 'doc.ttl'), '--if-match', bare);
+    assert.equal(put.code, 0, put.stderr);
+    const history = await lodestone('history', doc, '--cert', owner, '--insecure');
+    assert.equal(history.code, 0, history.stderr);
+    const lines = history.stdout.trim().split('\n');
+    assert.equal(lines.length, 2, history.stdout);
+    for (const line of lines) assert.match(line, new RegExp(`^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z  [0-9a-f]{40}  ${doc.replace(/[.?]/g, '\\$&')}\\?version=[0-9a-f]{40}$`));
   });
 });
