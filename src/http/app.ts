@@ -37,7 +37,6 @@ export function createApp(options: AppOptions): Koa<State> {
     bodyLimit: options.bodyLimit,
     sparqlTimeoutMs: options.sparqlTimeoutMs,
     queryShape: (query, base) => options.composer.queryShape(query, base),
-    log: options.log,
   };
   app.use(errorMiddleware(options.log));
   const corsHeaders = cors({ credentials: true, exposeHeaders: EXPOSED, keepHeadersOnError: true });

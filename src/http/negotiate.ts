@@ -5,6 +5,7 @@
  */
 import Negotiator from 'negotiator';
 import type { IncomingHttpHeaders } from 'node:http';
+import { JSONLD_COMPACTED } from '../rdf/formats.js';
 import { memo } from '../util/memo.js';
 
 export function acceptOf(headers: IncomingHttpHeaders, querystring: string): string | undefined {
@@ -38,8 +39,6 @@ export function negotiate(accept: string | undefined, offered: readonly string[]
   return chooser(`${accept}\n${offered.join('\n')}`) ?? undefined;
 }
 
-/** The compacted JSON-LD representation: the type plus its profile (JSON-LD 1.1 §9.3), an ETag and a cache entry of its own. */
-export const JSONLD_COMPACTED = 'application/ld+json; profile="http://www.w3.org/ns/json-ld#compacted"';
 
 /** Whether an `application/ld+json` range of `accept` asks for the compacted profile (with q above 0). */
 function asksCompacted(accept: string): boolean {

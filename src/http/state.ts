@@ -13,7 +13,6 @@ export interface Served {
   sparqlTimeoutMs: number;
   /** A query's shape, parsed off the thread that answers requests, with a deadline (composer.ts). */
   queryShape: (query: string, base: string) => Promise<QueryShape>;
-  log: (line: string) => void;
 }
 
 export interface State {

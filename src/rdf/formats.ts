@@ -35,6 +35,8 @@ export const NQUADS = 'application/n-quads';
 export const TRIG = 'application/trig';
 /** The old N-Triples type, which rdflib 6 and raptor still send. */
 export const PLAIN = 'text/plain';
+/** Compacted JSON-LD: the type plus its profile (JSON-LD 1.1 §9.3), a representation of its own (ETag, cache). */
+export const JSONLD_COMPACTED = 'application/ld+json; profile="http://www.w3.org/ns/json-ld#compacted"';
 
 // SPEC §4.1: the supported RDF media types; the first writable one is the default. A document is
 // one graph: in N-Quads and TriG it is the default graph (or the graph named by the document's URL).
@@ -166,7 +168,7 @@ export async function serialise(ntriples: string, mediaType: string): Promise<st
   const quads = parseRdf(ntriples);
   if (mediaType === RDFXML) return writeRdfXml(quads);
   if (mediaType === JSONLD) return JSON.stringify(await jsonld.fromRDF(ntriples, { format: 'application/n-quads' }));
-  if (mediaType.startsWith(JSONLD) && mediaType.includes('json-ld#compacted')) {
+  if (mediaType === JSONLD_COMPACTED) {
     // compacted with a context of the prefixes of ns.ts the graph uses: short keys, no remote context
     const expanded = await jsonld.fromRDF(ntriples, { format: 'application/n-quads' });
     return JSON.stringify(await jsonld.compact(expanded, { '@context': usedPrefixes(quads) }));
