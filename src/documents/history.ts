@@ -130,14 +130,15 @@ export class DocumentHistory {
    * metadata apart), under the same preconditions as any write.
    */
   async restore(relativePath: string, sha: string, agent: string | undefined, precondition: (current: string | undefined) => void): Promise<WriteResult> {
-    const bytes = await this.bytesAt(relativePath, sha);
+    const commit = (await this.commit(sha)) ?? sha; // an abbreviated id is resolved once
+    const bytes = await this.bytesAt(relativePath, commit);
     return this.documents.write({
       method: 'POST',
       relativePath,
       agent,
       body: { text: bytes.toString('utf8'), mediaType: NTRIPLES },
       replace: true,
-      note: `Restores the version of ${await this.commit(sha)}.`,
+      note: `Restores the version of ${commit}.`,
       precondition,
     });
   }
