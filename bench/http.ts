@@ -26,7 +26,7 @@ interface Reply {
   body: string;
 }
 
-function client(pem: string) {
+export function client(pem: string) {
   const agent = new Agent({ keepAlive: true, rejectUnauthorized: false, cert: pem, key: pem, maxSockets: 64 });
   return (method: string, url: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> =>
     new Promise((resolve, reject) => {

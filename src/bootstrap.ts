@@ -73,19 +73,19 @@ function webIdOf(adminBase: string, id: string): string {
   return `${adminBase}acl/agents/${id}/#this`;
 }
 
-async function createAgent(admin: DocumentService, name: string, credentialsFile: string, id = randomUUID()): Promise<{ agent: Agent; credentials: Credentials }> {
+/** Writes an agent's key and WebID documents; its credentials are issued (in parallel) before. */
+async function createAgent(admin: DocumentService, name: string, credentialsFile: string, id: string, credentials: Credentials): Promise<{ agent: Agent; credentials: Credentials }> {
   const adminBase = admin.dataspace.base;
   const keyPath = `acl/public-keys/${randomUUID()}/`;
   const documentPath = `acl/agents/${id}/`;
   const webId = webIdOf(adminBase, id);
-  const credentials = issueCredentials({ commonName: name, webId });
   await putTurtle(admin, keyPath, webId, publicKeyDocument(rsaPublicKey(credentials.certPem)!));
   await putTurtle(admin, documentPath, webId, agentDocument({ name, key: `${adminBase}${keyPath}#this` }));
   return { agent: { webId, documentPath, credentialsFile }, credentials };
 }
 
 /** The server's TLS certificate names the host of the first admin dataspace, every other host a dataspace is declared at, and localhost. */
-function serverCredentials(pairs: readonly PairServices[]): Credentials {
+function serverCredentials(pairs: readonly PairServices[]): Promise<Credentials> {
   const hostOf = (service: DocumentService) => new URL(service.dataspace.base).hostname;
   const host = hostOf(pairs[0]!.admin);
   const others = pairs.flatMap((pair) => [hostOf(pair.endUser), hostOf(pair.admin)]).filter((h) => h !== host && h !== 'localhost');
@@ -101,21 +101,28 @@ export async function bootstrap(data: string, pairs: readonly PairServices[], lo
   const secretaryFile = join(dir, 'secretary.pem');
   const serverFile = join(dir, 'server.pem');
   const adminBase = first.admin.dataspace.base;
-  if (!existsSync(serverFile)) await writeCredentials(serverFile, serverCredentials(pairs));
+  const agentsExist = existsSync(ownerFile) && existsSync(secretaryFile);
+  // the owner's WebID is chosen first: the containers are created on the owner's behalf
+  const [ownerId, secretaryId] = [randomUUID(), randomUUID()];
+  // RSA keys take 50–500 ms each: the three are made side by side, on the thread pool
+  const [serverMade, ownerMade, secretaryMade] = await Promise.all([
+    existsSync(serverFile) ? undefined : serverCredentials(pairs),
+    agentsExist ? undefined : issueCredentials({ commonName: 'Owner', webId: webIdOf(adminBase, ownerId) }),
+    agentsExist ? undefined : issueCredentials({ commonName: 'Secretary', webId: webIdOf(adminBase, secretaryId) }),
+  ]);
+  if (serverMade) await writeCredentials(serverFile, serverMade);
   const server = await readCredentials(serverFile);
   let owner: Agent;
   let secretary: Agent;
   let made: { owner: Credentials; secretary: Credentials } | undefined;
-  if (existsSync(ownerFile) && existsSync(secretaryFile)) {
+  if (!ownerMade || !secretaryMade) {
     owner = agentFrom(ownerFile, (await readCredentials(ownerFile)).certPem, adminBase);
     secretary = agentFrom(secretaryFile, (await readCredentials(secretaryFile)).certPem, adminBase);
   } else {
     log(`bootstrapping ${first.endUser.dataspace.base} and ${adminBase}`);
-    // the containers are created on the owner's behalf, so the owner's WebID is chosen first
-    const id = randomUUID();
-    await writeRoots(first, webIdOf(adminBase, id));
-    const madeOwner = await createAgent(first.admin, 'Owner', ownerFile, id);
-    const madeSecretary = await createAgent(first.admin, 'Secretary', secretaryFile);
+    await writeRoots(first, webIdOf(adminBase, ownerId));
+    const madeOwner = await createAgent(first.admin, 'Owner', ownerFile, ownerId, ownerMade);
+    const madeSecretary = await createAgent(first.admin, 'Secretary', secretaryFile, secretaryId, secretaryMade);
     [owner, secretary] = [madeOwner.agent, madeSecretary.agent];
     made = { owner: madeOwner.credentials, secretary: madeSecretary.credentials };
   }

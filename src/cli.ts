@@ -2,20 +2,12 @@
  * The `lodestone` command: `serve` starts the server, `reindex` rebuilds the index from HEAD, and
  * `get`, `put`, `patch`, `delete`, `history`, `restore`, `diff` are HTTP clients of any server.
  * Every flag is declared in config.ts; `lodestone <command> --help` lists the ones it takes.
+ * The server and the index are imported only by the commands that use them, so a client command
+ * starts without loading them.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { madeFor } from './base-check.js';
+import { readFileSync } from 'node:fs';
 import { send, errorTitle, type ClientRequest, type ClientResponse } from './client.js';
 import { clientCommandOptions, parseCommand, reindexOptions, serveConfig, serveOptions, usage } from './config.js';
-import { describeHolder, holderOf } from './data-lock.js';
-import { descriptionFile, type DataspaceDescription } from './dataspace.js';
-import { IndexCore } from './index/index-core.js';
-import { readRef } from './store/refs.js';
-import { dataspaceDir, dataspacesOf } from './registry.js';
-import { serve } from './server.js';
-import { readDataspaces } from './system-config.js';
-import { reindexRequestFile } from './watch/watcher.js';
 
 const commands = {
   serve: 'Starts the server. With an empty data directory it creates the dataspaces first.',
@@ -127,56 +119,31 @@ async function runServe(args: string[]): Promise<void> {
     console.log(usage('serve', commands.serve, serveOptions));
     return;
   }
-  const running = await serve(config);
+  // the signals are heard from the start: one that comes while the server starts stops it once started
   let stopping = false;
+  const running = import('./server.js').then(({ serve }) => serve(config));
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: stopping (finishing the writes under way)`);
-    await running.close();
+    await (await running.catch(() => undefined))?.close();
     console.log('stopped');
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
-}
-
-async function runReindex(args: string[]): Promise<void> {
-  const { values } = parseCommand(reindexOptions, args);
-  if (values.help) {
-    console.log(usage('reindex', commands.reindex, reindexOptions));
-    return;
-  }
-  const data = resolve(String(values.data ?? './data'));
-  const root = join(data, 'dataspaces');
-  if (!existsSync(root)) throw new Error(`${data} holds no dataspaces (no ${root})`);
-  // the base resolves relative IRIs in system.ttl; each repository records its own base for the index
-  const base = (await madeFor(data, descriptionFile(join(dataspaceDir(data, 'end-user'), '.git')))) ?? 'https://localhost/';
-  for (const { id } of dataspacesOf(await readDataspaces(data, base))) {
-    const gitdir = join(dataspaceDir(data, id), '.git');
-    if (!existsSync(gitdir)) {
-      console.log(`${id}: no repository yet (the server makes ${dataspaceDir(data, id)} on its next start)`);
-      continue;
-    }
-    const started = Date.now();
-    const described = existsSync(descriptionFile(gitdir)) ? (JSON.parse(readFileSync(descriptionFile(gitdir), 'utf8')) as DataspaceDescription) : undefined;
-    const core = new IndexCore({ gitdir, prefix: described?.prefix ?? 'graphs', base: described?.base ?? `urn:lodestone:${id}:` });
-    const report = await core.syncTo(await readRef(gitdir, `refs/heads/${described?.branch ?? 'main'}`));
-    for (const bad of report.invalid) console.error(`${id}: ${bad.path}: ${bad.message}`);
-    console.log(`${id}: ${report.graphsReplaced} documents, ${core.store.size} triples indexed from ${report.commit ?? 'an empty branch'} in ${Date.now() - started} ms`);
-    mkdirSync(join(gitdir, 'lodestone'), { recursive: true });
-    writeFileSync(reindexRequestFile(gitdir), new Date().toISOString() + '\n');
-  }
-  // Reindexing only reads the repositories (the index lives in memory), so it runs beside a server
-  // and asks it, through the request file, to rebuild its own.
-  const holder = holderOf(data);
-  console.log(holder ? `asked the server on ${data} (${describeHolder(holder)}) to rebuild its index too (a server started with --no-watch does not hear it)` : `no server runs on ${data}: the next one to start indexes HEAD`);
+  await running;
 }
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
   if (command === 'serve') return runServe(args);
-  if (command === 'reindex') return runReindex(args);
+  if (command === 'reindex') {
+    const { values } = parseCommand(reindexOptions, args);
+    if (values.help) console.log(usage('reindex', commands.reindex, reindexOptions));
+    else await (await import('./reindex.js')).reindex(String(values.data ?? './data'));
+    return;
+  }
   if (command === 'get') return runClient('GET', command, args);
   if (command === 'put') return runClient('PUT', command, args);
   if (command === 'patch') return runClient('PATCH', command, args);

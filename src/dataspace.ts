@@ -79,6 +79,7 @@ export class Dataspace {
   private watcher: Watcher | undefined;
   private readonly limits: CanonicalLimits | undefined;
   private indexing: Promise<void> = Promise.resolve();
+  private closing = false;
   private indexTimer: NodeJS.Timeout | undefined;
   /** When the first HEAD the index does not reflect came, and the last one. */
   private unindexedSince = 0;
@@ -126,10 +127,13 @@ export class Dataspace {
     }, delay);
   }
 
+  /** Brings the index to HEAD in the background; a failure is logged (one that comes of closing is not). */
   private syncIndex(): void {
     clearTimeout(this.indexTimer);
     this.indexTimer = undefined;
-    this.indexing = this.index.syncTo(this.store.head).catch((error) => this.log(`${this.id}: index: ${(error as Error).message}`));
+    this.indexing = this.index.syncTo(this.store.head).catch((error) => {
+      if (!this.closing) this.log(`${this.id}: index: ${(error as Error).message}`);
+    });
   }
 
   static async open(options: DataspaceOptions): Promise<Dataspace> {
@@ -138,7 +142,10 @@ export class Dataspace {
     const description: DataspaceDescription = { id: options.id, base: options.base, branch: store.branch, prefix: store.prefix };
     await fsp.writeFile(descriptionFile(store.gitdir), JSON.stringify(description, null, 2) + '\n');
     const dataspace = new Dataspace(options, store);
-    await Promise.all([dataspace.index.syncTo(store.head), dataspace.versions?.build()]);
+    // The index loads in its worker while the server starts and answers: a query waits for it
+    // (queries follow HEAD), a document read or write does not need it.
+    dataspace.syncIndex();
+    await dataspace.versions?.build();
     await dataspace.workingTree.reconcile();
     if (options.watch) {
       const log = dataspace.log;
@@ -190,6 +197,7 @@ export class Dataspace {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     clearTimeout(this.indexTimer);
     await this.watcher?.close();
     this.workingTree.close();

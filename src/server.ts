@@ -99,7 +99,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   const compose = composer.compose.bind(composer);
   const system = await readSystemConfig(config.data, config.base, log);
   const versioning = system.versioning;
-  const open = async (spec: DataspaceSpec): Promise<Dataspace> => {
+  const open = async (spec: DataspaceSpec): Promise<{ dataspace: Dataspace; lines: string[] }> => {
     const started = Date.now();
     const history = versioning.get(spec.base);
     const dataspace = await Dataspace.open({
@@ -115,14 +115,25 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
       prefix: history?.pathPrefix,
       disk,
     });
-    if (history) log(`${spec.id}: versioned on branch ${history.branch}${history.location ? `, mirrored to ${history.location}` : ' (local history only)'}`);
-    log(`${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
-    return dataspace;
+    const lines = history ? [`${spec.id}: versioned on branch ${history.branch}${history.location ? `, mirrored to ${history.location}` : ' (local history only)'}`] : [];
+    lines.push(`${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
+    return { dataspace, lines };
   };
   const paired: PairRuntimes[] = [];
-  for (const pair of pairs) {
-    const endUser = await open(pair.endUser);
-    const admin = await open(pair.admin);
+  // every dataspace opens at once (their workers start side by side); the lines come out in order
+  const attempts = await Promise.allSettled(pairs.flatMap((pair) => [open(pair.endUser), open(pair.admin)]));
+  const failed = attempts.find((attempt) => attempt.status === 'rejected');
+  if (failed) {
+    // a start that fails closes what it opened (workers, watchers), so the process can exit
+    await Promise.all(attempts.map((attempt) => (attempt.status === 'fulfilled' ? attempt.value.dataspace.close() : undefined)));
+    await Promise.all([disk.close(), composer.close(), accessLog?.close()]);
+    throw failed.reason;
+  }
+  const opened = attempts.map((attempt) => (attempt as PromiseFulfilledResult<{ dataspace: Dataspace; lines: string[] }>).value);
+  for (const { lines } of opened) lines.forEach((line) => log(line));
+  for (const [index, pair] of pairs.entries()) {
+    const endUser = opened[2 * index]!.dataspace;
+    const admin = opened[2 * index + 1]!.dataspace;
     const access = new AccessControl(admin, endUser.base);
     const runtime = (dataspace: Dataspace, spec: DataspaceSpec): DataspaceRuntime => ({ dataspace, role: spec.role, documents: new DocumentService(dataspace, { compose }), access });
     paired.push({ endUser: runtime(endUser, pair.endUser), admin: runtime(admin, pair.admin) });

@@ -36,7 +36,7 @@ const EX = 'https://example.org/ns#';
 async function agent(name: string): Promise<{ webId: string; pem: string }> {
   const id = randomUUID();
   const webId = `${s.admin}acl/agents/${id}/#this`;
-  const credentials = issueCredentials({ commonName: name, webId });
+  const credentials = await issueCredentials({ commonName: name, webId });
   const key = rsaPublicKey(credentials.certPem)!;
   await adminPut(`acl/public-keys/${id}/`, `<#this> a <${ns.cert}RSAPublicKey> ; <${ns.cert}modulus> "${key.modulus}"^^<${ns.xsd}hexBinary> ; <${ns.cert}exponent> ${key.exponent} .`);
   await adminPut(`acl/agents/${id}/`, `<#this> a <${ns.foaf}Agent> ; <${ns.foaf}name> "${name}" ; <${ns.cert}key> <${s.admin}acl/public-keys/${id}/#this> .`);

@@ -75,7 +75,7 @@ describe('the read fast path', () => {
   it('still answers 401 to a certificate whose key the WebID does not list, on a cached document', async () => {
     await s.request('GET', 'fast/', { as: 'secretary' });
     const webId = s.running.agents.owner.webId;
-    const impostor = issueCredentials({ webId, commonName: 'impostor' });
+    const impostor = await issueCredentials({ webId, commonName: 'impostor' });
     assertRdfError(await s.request('GET', 'fast/', { as: { pem: impostor.certPem + impostor.keyPem } }), 401);
   });
 

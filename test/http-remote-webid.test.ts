@@ -28,7 +28,7 @@ describe('remote WebIDs', () => {
     });
     await new Promise<void>((resolve) => profiles.listen(0, '127.0.0.1', () => resolve()));
     webId = `http://127.0.0.1:${(profiles.address() as { port: number }).port}/profile#me`;
-    const credentials = issueCredentials({ commonName: 'Remote', webId });
+    const credentials = await issueCredentials({ commonName: 'Remote', webId });
     pem = credentials.certPem + credentials.keyPem;
   });
   after(() => new Promise<void>((resolve) => profiles.close(() => resolve())));

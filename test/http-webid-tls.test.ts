@@ -98,7 +98,7 @@ describe('WebID-TLS over HTTPS', () => {
   });
 
   it('answers 401 with an RDF error to a certificate naming the owner’s WebID with another key', async () => {
-    const impostor = issueCredentials({ commonName: 'x', webId: ownerWebId });
+    const impostor = await issueCredentials({ commonName: 'x', webId: ownerWebId });
     const pem = impostor.certPem + impostor.keyPem;
     const head = git(repo, 'rev-parse', 'HEAD');
     assertRdfError(await s.request('GET', 'owned/', { as: { pem } }), 401);
@@ -108,7 +108,7 @@ describe('WebID-TLS over HTTPS', () => {
   });
 
   it('answers 401 to a certificate naming a WebID that has no document here', async () => {
-    const stranger = issueCredentials({ commonName: 'x', webId: `${s.admin}acl/agents/00000000-0000-4000-8000-000000000000/#this` });
+    const stranger = await issueCredentials({ commonName: 'x', webId: `${s.admin}acl/agents/00000000-0000-4000-8000-000000000000/#this` });
     assertRdfError(await s.request('GET', 'owned/', { as: { pem: stranger.certPem + stranger.keyPem } }), 401);
   });
 
@@ -139,7 +139,7 @@ describe('WebID-TLS over HTTPS', () => {
     const now = Date.now();
     for (const pem of [
       certificateFor(ownerKeyPem, undefined, new Date(now - DAY), new Date(now + DAY)) + ownerKeyPem, // the owner's key, no SAN
-      (({ certPem, keyPem }) => certPem + keyPem)(issueCredentials({ commonName: 'nobody' })),
+      (({ certPem, keyPem }) => certPem + keyPem)(await issueCredentials({ commonName: 'nobody' })),
     ]) {
       assert.equal((await s.request('GET', 'owned/', { as: { pem } })).status, 200);
       const head = git(repo, 'rev-parse', 'HEAD');
@@ -206,7 +206,7 @@ describe('Client-Cert behind a TLS-terminating proxy (--http --trusted-proxy 127
   });
 
   it('answers 401 to a Client-Cert naming the owner’s WebID with another key', async () => {
-    const impostor = issueCredentials({ commonName: 'x', webId: ownerWebId });
+    const impostor = await issueCredentials({ commonName: 'x', webId: ownerWebId });
     const head = git(repo, 'rev-parse', 'HEAD');
     assertRdfError(await s.request('PUT', 'impostor/', { headers: { ...turtle, 'Client-Cert': clientCertValue(impostor.certPem) }, body: '', localAddress: '127.0.0.1' }), 401);
     assert.equal(git(repo, 'rev-parse', 'HEAD'), head, 'HEAD did not move');

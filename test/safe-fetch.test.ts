@@ -109,11 +109,12 @@ describe('isInternalAddress', () => {
   });
 });
 
+const credentials = await issueCredentials({ commonName: 'localhost', dnsNames: ['localhost'], ips: ['127.0.0.1', '::1'] });
+
 describe('safeFetch', () => {
   const local = new TestServer('local'); // 127.0.0.1:port
   const publicServer = new TestServer('public'); // 127.0.0.2:port, called public by the test classifier
   const v6 = new TestServer('v6'); // [::1]
-  const credentials = issueCredentials({ commonName: 'localhost', dnsNames: ['localhost'], ips: ['127.0.0.1', '::1'] });
   const secure = new TestServer('secure', { key: credentials.keyPem, cert: credentials.certPem });
   let port = 0;
   let v6Port = 0;

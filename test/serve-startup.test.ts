@@ -148,3 +148,19 @@ describe('the base a data directory was made for', () => {
     await assert.rejects(startServer([], data), new RegExp(`was made for https://localhost:${other}/, not https://localhost:\\d+/; start it with: npx lodestone serve --data ${quoted(data)} --port ${other}$`));
   });
 });
+
+describe('stopping', () => {
+  it('stops cleanly at once after the ready line, while the index workers may still be loading', async () => {
+    // the index loads beside the first requests; a stop in that moment must not abort the process
+    // (Node 20 aborts when a worker is terminated while it loads an ES module)
+    const data = tempDir('stop-early');
+    const port = String(await freePort());
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const server = run(['bin/lodestone.js', 'serve', '--data', data, '--port', port, '--access-log', 'off']);
+      assert.equal(await server.outcome, 'listening', server.out());
+      assert.equal(await kill(server, signal), 0, server.out());
+      assert.match(server.out(), new RegExp(`${signal}: stopping \\(finishing the writes under way\\)\nstopped\n$`));
+      assert.equal(existsSync(lockFile(data)), false);
+    }
+  });
+});

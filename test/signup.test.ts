@@ -162,8 +162,8 @@ describe('createSignup', () => {
   let result: SignupResult;
   let dir: string;
 
-  before(() => {
-    result = createSignup(request, ADMIN);
+  before(async () => {
+    result = await createSignup(request, ADMIN);
     dir = tempDir('signup');
   });
 
@@ -278,7 +278,7 @@ describe('createSignup', () => {
     let url: string;
 
     before(async () => {
-      const credentials = issueCredentials({ commonName: 'localhost', dnsNames: ['localhost'], ips: ['127.0.0.1'] });
+      const credentials = await issueCredentials({ commonName: 'localhost', dnsNames: ['localhost'], ips: ['127.0.0.1'] });
       server = createServer({ cert: credentials.certPem, key: credentials.keyPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
         const peer = (req.socket as TLSSocket).getPeerCertificate();
         res.end(peer.subjectaltname ?? 'no certificate');

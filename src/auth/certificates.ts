@@ -4,7 +4,8 @@
  * SubjectAltName URI; the server's names localhost and its loopback addresses. PEM files hold the
  * certificate followed by the private key and are written with mode 0600.
  */
-import { X509Certificate, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { X509Certificate, createPublicKey, generateKeyPair, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { promises as fsp } from 'node:fs';
 import { dirname } from 'node:path';
 import forge from 'node-forge';
@@ -24,8 +25,12 @@ export interface CertificateRequest {
   days?: number;
 }
 
-export function generateKey(): string {
-  return generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+/** A new RSA key, made on libuv's thread pool: 50–500 ms of work that never holds up requests. */
+const makeKeyPair = promisify(generateKeyPair);
+
+export async function generateKey(): Promise<string> {
+  const { privateKey } = await makeKeyPair('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  return privateKey;
 }
 
 /** A self-signed certificate for the key in `keyPem`. */
@@ -58,8 +63,8 @@ export function selfSignedCertificate(keyPem: string, request: CertificateReques
   return forge.pki.certificateToPem(cert);
 }
 
-export function issueCredentials(request: CertificateRequest): Credentials {
-  const keyPem = generateKey();
+export async function issueCredentials(request: CertificateRequest): Promise<Credentials> {
+  const keyPem = await generateKey();
   return { keyPem, certPem: selfSignedCertificate(keyPem, request) };
 }
 

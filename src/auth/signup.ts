@@ -190,14 +190,14 @@ export function parseSignup(body: string, mediaType: 'application/x-www-form-url
  * Mints the agent: a new WebID and key IRI, an RSA 2048 key, the two documents and the PKCS#12 file.
  * `adminBase` is the admin dataspace's base URL, ending in `/`. The request is validated again.
  */
-export function createSignup(request: SignupRequest, adminBase: string): SignupResult {
+export async function createSignup(request: SignupRequest, adminBase: string): Promise<SignupResult> {
   if (!adminBase.endsWith('/')) throw new Error(`the admin base ${adminBase} does not end in "/"`);
   const { name, email, password } = validated(request, plainLabels);
   const agentPath = `acl/agents/${randomUUID()}/`;
   const keyPath = `acl/public-keys/${randomUUID()}/`;
   const webId = `${adminBase}${agentPath}#this`;
   const keyIri = `${adminBase}${keyPath}#this`;
-  const keyPem = generateKey();
+  const keyPem = await generateKey();
   const privateKey = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
   const certificate = forge.pki.certificateFromPem(selfSignedCertificate(keyPem, { commonName: [...name].slice(0, COMMON_NAME_MAX).join('').trim(), webId, days: 365 }));
   const key = rsaPublicKey(forge.pki.certificateToPem(certificate))!;

@@ -46,7 +46,7 @@ export async function signup(ctx: Context): Promise<void> {
   }
   if (mediaTypeOf(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the signup as ${FORM} (name, email, password)`);
   const request = parseSignup(decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)), FORM);
-  const result = createSignup(request, runtime.documents.base);
+  const result = await createSignup(request, runtime.documents.base);
   // the new agent owns its documents (acl:owner): it may edit its own profile
   for (const [path, text] of [[result.keyPath, result.keyTurtle], [result.agentPath, result.agentTurtle]] as const) {
     await runtime.documents.write({ method: 'PUT', relativePath: path, agent: result.webId, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });

@@ -7,7 +7,7 @@
  * after a crash a file holding anything the server wrote is never mistaken for an edit (which
  * would commit the older bytes over an acknowledged write).
  */
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { LodestoneError, isLodestoneError } from '../errors.js';
 import { canonicalBytes, shallowCanonicalBytes } from '../rdf/canonical.js';
@@ -119,7 +119,8 @@ export class WorkingTree {
     for (const path of paths) {
       const entry = stage.get(path);
       const head = this.store.blobId(path);
-      const stats = await fsp.stat(this.abs(path)).catch(() => undefined);
+      // at start-up, before the server answers anyone: a stat call each, not a thread-pool round trip each
+      const stats = statSync(this.abs(path), { throwIfNoEntry: false });
       const content = stats ? (entry && statMatches(entry, stats) ? entry.id : await this.hashFile(path)) : undefined;
       if (content === head) {
         if (stats && head) this.synced.set(path, stageEntryFromStats(path, head, stats));

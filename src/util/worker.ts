@@ -115,6 +115,9 @@ export interface WorkerThreadEvents {
   onEnd: (reason: Error) => void;
 }
 
+/** How long stopping a worker waits for it to finish loading its modules. */
+const LOAD_WAIT_MS = 10_000;
+
 /**
  * One worker thread and the calls in hand to it. It ends once: when it dies, when a call runs past
  * its limit, or when its owner stops it; every call in hand then fails. An idle worker does not
@@ -129,9 +132,14 @@ export class WorkerThread {
   private readonly inHand = new Map<number, InHand>();
   private nextId = 1;
   private ended = false;
+  /** Resolves once the worker said it is ready or has exited: until then it is loading modules. */
+  private readonly loaded: Promise<void>;
+  private markLoaded = () => {};
 
   constructor(entry: URL, workerData: unknown, private readonly events: WorkerThreadEvents) {
+    this.loaded = new Promise((resolve) => (this.markLoaded = resolve));
     this.worker = startWorker(entry, workerData);
+    this.worker.once('exit', () => this.markLoaded());
     this.worker.unref();
     this.worker.on('message', (message: Ready | Reply) => this.receive(message));
     this.worker.on('error', (error) => this.end(new Error(`${events.name} failed: ${error.message}`)));
@@ -151,7 +159,11 @@ export class WorkerThread {
     });
   }
 
-  /** Terminates the worker; the calls in hand fail with `reason`. The owner is not told: it asked. */
+  /**
+   * Terminates the worker; the calls in hand fail with `reason`. The owner is not told: it asked.
+   * A worker still loading its modules is let finish first (at most LOAD_WAIT_MS): Node 20 aborts
+   * the whole process when a worker is terminated in the middle of loading an ES module.
+   */
   async stop(reason: Error): Promise<void> {
     if (!this.ended) {
       this.ended = true;
@@ -161,6 +173,7 @@ export class WorkerThread {
       }
       this.inHand.clear();
     }
+    if (!this.ready) await Promise.race([this.loaded, new Promise((resolve) => setTimeout(resolve, LOAD_WAIT_MS).unref())]);
     await this.worker.terminate();
   }
 
@@ -173,6 +186,7 @@ export class WorkerThread {
   private receive(message: Ready | Reply): void {
     if ('ready' in message) {
       this.ready = true;
+      this.markLoaded();
       this.tid = message.tid;
       return this.events.onReady?.();
     }
