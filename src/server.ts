@@ -22,6 +22,7 @@ import { lockDataDir, type DataLock } from './data-lock.js';
 import { Dataspace, descriptionFile } from './dataspace.js';
 import { dataspaceDir, requireDefaultPair, type DataspacePair, type DataspaceSpec } from './registry.js';
 import { readDataspaces, readSessionKey, readSystemConfig, systemConfigFile, type OidcProviderDeclaration } from './system-config.js';
+import { SystemSettings } from './settings.js';
 import { Composer } from './documents/composer.js';
 import { DocumentService } from './documents/document-service.js';
 import { createApp } from './http/app.js';
@@ -195,7 +196,8 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   });
   const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, secretary: agents.secretary.webId, session, scheme });
   const representations = new RepresentationCache();
-  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, scheme, log });
+  const settings = new SystemSettings(systemConfigFile(config.data), config.base, pairs);
+  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, scheme, log, settings });
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations });
   const handle = (req: IncomingMessage, res: ServerResponse) => {

@@ -12,7 +12,11 @@ import type { QueryShape } from '../rdf/sparql-text.js';
 import { WorkerPool } from '../util/worker-pool.js';
 import type { ComposeInput } from './compose.js';
 
-export type WorkRequest = { op: 'compose'; input: ComposeInput } | { op: 'label'; ntriples: string } | { op: 'queryShape'; query: string; base: string };
+export type WorkRequest =
+  | { op: 'compose'; input: ComposeInput }
+  | { op: 'label'; ntriples: string }
+  | { op: 'queryShape'; query: string; base: string }
+  | { op: 'update'; graph: string; update: string; base: string };
 
 export interface ComposerOptions {
   /** Workers composing PUT and POST bodies (default 2). */
@@ -71,6 +75,11 @@ export class Composer {
       if (error instanceof LodestoneError) this.log(`warning: canonical labelling refused for ${what} (${ntriples.length} bytes of N-Triples): ${error.message}`);
       throw error;
     }
+  }
+
+  /** A PATCH-like update (SPEC §4.2) of a graph that is no document (a dataspace's settings): the resulting N-Triples. */
+  update(graph: string, update: string, base: string): Promise<string> {
+    return this.updates.call<string>({ op: 'update', graph, update, base });
   }
 
   queryShape(query: string, base: string): Promise<QueryShape> {

@@ -94,3 +94,9 @@ export function applyUpdate(graph: string, update: string, base: string): Quad[]
   };
   return [...original.filter((q) => afterKeys.has(storeKey(q))), ...after.filter((q) => !before.has(tripleLine(q)))];
 }
+
+/** A validated update run on `graph` (N-Triples) alone: the resulting N-Triples, blank nodes labelled as they were. */
+export function updateGraph(graph: string, update: string, base: string): string {
+  validateUpdate(update, base);
+  return applyUpdate(graph, update, base).map(tripleLine).join('\n') + '\n';
+}

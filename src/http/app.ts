@@ -6,6 +6,7 @@
 import cors from '@koa/cors';
 import Koa from 'koa';
 import type { Composer } from '../documents/composer.js';
+import type { SystemSettings } from '../settings.js';
 import { LodestoneError } from '../errors.js';
 import type { Authenticator } from './authenticate.js';
 import { errorMiddleware } from './error-middleware.js';
@@ -21,7 +22,9 @@ export interface AppOptions {
   bodyLimit: number;
   sparqlTimeoutMs: number;
   /** Where request content is parsed off the thread that answers requests. */
-  composer: Pick<Composer, 'queryShape'>;
+  composer: Pick<Composer, 'queryShape' | 'update'>;
+  /** The dataspaces' settings (system.ttl). */
+  settings?: SystemSettings;
   /** The scheme the server is reached by (https, or http behind a proxy). */
   scheme: 'https' | 'http';
   log: (line: string) => void;
@@ -37,6 +40,8 @@ export function createApp(options: AppOptions): Koa<State> {
     bodyLimit: options.bodyLimit,
     sparqlTimeoutMs: options.sparqlTimeoutMs,
     queryShape: (query, base) => options.composer.queryShape(query, base),
+    updateGraph: (graph, update, base) => options.composer.update(graph, update, base),
+    settings: options.settings,
   };
   app.use(errorMiddleware(options.log));
   const corsHeaders = cors({ credentials: true, exposeHeaders: EXPOSED, keepHeadersOnError: true });

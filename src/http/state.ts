@@ -1,6 +1,7 @@
 /** What the middleware of one request learn and pass on (Koa's ctx.state). */
 import type { QueryShape } from '../rdf/sparql-text.js';
 import type { DataspaceRuntime } from '../runtime.js';
+import type { SystemSettings } from '../settings.js';
 import type { RepresentationCache } from './representations.js';
 
 export type { DataspaceRuntime } from '../runtime.js';
@@ -13,6 +14,10 @@ export interface Served {
   sparqlTimeoutMs: number;
   /** A query's shape, parsed off the thread that answers requests, with a deadline (composer.ts). */
   queryShape: (query: string, base: string) => Promise<QueryShape>;
+  /** An update of a graph that is no document (settings), run off the thread that answers requests (composer.ts). */
+  updateGraph: (graph: string, update: string, base: string) => Promise<string>;
+  /** The dataspaces' settings in the system configuration (undefined: `settings` answers 404). */
+  settings?: SystemSettings;
 }
 
 export interface State {

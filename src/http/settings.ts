@@ -1,0 +1,50 @@
+/**
+ * `<base>settings` (SPEC §4.7): GET and HEAD answer the dataspace's description in the system
+ * configuration in any RDF format (graph-reply.ts); PATCH edits it with one SPARQL update of the
+ * forms document PATCH takes (SPEC §4.2), run off the thread that answers requests, with the
+ * dataspace as the base IRI (`<>` is the dataspace). Only end-user dataspaces are edited (an admin
+ * dataspace's settings answer 422); the edit is checked (settings.ts), packages it imports or drops
+ * are installed or removed (packages.ts) before the file is written, and the namespace ontologies
+ * are cleared, so the change is seen by the next request. `If-Match`, when sent, must hold the
+ * current ETag of the representation the request's Accept selects.
+ */
+import { LodestoneError } from '../errors.js';
+import { canonicalNTriples } from '../rdf/canonical.js';
+import { parseRdf, tripleLine } from '../rdf/ntriples.js';
+import { boundNesting } from '../rdf/sparql-text.js';
+import { modesOnEndpoint, requireMode } from './authorize.js';
+import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
+import { isAdminDataspace } from './dataspace-role.js';
+import { SPARQL_UPDATE } from './document-read.js';
+import { contentVersion, graphRepresentation, sendGraph } from './graph-reply.js';
+import { conditionsOf, mismatch } from './preconditions.js';
+import type { Context } from './state.js';
+
+/** GET, HEAD and PATCH of `<base>settings`: the route table's handler. */
+export async function settings(ctx: Context): Promise<void> {
+  const { runtime, agent, served } = ctx.state;
+  const base = runtime.documents.base;
+  const url = base + 'settings';
+  const store = served.settings;
+  if (!store) throw new LodestoneError('NotFound', `${url}: this server has no system configuration`);
+  requireMode(await modesOnEndpoint(runtime.access, url, agent), ctx.method === 'PATCH' ? 'Write' : 'Read', agent, url);
+  const current = await canonicalNTriples(await store.description(base));
+  const version = contentVersion('settings', current);
+  if (ctx.method !== 'PATCH') return sendGraph(ctx, url, version, current);
+
+  if (isAdminDataspace(runtime)) throw new LodestoneError('ConstraintViolation', `the settings of an admin dataspace cannot be edited (SPEC §4.7); edit those of its end-user dataspace`);
+  if (mediaTypeOf(ctx) !== SPARQL_UPDATE) throw new LodestoneError('UnsupportedMediaType', `send one SPARQL update as ${SPARQL_UPDATE}`);
+  const update = decodeUtf8(await readBody(ctx.req, served.bodyLimit));
+  boundNesting(update, 'the update', 'InvalidUpdate');
+  const conditions = conditionsOf(ctx.headers);
+  if (conditions.ifMatch) {
+    const { tag } = graphRepresentation(ctx, url, version);
+    if (!conditions.ifMatch.some((t) => t === '*' || t === tag)) throw new LodestoneError('PreconditionFailed', mismatch(conditions.ifMatch, undefined), { etag: tag });
+  }
+  // the description goes to the update with the file's own blank-node labels, so the triples it keeps are known as such
+  await store.update(base, async (before) => parseRdf(await served.updateGraph(before.map(tripleLine).join('\n'), update, base), { keepBlankNodeLabels: true }));
+  const after = await canonicalNTriples(await store.description(base));
+  ctx.status = 204;
+  ctx.set('ETag', graphRepresentation(ctx, url, contentVersion('settings', after)).tag);
+  emptyBody(ctx);
+}

@@ -1,0 +1,274 @@
+/**
+ * Dataspace settings (SPEC §4.7 `settings`): the description of a dataspace in the system
+ * configuration `DIR/system.ttl`, read from the file as it is now (a file edited by hand is read
+ * again when it changes), and changed by one edit at a time, each checked and then written
+ * atomically (a new file fsynced and renamed over the old). The file stays the one people wrote:
+ * only the statements an edit changes are written anew, in Turtle with the file's own prefixes;
+ * comments and every other statement keep their bytes (rdf/turtle-statements.ts).
+ *
+ * A dataspace's description is the triples about its base URL and about the resources they lead
+ * to (its versioning repository, its OpenID providers), stopping at other dataspaces. What an edit
+ * may not do: remove the dataspace, its type, its `dct:identifier` (the folder its documents live
+ * in) or its `lapp:adminApplication`; describe anything the dataspace does not lead to; declare
+ * another dataspace. Packages are imported with `<base> ldh:import <package>`.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Quad } from '@rdfjs/types';
+import { DataFactory, Writer } from 'n3';
+import { LodestoneError } from './errors.js';
+import { ns } from './rdf/namespaces.js';
+import { parseRdf, tripleLine } from './rdf/ntriples.js';
+import { splitTurtle } from './rdf/turtle-statements.js';
+import type { DataspacePair } from './registry.js';
+
+const { namedNode, literal, quad } = DataFactory;
+const TYPE = ns.rdf + 'type';
+const IMPORT = ns.ldh + 'import';
+const APPLICATION_TYPES = [ns.lapp + 'EndUserApplication', ns.lapp + 'AdminApplication'];
+/** What an edit must leave as it is: it names where the dataspace's documents are, and its admin dataspace. */
+const FIXED = [ns.dct + 'identifier', ns.lapp + 'adminApplication'];
+
+interface Piece {
+  kind: 'trivia' | 'directive' | 'statement';
+  text: string;
+  /** A statement's triples, blank nodes labelled as in the file. */
+  triples: Quad[];
+}
+
+interface Loaded {
+  mtimeMs: number;
+  size: number;
+  pieces: Piece[];
+  /** Every triple of the file. */
+  graph: Quad[];
+  prefixes: Record<string, string>;
+}
+
+/** The pieces of the file with their triples; when the pieces do not add up to the file's graph, the whole file is one piece. */
+function load(text: string, baseIRI: string): Omit<Loaded, 'mtimeMs' | 'size'> {
+  const whole = parseRdf(text, { format: 'text/turtle', baseIRI, keepBlankNodeLabels: true });
+  const prefixes: Record<string, string> = {};
+  const pieces: Piece[] = [];
+  let directives = '';
+  for (const piece of splitTurtle(text)) {
+    if (piece.kind === 'directive') {
+      directives += piece.text + '\n';
+      const declared = /^(?:@prefix|PREFIX)\s+([^\s:]*):\s*<([^>]*)>/i.exec(piece.text);
+      if (declared) prefixes[declared[1]!] = new URL(declared[2]!, baseIRI).href;
+    }
+    let triples: Quad[] = [];
+    if (piece.kind === 'statement') {
+      try {
+        triples = parseRdf(`${directives}${piece.text}\n`, { format: 'text/turtle', baseIRI, keepBlankNodeLabels: true });
+      } catch {
+        return { pieces: [{ kind: 'statement', text, triples: whole }], graph: whole, prefixes };
+      }
+    }
+    pieces.push({ ...piece, triples });
+  }
+  const graph = pieces.flatMap((p) => p.triples);
+  const ground = (quads: Quad[]) => new Set(quads.filter((q) => q.subject.termType !== 'BlankNode' && q.object.termType !== 'BlankNode').map(tripleLine));
+  const [a, b] = [ground(whole), ground(graph)];
+  if (graph.length !== whole.length || a.size !== b.size || [...a].some((line) => !b.has(line))) {
+    return { pieces: [{ kind: 'statement', text, triples: whole }], graph: whole, prefixes };
+  }
+  return { pieces, graph, prefixes };
+}
+
+/** The subjects of `graph` that `base` leads to (itself included), not entering other dataspaces. */
+function describedSubjects(graph: readonly Quad[], base: string): Set<string> {
+  const applications = new Set(graph.filter((q) => q.predicate.value === TYPE && APPLICATION_TYPES.includes(q.object.value)).map((q) => q.subject.value));
+  const subjects = new Set(graph.map((q) => q.subject.value));
+  const reached = new Set([base]);
+  const queue = [base];
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    for (const q of graph) {
+      if (q.subject.value !== next || q.object.termType === 'Literal') continue;
+      const object = q.object.value;
+      if (reached.has(object) || applications.has(object) || !subjects.has(object)) continue;
+      reached.add(object);
+      queue.push(object);
+    }
+  }
+  return reached;
+}
+
+/** The triples of `graph` that describe `base`. */
+export function descriptionOf(graph: readonly Quad[], base: string): Quad[] {
+  const subjects = describedSubjects(graph, base);
+  return graph.filter((q) => subjects.has(q.subject.value));
+}
+
+/** The packages `description` imports (`<base> ldh:import <package>`). */
+export function importsOf(description: readonly Quad[], base: string): string[] {
+  return description.filter((q) => q.subject.value === base && q.predicate.value === IMPORT && q.object.termType === 'NamedNode').map((q) => q.object.value);
+}
+
+/** Throws a ConstraintViolation unless `after` is an admissible edit of the description `before` of `base`. */
+export function checkEdit(base: string, before: readonly Quad[], after: readonly Quad[]): void {
+  const refuse = (message: string) => {
+    throw new LodestoneError('ConstraintViolation', message);
+  };
+  if (!after.some((q) => q.subject.value === base)) refuse(`the update removes the dataspace <${base}> from the configuration; a dataspace is removed by editing system.ttl and restarting`);
+  const types = (graph: readonly Quad[]) => graph.filter((q) => q.subject.value === base && q.predicate.value === TYPE && APPLICATION_TYPES.includes(q.object.value)).map((q) => q.object.value);
+  for (const type of types(before)) if (!types(after).includes(type)) refuse(`the update removes the type <${type}> of the dataspace <${base}>`);
+  for (const predicate of FIXED) {
+    const values = (graph: readonly Quad[]) => graph.filter((q) => q.subject.value === base && q.predicate.value === predicate).map(tripleLine).sort().join('\n');
+    if (values(before) !== values(after)) refuse(`the update changes <${predicate}> of the dataspace <${base}>, which says where its documents live; change it by editing system.ttl and restarting`);
+  }
+  const other = after.find((q) => q.predicate.value === TYPE && APPLICATION_TYPES.includes(q.object.value) && q.subject.value !== base);
+  if (other) refuse(`the update declares <${other.subject.value}> a dataspace; declare dataspaces by editing system.ttl and restarting`);
+  const described = describedSubjects(after, base);
+  const stray = after.find((q) => !described.has(q.subject.value));
+  if (stray) refuse(`the update says something of ${stray.subject.termType === 'BlankNode' ? 'a blank node' : `<${stray.subject.value}>`}, which the settings of <${base}> do not lead to`);
+  const badImport = after.find((q) => q.subject.value === base && q.predicate.value === IMPORT && (q.object.termType !== 'NamedNode' || !/^https?:\/\//.test(q.object.value)));
+  if (badImport) refuse(`ldh:import names a package by its http or https URL, not ${badImport.object.termType === 'Literal' ? 'a literal' : 'a blank node'}`);
+}
+
+/** Writes `text` to `file` atomically: a new file beside it, fsynced, renamed over it, the folder fsynced. */
+async function replaceFile(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  const mode = (await fsp.stat(file).catch(() => undefined))?.mode ?? 0o644;
+  const handle = await fsp.open(tmp, 'w', mode & 0o777);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fsp.rename(tmp, file);
+  const folder = await fsp.open(dirname(file), 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
+
+export class SystemSettings {
+  private loaded: Loaded | undefined;
+  private editing: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    /** `DIR/system.ttl`. */
+    readonly file: string,
+    /** Relative IRIs in the file resolve against the server's base. */
+    private readonly baseIRI: string,
+    private readonly pairs: readonly DataspacePair[],
+  ) {}
+
+  /** The file as it is now, read again when it changed since the last read. */
+  private async current(): Promise<Loaded> {
+    const stats = await fsp.stat(this.file);
+    const loaded = this.loaded;
+    if (loaded && loaded.mtimeMs === stats.mtimeMs && loaded.size === stats.size) return loaded;
+    const text = await fsp.readFile(this.file, 'utf8');
+    this.loaded = { mtimeMs: stats.mtimeMs, size: stats.size, ...load(text, this.baseIRI) };
+    return this.loaded;
+  }
+
+  /** The declaration of a dataspace the file does not declare (a file that declares none serves the default pair). */
+  private declaration(base: string): Quad[] {
+    for (const { endUser, admin } of this.pairs) {
+      if (endUser.base === base) return [quad(namedNode(base), namedNode(TYPE), namedNode(ns.lapp + 'EndUserApplication')), quad(namedNode(base), namedNode(ns.dct + 'identifier'), literal(endUser.id)), quad(namedNode(base), namedNode(ns.lapp + 'adminApplication'), namedNode(admin.base))];
+      if (admin.base === base) return [quad(namedNode(base), namedNode(TYPE), namedNode(ns.lapp + 'AdminApplication')), quad(namedNode(base), namedNode(ns.dct + 'identifier'), literal(admin.id))];
+    }
+    return [];
+  }
+
+  /** The description of the dataspace at `base`, as the file has it now. */
+  async description(base: string): Promise<Quad[]> {
+    const { graph } = await this.current();
+    const described = descriptionOf(graph, base);
+    return described.length ? described : this.declaration(base);
+  }
+
+  /** The packages the dataspace at `base` imports. */
+  async imports(base: string): Promise<string[]> {
+    return importsOf(await this.description(base), base);
+  }
+
+  /**
+   * Changes the description of `base`: `change` gets the current description and gives the new
+   * one (it may refuse by throwing); the edit is checked (checkEdit), `apply` runs with both (what
+   * must happen before the file says so: packages fetched), then the file is written. Edits run
+   * one at a time.
+   */
+  update(base: string, change: (before: Quad[]) => Promise<Quad[]>, apply: (before: Quad[], after: Quad[]) => Promise<void> = async () => undefined): Promise<{ before: Quad[]; after: Quad[] }> {
+    const run = async () => {
+      const before = await this.description(base);
+      const after = await change(before);
+      checkEdit(base, before, after);
+      await apply(before, after);
+      await this.write(base, after);
+      return { before, after };
+    };
+    const result = this.editing.then(run, run);
+    this.editing = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Writes the description `after` of `base` into the file, rewriting only the statements that change. */
+  private async write(base: string, after: readonly Quad[]): Promise<void> {
+    const loaded = await this.current();
+    const old = new Set(descriptionOf(loaded.graph, base).map(tripleLine));
+    const kept = new Set(after.map(tripleLine));
+    const removed = new Set([...old].filter((line) => !kept.has(line)));
+    const present = new Set(loaded.graph.map(tripleLine));
+    const added = after.filter((q) => !present.has(tripleLine(q)));
+    // a file that declares no dataspace (the default pair) gets the pair declared with the first edit
+    for (const pair of this.pairs) {
+      if (pair.endUser.base !== base) continue;
+      if (!loaded.graph.some((q) => q.subject.value === pair.admin.base && q.predicate.value === TYPE)) added.push(...this.declaration(pair.admin.base).filter((q) => !present.has(tripleLine(q))));
+    }
+    if (removed.size === 0 && added.length === 0) return;
+    const subjects = new Set(after.map((q) => q.subject.value));
+    let anchor = -1;
+    loaded.pieces.forEach((piece, i) => {
+      if (piece.triples.some((q) => subjects.has(q.subject.value) || old.has(tripleLine(q)))) anchor = i;
+    });
+    const texts = loaded.pieces.map((piece) => {
+      if (!piece.triples.some((q) => removed.has(tripleLine(q)))) return piece.text;
+      const left = piece.triples.filter((q) => !removed.has(tripleLine(q)));
+      return left.length ? this.turtle(left, loaded.prefixes) : '';
+    });
+    // a statement removed whole takes the blank lines before it along (a comment before it stays)
+    loaded.pieces.forEach((piece, i) => {
+      if (piece.kind === 'statement' && texts[i] === '' && i > 0 && loaded.pieces[i - 1]!.kind === 'trivia' && texts[i - 1]!.trim() === '') texts[i - 1] = '';
+    });
+    if (added.length) {
+      const block = this.turtle(added, loaded.prefixes);
+      if (anchor < 0) texts.push(`${texts.length && !texts[texts.length - 1]!.endsWith('\n') ? '\n' : ''}${block}\n`);
+      else {
+        // after the line the anchor statement ends (its comment stays on it)
+        const next = loaded.pieces[anchor + 1];
+        const newline = next?.kind === 'trivia' ? texts[anchor + 1]!.indexOf('\n') : -1;
+        if (newline >= 0) texts[anchor + 1] = `${texts[anchor + 1]!.slice(0, newline + 1)}${block}\n${texts[anchor + 1]!.slice(newline + 1)}`;
+        else texts[anchor] = `${texts[anchor]}${texts[anchor] ? '\n' : ''}${block}`;
+      }
+    }
+    await replaceFile(this.file, texts.join(''));
+  }
+
+  /** Triples as Turtle statements with the file's prefixes (no prefix lines), without a final newline. */
+  private turtle(triples: readonly Quad[], prefixes: Record<string, string>): string {
+    // blank nodes N3.js made up in a parse (`n3-12`) or an update made get labels of their own, so no later parse can meet them again
+    const relabelled = new Map<string, string>();
+    const term = <T extends Quad['subject'] | Quad['object']>(t: T): T => {
+      if (t.termType !== 'BlankNode' || !/^n3-\d+$|^[0-9a-f]{16,}$/.test(t.value)) return t;
+      let label = relabelled.get(t.value);
+      if (!label) relabelled.set(t.value, (label = `b${randomBytes(6).toString('hex')}`));
+      return DataFactory.blankNode(label) as unknown as T;
+    };
+    const writer = new Writer({ format: 'text/turtle', prefixes });
+    let out = '';
+    writer.addQuads(triples.map((q) => quad(term(q.subject), q.predicate, term(q.object))) as Parameters<Writer['addQuads']>[0]);
+    writer.end((error, result) => {
+      if (error) throw error;
+      out = result;
+    });
+    return out.split('\n').filter((line) => !/^@prefix /.test(line)).join('\n').trim();
+  }
+}
