@@ -40,7 +40,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/documents/**/*.ts', 'src/access/**/*.ts', 'src/auth/**/*.ts'],
+    files: ['src/documents/**/*.ts', 'src/access/**/*.ts', 'src/auth/**/*.ts', 'src/ontology/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{ group: ['../http/*'], message: 'nothing below the HTTP layer imports it (DESIGN.md)' }],

@@ -1,8 +1,9 @@
-/** One served dataspace as the composition root assembles it: its storage, the document service over it, its access control and its mirror. */
+/** One served dataspace as the composition root assembles it: its storage, the document service over it, its access control, its mirror and its namespace ontology. */
 import type { AccessControl } from './access/access-control.js';
 import type { Dataspace } from './dataspace.js';
 import type { DocumentService } from './documents/document-service.js';
 import type { Pusher } from './mirror/pusher.js';
+import type { NamespaceOntology } from './ontology/namespace.js';
 import type { Role } from './registry.js';
 
 export interface DataspaceRuntime {
@@ -15,4 +16,6 @@ export interface DataspaceRuntime {
   access: AccessControl;
   /** The pusher mirroring the dataspace's history, when it has a mirror. */
   mirror?: Pusher;
+  /** The namespace ontology of the dataspace's pair (`ns`, packages, SHACL constraints; shared by a dataspace and its admin). */
+  ontology?: NamespaceOntology;
 }

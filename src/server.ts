@@ -23,6 +23,8 @@ import { Dataspace, descriptionFile } from './dataspace.js';
 import { dataspaceDir, requireDefaultPair, type DataspacePair, type DataspaceSpec } from './registry.js';
 import { readDataspaces, readSessionKey, readSystemConfig, systemConfigFile, type OidcProviderDeclaration } from './system-config.js';
 import { SystemSettings } from './settings.js';
+import { NamespaceOntology } from './ontology/namespace.js';
+import { OntologyWorkers } from './ontology/workers.js';
 import { Composer } from './documents/composer.js';
 import { DocumentService } from './documents/document-service.js';
 import { createApp } from './http/app.js';
@@ -132,11 +134,24 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   }
   const opened = attempts.map((attempt) => (attempt as PromiseFulfilledResult<{ dataspace: Dataspace; lines: string[] }>).value);
   for (const { lines } of opened) lines.forEach((line) => log(line));
+  const settings = new SystemSettings(systemConfigFile(config.data), config.base, pairs);
+  const ontologyWorkers = new OntologyWorkers({ queryMs: config.sparqlTimeoutMs });
+  const fetchRdf = (url: string) => safeFetch(url, { allowInternal: config.allowInternalUrls });
   for (const [index, pair] of pairs.entries()) {
     const endUser = opened[2 * index]!.dataspace;
     const admin = opened[2 * index + 1]!.dataspace;
     const access = new AccessControl(admin, endUser.base);
-    const runtime = (dataspace: Dataspace, spec: DataspaceSpec): DataspaceRuntime => ({ dataspace, role: spec.role, documents: new DocumentService(dataspace, { compose }), access });
+    // the pair's namespace ontology: its SHACL shapes constrain the end-user dataspace's writes, those of people's edits included
+    const ontology = new NamespaceOntology({ admin, imports: () => settings.imports(endUser.base), fetch: fetchRdf, workers: ontologyWorkers, log });
+    const validate = (url: string, bytes: Buffer) => ontology.validate(url, bytes);
+    endUser.workingTree.validate = validate;
+    const runtime = (dataspace: Dataspace, spec: DataspaceSpec): DataspaceRuntime => ({
+      dataspace,
+      role: spec.role,
+      documents: new DocumentService(dataspace, { compose, validate: spec.role === 'end-user' ? validate : undefined }),
+      access,
+      ontology,
+    });
     paired.push({ endUser: runtime(endUser, pair.endUser), admin: runtime(admin, pair.admin) });
   }
   const runtimes = paired.flatMap((pair) => [pair.endUser, pair.admin]);
@@ -196,7 +211,6 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   });
   const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, secretary: agents.secretary.webId, session, scheme });
   const representations = new RepresentationCache();
-  const settings = new SystemSettings(systemConfigFile(config.data), config.base, pairs);
   const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, scheme, log, settings });
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations });
@@ -226,6 +240,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
       for (const runtime of runtimes) await runtime.dataspace.close();
       await disk.close();
       await composer.close();
+      await ontologyWorkers.close();
       await accessLog?.close();
       lock.release();
     },

@@ -3,7 +3,8 @@
  * steps under the dataspace's write lock (SPEC §4.6.8), so that exactly one of several writers
  * quoting one ETag wins. Built-in constraints (SPEC §7): the root cannot be deleted, the owner's and
  * secretary's agent documents cannot be modified or deleted, a document is created only under an
- * existing container, and a container with children cannot be deleted.
+ * existing container, and a container with children cannot be deleted. Ontology constraints
+ * (SPEC §2.5), when the service is given a validator, check the composed document before it goes in.
  */
 import type { Dataspace } from '../dataspace.js';
 import { agentIdentity } from '../dataspace.js';
@@ -32,6 +33,8 @@ export interface DocumentServiceOptions {
   clock?: () => Date;
   /** Where composeDocument runs: the composer's workers in a server (composer.ts), in-process by default. */
   compose?: (input: ComposeInput) => Promise<Buffer>;
+  /** Ontology constraints (SPEC §2.5, §7): throws to refuse a document's new canonical bytes; none by default. */
+  validate?: (url: string, bytes: Buffer) => Promise<void>;
 }
 
 export type { QueryRequest } from '../index/index-core.js';
@@ -44,6 +47,7 @@ export class DocumentService {
   private readonly protectedPaths: Set<string>;
   private readonly clock: () => Date;
   private readonly compose: (input: ComposeInput) => Promise<Buffer>;
+  private readonly validate: ((url: string, bytes: Buffer) => Promise<void>) | undefined;
 
   constructor(
     readonly dataspace: Dataspace,
@@ -54,6 +58,7 @@ export class DocumentService {
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;
+    this.validate = options.validate;
   }
 
   protect(relativePath: string): void {
@@ -136,6 +141,7 @@ export class DocumentService {
       const composedOn = this.dataspace.store.blobId(path);
       admissible(composedOn); // refused before any work when it would be refused under the lock
       const bytes = method === 'DELETE' ? null : await this.composeOn(request, composedOn, url, parentUrl);
+      if (bytes !== null && this.validate) await this.validate(url, bytes); // off the lock too
       const { commit, result, blobIds } = await this.dataspace.store.transact<Omit<WriteResult, 'commit' | 'blobId'> | 'moved'>(async (view) => {
         const current = view.blobId(path);
         if (current !== composedOn) {

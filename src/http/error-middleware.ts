@@ -1,20 +1,22 @@
 /**
  * The outermost middleware: every error leaves as the RDF resource of SPEC §2.4 in the negotiated
  * format (Turtle by default), with the headers that belong to it (`Allow`, `ETag`, `Vary`, `Link`)
- * kept, which Koa's own handler would drop. Server faults are logged with their stack; the client
+ * kept, which Koa's own handler would drop, and beside it any report the error carries (a 422's
+ * SHACL validation report, bounded where it is made). Server faults are logged with their stack; the client
  * sees only a sentence.
  */
 import type Koa from 'koa';
 import { LodestoneError } from '../errors.js';
 import { serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { errorResource } from '../rdf/error-resource.js';
+import { parseRdf } from '../rdf/ntriples.js';
 import { reasonPhrase, toHttpError } from './http-error.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { contentTypeOf } from './representations.js';
 
 const KEPT = ['allow', 'etag', 'vary', 'link', 'location', 'retry-after', 'access-control-allow-origin', 'access-control-expose-headers', 'access-control-allow-credentials'];
 
-export async function sendError(ctx: Koa.Context, status: number, title: string, headers: Record<string, string> = {}): Promise<void> {
+export async function sendError(ctx: Koa.Context, status: number, title: string, headers: Record<string, string> = {}, report?: string): Promise<void> {
   const kept: Record<string, string> = {};
   for (const name of KEPT) {
     const value = ctx.response.get(name);
@@ -27,7 +29,7 @@ export async function sendError(ctx: Koa.Context, status: number, title: string,
   const type = negotiate(accept, writableTypes) ?? writableTypes[0]!;
   ctx.status = status;
   ctx.type = contentTypeOf(type);
-  ctx.body = await serialiseQuads(errorResource(status, reason, title), type);
+  ctx.body = await serialiseQuads([...errorResource(status, reason, title), ...(report ? parseRdf(report) : [])], type);
   ctx.vary('Accept');
 }
 
@@ -38,7 +40,7 @@ export function errorMiddleware(log: (line: string) => void): Koa.Middleware {
     } catch (error) {
       const http = toHttpError(error);
       if (http.status >= 500 && !(error instanceof LodestoneError)) log(`${ctx.method} ${ctx.url}: ${(error as Error)?.stack ?? String(error)}`);
-      await sendError(ctx, http.status, http.message, http.headers);
+      await sendError(ctx, http.status, http.message, http.headers, http.report);
     }
   };
 }

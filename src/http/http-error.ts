@@ -12,6 +12,8 @@ export interface HttpFailure {
   status: number;
   message: string;
   headers: Record<string, string>;
+  /** More of the error as N-Triples, sent beside the error resource (a SHACL validation report). */
+  report?: string;
 }
 
 const statusOf: Record<ErrorCode, number> = {
@@ -51,7 +53,7 @@ export function toHttpError(error: unknown): HttpFailure {
     if (typeof data.allow === 'string') headers.Allow = data.allow;
     if (error.code === 'LockTimeout' || error.code === 'RefConflict') headers['Retry-After'] = '1';
     if (typeof data.retryAfter === 'number') headers['Retry-After'] = String(data.retryAfter);
-    return { status: statusOf[error.code], message: error.message, headers };
+    return { status: statusOf[error.code], message: error.message, headers, ...(typeof data.report === 'string' ? { report: data.report } : {}) };
   }
   const status = (error as { status?: unknown; expose?: unknown }).status;
   if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: unknown }).expose) {

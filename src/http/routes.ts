@@ -16,6 +16,7 @@ import { deleteDocument, documentOptions, readDocument, writeDocument } from './
 import { diff, restore, timegate, timemap, version } from './memento.js';
 import { historyQuery, type HistoryKind } from './history-query.js';
 import { robots, sitemap } from './sitemap.js';
+import { namespaceOntology } from './ns.js';
 import { settings } from './settings.js';
 import { sparql } from './sparql.js';
 import { isAdminDataspace } from './dataspace-role.js';
@@ -52,6 +53,7 @@ export const routes: readonly Route[] = [
   { name: 'the sitemap', in: 'every', path: 'sitemap.xml', methods: read(sitemap) },
   { name: 'robots.txt', in: 'every', path: 'robots.txt', methods: read(robots) },
   { name: 'the dataspace’s settings', in: 'every', path: 'settings', methods: { ...read(settings), PATCH: settings } },
+  { name: 'the namespace ontology', in: 'every', path: 'ns', methods: { ...read(namespaceOntology), POST: namespaceOntology } },
   { name: 'signing up', in: 'admin', path: 'sign%20up', methods: { ...read(signup), POST: signup } },
   { name: 'an agent’s access', in: 'admin', path: 'access', methods: read(accessEndpoint) },
   { name: 'an access request', in: 'admin', path: 'access/request', methods: { POST: accessRequest } },

@@ -19,7 +19,7 @@ import { modesOnEndpoint, requireMode } from './authorize.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { boundNesting, type QueryShape } from '../rdf/sparql-text.js';
 
-const RESULT_TYPES = ['application/sparql-results+json', 'application/sparql-results+xml', 'text/csv', 'text/tab-separated-values'];
+export const RESULT_TYPES = ['application/sparql-results+json', 'application/sparql-results+xml', 'text/csv', 'text/tab-separated-values'];
 const SPARQL_QUERY = 'application/sparql-query';
 
 /** Bytes of results kept in a server's cache. */
@@ -37,7 +37,10 @@ interface Protocol {
   namedGraphs: string[];
 }
 
-async function protocolRequest(ctx: Context, bodyLimit: number): Promise<Protocol> {
+/** How an update sent to a query endpoint is refused: by default as the SPARQL endpoint does (415 or 400). */
+type RefuseUpdate = (fallback: LodestoneError) => LodestoneError;
+
+export async function protocolRequest(ctx: Context, bodyLimit: number, refuseUpdate: RefuseUpdate = (fallback) => fallback): Promise<Protocol> {
   const url = new URLSearchParams(ctx.querystring);
   let params = url;
   let query: string | undefined;
@@ -46,9 +49,9 @@ async function protocolRequest(ctx: Context, bodyLimit: number): Promise<Protoco
     const text = decodeUtf8(await readBody(ctx.req, bodyLimit));
     if (type === SPARQL_QUERY) query = text;
     else if (type === FORM) params = new URLSearchParams(text);
-    else if (type === 'application/sparql-update') throw new LodestoneError('UnsupportedMediaType', 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
+    else if (type === 'application/sparql-update') throw refuseUpdate(new LodestoneError('UnsupportedMediaType', 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH'));
     else throw new LodestoneError('UnsupportedMediaType', `send the query as ${SPARQL_QUERY} or ${FORM}`);
-    if (params.has('update')) throw new LodestoneError('BadRequest', 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
+    if (params.has('update')) throw refuseUpdate(new LodestoneError('BadRequest', 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH'));
   }
   if (query === undefined) {
     const queries = params.getAll('query');
@@ -74,7 +77,7 @@ function restrict(readable: string[], asked: { defaultGraphs: string[]; namedGra
 }
 
 /** An ASK result in CSV or TSV as Jena writes and reads it (a header naming `_askResult`); other formats as Oxigraph writes them. */
-function askBody(result: string, type: string): string {
+export function askBody(result: string, type: string): string {
   const value = result.trim().split(/\s+/).pop() ?? result;
   if (type === 'text/csv') return `_askResult\r\n${value}\r\n`;
   if (type === 'text/tab-separated-values') return `?_askResult\n${value}\n`;
@@ -96,7 +99,7 @@ function caches(served: Served): Caches {
   return found;
 }
 
-async function shapeOf(served: Served, query: string, base: string): Promise<QueryShape> {
+export async function shapeOf(served: Served, query: string, base: string, refuseUpdate: RefuseUpdate = (fallback) => fallback): Promise<QueryShape> {
   const { shapes } = caches(served);
   const key = `${base}\n${query}`;
   let shape = shapes.get(key);
@@ -106,7 +109,7 @@ async function shapeOf(served: Served, query: string, base: string): Promise<Que
     if (shapes.size >= 1000) shapes.clear();
     shapes.set(key, shape);
   }
-  if (shape.update) throw new LodestoneError('BadRequest', 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH');
+  if (shape.update) throw refuseUpdate(new LodestoneError('BadRequest', 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH'));
   return shape;
 }
 

@@ -55,6 +55,8 @@ export class WorkingTree {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Ontology constraints: throws a ConstraintViolation to refuse an edit's canonical bytes (set by the composition root). */
+  validate: ((url: string, bytes: Buffer) => Promise<void>) | undefined;
 
   constructor(options: WorkingTreeOptions) {
     this.store = options.store;
@@ -150,7 +152,8 @@ export class WorkingTree {
   /**
    * A file under the prefix changed on disk (watcher event, or found at startup). If its content
    * is not what the working tree was synced to, it is someone's edit: parsed, and if valid
-   * committed in canonical form; if invalid, logged with file, line and column, and left alone.
+   * committed in canonical form; if invalid, logged with file, line and column, and left alone;
+   * if it breaks an ontology constraint (`validate`), logged with the report's sentences, and left alone.
    */
   async fileChanged(path: string): Promise<void> {
     const relative = fileDocument(path, this.store.prefix);
@@ -176,6 +179,15 @@ export class WorkingTree {
       const where = error.data.line ? `${error.data.line}:${error.data.column}` : '1:1';
       this.log(`${this.abs(path)}:${where}: invalid N-Triples, not committed: ${error.message}`);
       return;
+    }
+    if (this.validate) {
+      try {
+        await this.validate(url, canonical);
+      } catch (error) {
+        if (!isLodestoneError(error, 'ConstraintViolation')) throw error;
+        this.log(`${this.abs(path)}: not committed: ${error.message}`);
+        return;
+      }
     }
     const stats = await fsp.stat(this.abs(path)).catch(() => undefined);
     const commit = await this.store.write({ changes: [{ path, bytes: canonical }], author: ANONYMOUS, committer: WORKTREE_COMMITTER, message: `PUT ${url}` });
