@@ -16,6 +16,7 @@ import { deleteDocument, documentOptions, readDocument, writeDocument } from './
 import { diff, restore, timegate, timemap, version } from './memento.js';
 import { historyQuery, type HistoryKind } from './history-query.js';
 import { robots, sitemap } from './sitemap.js';
+import { clearOntologies } from './clear.js';
 import { namespaceOntology } from './ns.js';
 import { settings } from './settings.js';
 import { sparql } from './sparql.js';
@@ -57,6 +58,7 @@ export const routes: readonly Route[] = [
   { name: 'signing up', in: 'admin', path: 'sign%20up', methods: { ...read(signup), POST: signup } },
   { name: 'an agent’s access', in: 'admin', path: 'access', methods: read(accessEndpoint) },
   { name: 'an access request', in: 'admin', path: 'access/request', methods: { POST: accessRequest } },
+  { name: 'clearing the cached ontologies', in: 'admin', path: 'clear', methods: { POST: clearOntologies } },
   { name: 'OpenID Connect login', in: 'admin', path: /^oauth2\/login\/([^/]*)$/, methods: { GET: oidcLogin } },
   { name: 'the OpenID Connect callback', in: 'admin', path: /^oauth2\/authorize\/([^/]*)$/, methods: { GET: oidcCallback } },
   { name: 'OpenID Connect logout', in: 'admin', path: 'oauth2/logout', methods: { GET: oidcLogout, POST: oidcLogout } },

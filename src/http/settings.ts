@@ -43,6 +43,7 @@ export async function settings(ctx: Context): Promise<void> {
   }
   // the description goes to the update with the file's own blank-node labels, so the triples it keeps are known as such
   await store.update(base, async (before) => parseRdf(await served.updateGraph(before.map(tripleLine).join('\n'), update, base), { keepBlankNodeLabels: true }));
+  await runtime.ontology?.clear(); // as admin/clear does: the next request sees the ontology of the new settings
   const after = await canonicalNTriples(await store.description(base));
   ctx.status = 204;
   ctx.set('ETag', graphRepresentation(ctx, url, contentVersion('settings', after)).tag);

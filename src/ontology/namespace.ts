@@ -38,7 +38,10 @@ export interface Closure {
   ontologies: string[];
 }
 
-/** Called with an ontology's IRI when `admin/clear` purges it: a proxy cache drops what it holds of it. */
+/**
+ * What a proxy cache offers `admin/clear`: dropping what it holds of a URL (an ontology, named with
+ * or without its fragment). Register one with `NamespaceOntology.onPurge(cache.purge)`.
+ */
 export type PurgeHook = (uri: string) => void | Promise<void>;
 
 export interface NamespaceOntologyOptions {
@@ -98,11 +101,17 @@ export class NamespaceOntology {
     }
   }
 
-  /** Forgets the fetched imports (or only `uri`'s, purging the proxy caches' entries for it too); the next use rebuilds. */
+  /**
+   * Forgets every cached ontology (the fetched imports, the documents read) and the closure: the
+   * next use rebuilds. With `uri`, forgets that ontology alone, has the purge hooks drop it from
+   * the proxy caches, and rebuilds at once.
+   */
   async clear(uri?: string): Promise<void> {
     this.generation++;
-    if (uri === undefined) this.fetched.clear();
-    else {
+    if (uri === undefined) {
+      this.fetched.clear();
+      this.blobs.clear();
+    } else {
       this.fetched.delete(documentIri(uri));
       for (const hook of this.purgeHooks) await hook(uri);
       await this.current();
