@@ -12,6 +12,8 @@ import { LodestoneError } from '../errors.js';
 import { canonicalNTriples } from '../rdf/canonical.js';
 import { parseRdf, tripleLine } from '../rdf/ntriples.js';
 import { boundNesting } from '../rdf/sparql-text.js';
+import { installPackage, removePackage } from '../ontology/packages.js';
+import { importsOf } from '../settings.js';
 import { modesOnEndpoint, requireMode } from './authorize.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { isAdminDataspace } from './dataspace-role.js';
@@ -41,9 +43,21 @@ export async function settings(ctx: Context): Promise<void> {
     const { tag } = graphRepresentation(ctx, url, version);
     if (!conditions.ifMatch.some((t) => t === '*' || t === tag)) throw new LodestoneError('PreconditionFailed', mismatch(conditions.ifMatch, undefined), { etag: tag });
   }
-  // the description goes to the update with the file's own blank-node labels, so the triples it keeps are known as such
-  await store.update(base, async (before) => parseRdf(await served.updateGraph(before.map(tripleLine).join('\n'), update, base), { keepBlankNodeLabels: true }));
-  await runtime.ontology?.clear(); // as admin/clear does: the next request sees the ontology of the new settings
+  const admin = served.runtimes.find((r) => r.access === runtime.access && isAdminDataspace(r))?.documents;
+  const ontology = runtime.ontology;
+  const edit = await store.update(
+    base,
+    // the description goes to the update with the file's own blank-node labels, so the triples it keeps are known as such
+    async (before) => parseRdf(await served.updateGraph(before.map(tripleLine).join('\n'), update, base), { keepBlankNodeLabels: true }),
+    // packages imported now are fetched and materialised before the file says so (422 when one cannot be loaded)
+    async (before, after) => {
+      const added = importsOf(after, base).filter((p) => !importsOf(before, base).includes(p));
+      if (added.length && (!admin || !ontology)) throw new LodestoneError('ConstraintViolation', `${base} has no admin dataspace to keep packages in`);
+      for (const pkg of added) await installPackage(ontology!, admin!, pkg, agent);
+    },
+  );
+  if (admin) for (const pkg of importsOf(edit.before, base).filter((p) => !importsOf(edit.after, base).includes(p))) await removePackage(admin, pkg, agent);
+  await ontology?.clear(); // as admin/clear does: the next request sees the ontology of the new settings
   const after = await canonicalNTriples(await store.description(base));
   ctx.status = 204;
   ctx.set('ETag', graphRepresentation(ctx, url, contentVersion('settings', after)).tag);
