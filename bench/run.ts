@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, access control, versions, stalls, start-up) and prints one
+ * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, access control, versions, stalls, start-up, settings) and prints one
  * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,9 +11,10 @@ import { stallsSection } from './stalls.js';
 import { startupSection } from './startup.js';
 import { storageSection } from './storage.js';
 import { versionsSection } from './versions.js';
+import { settingsSection } from './settings.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection, httpSection, accessSection, versionsSection, stallsSection, startupSection];
+const sections: Section[] = [storageSection, httpSection, accessSection, versionsSection, stallsSection, startupSection, settingsSection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');
@@ -45,6 +46,7 @@ const LEGEND = [
   'Access: `lodestone serve --http --trusted-proxy 127.0.0.1`; wrk sends the client certificate in RFC 9440 Client-Cert from 127.0.0.1,',
   '  as a TLS-terminating proxy would. There is no switch to turn access control off: the owner\'s GET (no decision) stands for it.',
   '  Decisions: one Policy.modes call each, timed alone; "first" is the first decision of an (agent, document) pair, later ones are cached.',
+  'Settings: a server in the bench process over HTTPS, one request at a time; the shapes\' writes are validated in the ontology workers.',
 ];
 
 async function main(): Promise<void> {
