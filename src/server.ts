@@ -134,7 +134,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   }
   const opened = attempts.map((attempt) => (attempt as PromiseFulfilledResult<{ dataspace: Dataspace; lines: string[] }>).value);
   for (const { lines } of opened) lines.forEach((line) => log(line));
-  const settings = new SystemSettings(systemConfigFile(config.data), config.base, pairs);
+  const settings = new SystemSettings(systemConfigFile(config.data), config.base, pairs, log);
   const ontologyWorkers = new OntologyWorkers({ queryMs: config.sparqlTimeoutMs });
   const fetchRdf = (url: string) => safeFetch(url, { allowInternal: config.allowInternalUrls });
   for (const [index, pair] of pairs.entries()) {

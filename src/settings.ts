@@ -150,6 +150,8 @@ async function replaceFile(file: string, text: string): Promise<void> {
 export class SystemSettings {
   private loaded: Loaded | undefined;
   private editing: Promise<unknown> = Promise.resolve();
+  private readonly lastImports = new Map<string, string[]>();
+  private lastFailure: string | undefined;
 
   constructor(
     /** `DIR/system.ttl`. */
@@ -157,6 +159,7 @@ export class SystemSettings {
     /** Relative IRIs in the file resolve against the server's base. */
     private readonly baseIRI: string,
     private readonly pairs: readonly DataspacePair[],
+    private readonly log: (line: string) => void = () => undefined,
   ) {}
 
   /** The file as it is now, read again when it changed since the last read. */
@@ -185,9 +188,24 @@ export class SystemSettings {
     return described.length ? described : this.declaration(base);
   }
 
-  /** The packages the dataspace at `base` imports. */
+  /**
+   * The packages the dataspace at `base` imports. Asked on every write (the namespace ontology
+   * depends on it), so a file that cannot be read just now (a hand edit half saved) gives the
+   * imports last read, with a log line, rather than refusing the write.
+   */
   async imports(base: string): Promise<string[]> {
-    return importsOf(await this.description(base), base);
+    try {
+      const imports = importsOf(await this.description(base), base);
+      this.lastImports.set(base, imports);
+      this.lastFailure = undefined;
+      return imports;
+    } catch (error) {
+      const known = this.lastImports.get(base) ?? [];
+      const line = `${this.file} cannot be read (${(error as Error).message}); the packages of ${base} stay ${known.length ? known.map((p) => `<${p}>`).join(', ') : 'none'}`;
+      if (line !== this.lastFailure) this.log(line); // once, not on every write
+      this.lastFailure = line;
+      return known;
+    }
   }
 
   /**

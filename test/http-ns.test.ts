@@ -3,8 +3,8 @@
  * the admin dataspace's ontology documents and of what they import from an origin on the loopback
  * interface (the server runs with --allow-internal-urls), in RDF formats with an ETag and 304;
  * `?query=` by GET and POST answered over the ontology with RDFS entailment; 405 for every way of
- * sending an update; readable by anyone on the end-user dataspace, not on the admin one; a deleted
- * ontology document leaves it.
+ * sending an update; a query past the SPARQL timeout stopped while documents are read; readable by
+ * anyone on the end-user dataspace, not on the admin one; a deleted ontology document leaves it.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -21,7 +21,7 @@ before(async () => {
 after(() => origin.close());
 serverForFile((server) => {
   s = server;
-}, ['--allow-internal-urls']);
+}, ['--allow-internal-urls', '--sparql-timeout', '3000']);
 
 const ex = () => `${s.admin}ontologies/things/#`;
 const PREFIXES = `@prefix owl: <${ns.owl}> . @prefix rdfs: <${ns.rdfs}> .\n`;
@@ -75,6 +75,27 @@ describe('the namespace ontology', () => {
     assert.equal(parseRdf(direct.body).length, 4, 'Novel, Book, Thing, Work');
     assertRdfError(await query('SELECT nonsense'), 400);
     assertRdfError(await query('SELECT * WHERE { ?s ?p ?o }', { accept: 'image/png' }), 406);
+  });
+
+  it('stops a query past the SPARQL timeout (503) while other requests are answered', async () => {
+    const answered: number[] = [];
+    let running = true;
+    const loop = (async () => {
+      while (running) {
+        const res = await s.request('GET', '/', { headers: { Accept: 'application/n-triples' } });
+        assert.equal(res.status, 200);
+        answered.push(Date.now());
+      }
+    })();
+    const cross = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o . ?p ?q ?r . ?s ?t ?u }';
+    const hostile = await query(cross);
+    const done = Date.now();
+    running = false;
+    await loop;
+    assertRdfError(hostile, 503, { title: /timeout/ });
+    assert.ok(answered.some((at) => at < done), 'documents were read while the query ran');
+    const after = await query(`ASK { <${ex()}Novel> <${ns.rdfs}subClassOf> <${ex()}Thing> }`);
+    assert.equal(JSON.parse(after.body).boolean, true, 'the next query is answered');
   });
 
   it('answers 405 to updates, however they are sent', async () => {

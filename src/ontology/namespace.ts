@@ -73,6 +73,8 @@ export class NamespaceOntology {
   /** Fetched imports by document URL: their N-Triples, or why they could not be had. */
   private readonly fetched = new Map<string, Promise<{ ntriples: string } | { failure: string }>>();
   private generation = 0;
+  /** The last ontology built, and what it was built from (the generation and the ontology documents' blobs). */
+  private previous: { from: string; closure: Closure } | undefined;
   private readonly purgeHooks = new Set<PurgeHook>();
 
   constructor(private readonly options: NamespaceOntologyOptions) {}
@@ -151,6 +153,7 @@ export class NamespaceOntology {
     const { admin, workers } = this.options;
     const imported = new Set(imports ? imports.split('\n').map(packagePath) : []);
     const parts: string[] = [];
+    const sources: string[] = [];
     const seen = new Set<string>();
     for (const [file, blobId] of admin.store.listFiles()) {
       const relative = fileDocument(file, admin.store.prefix);
@@ -162,9 +165,15 @@ export class NamespaceOntology {
         known = text.includes(ONTOLOGY_LINE) ? { ontology: true, ntriples: await workers.parse(text, 'application/n-triples', admin.base + relative) } : { ontology: false };
         this.blobs.set(blobId, known);
       }
-      if (known.ontology) parts.push(known.ntriples);
+      if (known.ontology) {
+        parts.push(known.ntriples);
+        sources.push(blobId);
+      }
     }
     for (const blobId of this.blobs.keys()) if (!seen.has(blobId)) this.blobs.delete(blobId);
+    // the same ontology documents (and nothing cleared): the same ontology, however the rest of the admin dataspace moved
+    const from = `${this.generation}\n${sources.sort().join('\n')}`;
+    if (this.previous?.from === from) return this.previous.closure;
     // owl:imports of ontologies no document here declares, breadth first
     const declared = (text: string) => [...text.matchAll(ONTOLOGY)].map((m) => documentIri(m[1]!));
     const local = new Set(parts.flatMap(declared));
@@ -188,12 +197,14 @@ export class NamespaceOntology {
     }
     const lines = [...new Set(parts.join('').split('\n'))].filter(Boolean).sort();
     const ntriples = lines.length ? lines.join('\n') + '\n' : '';
-    return {
+    const closure = {
       key: createHash('sha1').update(ntriples).digest('hex'),
       ntriples,
       hasShapes: ntriples.includes(`<${ns.sh}`),
       ontologies: [...new Set([...local, ...wanted])].sort(),
     };
+    this.previous = { from, closure };
+    return closure;
   }
 
   /** An imported ontology, fetched once (until cleared); a failure is logged once and remembered as well. */
