@@ -7,7 +7,7 @@
  * through the server's canonical N-Triples (RDFC-1.0 blank node labels).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import * as $rdf from 'rdflib';
 import { Agent, fetch } from 'undici';
 import { fileAtHead } from './helpers.js';
@@ -37,18 +37,16 @@ describe('rdflib.js 2.4 (npm) with undici fetch', () => {
   let s: TestServer;
   let repo: string;
   let readUrl: string;
-  let dispatcher: Agent;
+  let dispatcher: Agent | undefined;
   let fetcher: $rdf.Fetcher;
   let store: Store;
+  after(() => dispatcher?.close()); // registered first, so it runs before the server closes
   serverForFile(async (server, dir) => {
     s = server;
     repo = dir;
+    dispatcher = new Agent({ connect: { cert: s.ownerPem, key: s.ownerPem, rejectUnauthorized: false } });
     readUrl = await putAwkward(s, 'rdflibjs-read/');
   });
-  before(() => {
-    dispatcher = new Agent({ connect: { cert: s.ownerPem, key: s.ownerPem, rejectUnauthorized: false } });
-  });
-  after(() => dispatcher.close());
   const newFetcher = () => {
     store = $rdf.graph();
     fetcher = new $rdf.Fetcher(store, { fetch: ((url: string, init?: object) => fetch(url, { ...init, dispatcher })) as never });
