@@ -203,7 +203,9 @@ function unescapeAstral(turtle: string): string {
 export async function serialise(ntriples: string, mediaType: string): Promise<string> {
   // N-Triples lines are N-Quads in the default graph, and Turtle is TriG's default graph
   if (mediaType === NTRIPLES || mediaType === NQUADS || mediaType === PLAIN) return ntriples;
-  const quads = parseRdf(ntriples);
+  // the canonical labels are kept (N3.js would prefix them per parse): one version of a document has one
+  // serialisation in each format, byte for byte, whenever it is made, as its strong ETag promises
+  const quads = parseRdf(ntriples, { keepBlankNodeLabels: true });
   if (mediaType === RDFXML) return writeRdfXml(quads);
   if (mediaType === JSONLD) return JSON.stringify(await jsonld.fromRDF(ntriples, { format: 'application/n-quads' }));
   if (mediaType === JSONLD_COMPACTED) {
