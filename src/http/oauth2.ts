@@ -30,6 +30,12 @@ export function enableOidc(admin: DataspaceRuntime, endpoints: OidcEndpoints): v
   oidcOf.set(admin, endpoints);
 }
 
+/** The providers one can log in with at the admin dataspace `admin` (for the pages' login links). */
+export function loginProviders(admin: DataspaceRuntime): string[] {
+  const endpoints = oidcOf.get(admin);
+  return endpoints?.login ? endpoints.providers.filter((p) => p.enabled).map((p) => p.name) : [];
+}
+
 /** The redirect URI to register with provider `name`. */
 export function oidcCallbackUrl(adminBase: string, name: string): string {
   return `${adminBase}oauth2/authorize/${name}`;

@@ -17,6 +17,7 @@ import { diff, restore, timegate, timemap, version } from './memento.js';
 import { historyQuery, type HistoryKind } from './history-query.js';
 import { robots, sitemap } from './sitemap.js';
 import { sparql } from './sparql.js';
+import { staticAsset } from './html.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import type { DataspaceRuntime, Handler, State } from './state.js';
 
@@ -50,6 +51,7 @@ export const routes: readonly Route[] = [
   { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', methods: { ...read(sparql), POST: sparql } },
   { name: 'the sitemap', in: 'every', path: 'sitemap.xml', methods: read(sitemap) },
   { name: 'robots.txt', in: 'every', path: 'robots.txt', methods: read(robots) },
+  { name: 'a script or style of the pages', in: 'every', path: /^static\/([^/]*)$/, methods: read(staticAsset) },
   { name: 'signing up', in: 'admin', path: 'sign%20up', methods: { ...read(signup), POST: signup } },
   { name: 'an agent’s access', in: 'admin', path: 'access', methods: read(accessEndpoint) },
   { name: 'an access request', in: 'admin', path: 'access/request', methods: { POST: accessRequest } },
