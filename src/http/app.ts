@@ -1,13 +1,14 @@
 /**
  * The HTTP layer as one ordered list of middleware (errors outermost): CORS, finding the request's
- * dataspace (an unknown host or base is a 404 with an RDF body), authentication, then the route
- * table (routes.ts). Nothing below this layer imports Koa.
+ * dataspace (an unknown host or base is a 404 with an RDF body), refusing other sites' forms
+ * (cross-site.ts), authentication, then the route table (routes.ts). Nothing below this layer imports Koa.
  */
 import cors from '@koa/cors';
 import Koa from 'koa';
 import type { Composer } from '../documents/composer.js';
 import { LodestoneError } from '../errors.js';
 import type { Authenticator } from './authenticate.js';
+import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
 import type { RepresentationCache } from './representations.js';
@@ -54,6 +55,7 @@ export function createApp(options: AppOptions): Koa<State> {
     if (located.url + '/' === located.runtime.documents.base) return redirectToSlash(ctx);
     await next();
   });
+  app.use(crossSiteForms());
   app.use(options.authenticator.middleware());
   app.use(dispatch());
   return app;
