@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, access control, versions, stalls, start-up) and prints one
+ * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, access control, versions, stalls, start-up, pages) and prints one
  * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import { accessSection } from './access.js';
 import { httpSection } from './http.js';
 import { stallsSection } from './stalls.js';
+import { pagesSection } from './pages.js';
 import { startupSection } from './startup.js';
 import { storageSection } from './storage.js';
 import { versionsSection } from './versions.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection, httpSection, accessSection, versionsSection, stallsSection, startupSection];
+const sections: Section[] = [storageSection, httpSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');

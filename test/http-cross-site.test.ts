@@ -38,7 +38,7 @@ describe('forms from other sites', () => {
   it('refuses an RDF/POST form from another site with 403 and commits nothing; the same form from this site is taken', async () => {
     const repo = s.running.runtimes[0]!.dataspace.store.dir;
     const before = commitCount(repo);
-    for (const headers of [{ 'Sec-Fetch-Site': 'cross-site' }, { Origin: 'https://evil.example' }]) {
+    for (const headers of [{ 'Sec-Fetch-Site': 'cross-site' }, { Origin: 'https://evil.example' }] as Record<string, string>[]) {
       const res = await s.request('POST', 'forms/', { headers: { ...FORM, ...headers }, body: RDF_POST });
       assertRdfError(res, 403, { title: /from another site's page is refused/ });
     }

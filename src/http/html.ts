@@ -15,7 +15,7 @@ import type { Html } from '../pages/html.js';
 import { literalObject } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
 import { adminOf } from './dataspace-role.js';
-import { loginProviders } from './oauth2.js';
+import { loginProviders } from './oidc-endpoints.js';
 import type { Context } from './state.js';
 
 /** No inline script or style, nothing from elsewhere but images; forms post only here. */
