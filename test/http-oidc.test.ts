@@ -134,6 +134,19 @@ describe('OpenID Connect login over HTTP, against oidc-provider', () => {
     assertRdfError(await browser().request(s.base), 403);
   });
 
+  it('offers the configured provider on the pages, and once logged in names the agent and offers logout (issue 22)', async () => {
+    const anonymous = await browser().request(s.base, { headers: { Accept: 'text/html' } });
+    assert.equal(anonymous.status, 403);
+    assert.ok(anonymous.body.includes(`href="${s.admin}oauth2/login/op"`), 'a login link for op');
+    assert.ok(!anonymous.body.includes('oauth2/login/google'), 'not for a provider without a client');
+    const b = await logIn();
+    const home = await b.request(s.base, { headers: { Accept: 'text/html' } });
+    assert.equal(home.status, 403, 'a new account has no access to the home page yet');
+    assert.match(home.body, /Signed in as <a href="[^"]+">/);
+    assert.ok(home.body.includes(`action="${s.admin}oauth2/logout"`), 'a logout form');
+    assert.ok(home.body.includes(`action="${s.admin}access/request"`), 'and a form to ask for access');
+  });
+
   it('finds the same agent at the next login of the same account, and commits nothing', async () => {
     const agents = agentFiles();
     const head = headOf(adminRepo);

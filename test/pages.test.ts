@@ -4,7 +4,7 @@
  * checked by axe-core (no violation) and must raise no Content-Security-Policy report or script
  * error. In CI (`CI=true`) a missing Chromium is a failure; elsewhere the suite is skipped.
  */
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
