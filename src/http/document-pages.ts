@@ -33,6 +33,18 @@ const FORMAT_NAMES: Record<string, string> = {
 export const DOCUMENT_FORMATS = [...writableTypes, JSONLD_COMPACTED].filter((type) => FORMAT_NAMES[type]).map((type) => ({ type, name: FORMAT_NAMES[type]! }));
 
 const CHILDREN_PER_PAGE = 20;
+/** A page draws at most this many triples of a document (2 MiB of N-Triples hold ~20,000): drawing all would hold the thread that answers everyone. */
+const TRIPLES_PER_PAGE = 3_000;
+
+/** The triples a page draws (canonical lines are sorted, so a subject's triples stay together), and how many there are when that is not all. */
+function shownTriples(ntriples: string): { quads: ReturnType<typeof parseRdf>; truncated?: { shown: number; total: number } } {
+  let end = -1;
+  let count = 0;
+  while (count < TRIPLES_PER_PAGE && (end = ntriples.indexOf('\n', end + 1)) >= 0) count++;
+  if (end < 0 || end === ntriples.length - 1) return { quads: parseRdf(ntriples) };
+  const total = count + ntriples.slice(end + 1).split('\n').filter(Boolean).length;
+  return { quads: parseRdf(ntriples.slice(0, end + 1)), truncated: { shown: count, total } };
+}
 
 /** The children of a container to show: a page of them, each one the agent may read. */
 async function childList(ctx: Context, documentUrl: string): Promise<ChildList> {
@@ -61,7 +73,7 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
   const content = documentPage({
     frame,
     documentUrl,
-    quads: parseRdf(text),
+    ...shownTriples(text),
     formats: DOCUMENT_FORMATS,
     modes: { write, append: holds(modes, 'Append') },
     // the editor writes Turtle, so it quotes the Turtle representation's ETag
@@ -85,7 +97,7 @@ export async function mementoHtml(ctx: Context, relativePath: string, found: { c
   const content = documentPage({
     frame,
     documentUrl,
-    quads: parseRdf(bytes.toString('utf8')),
+    ...shownTriples(bytes.toString('utf8')),
     formats: DOCUMENT_FORMATS,
     modes: { write, append: false },
     versioned: true,

@@ -13,6 +13,8 @@ const RESULT_NAMES: Record<string, string> = {
 };
 
 const ROWS_PER_PAGE = 50;
+/** An answer larger than this is offered as downloads only. */
+const PAGE_ANSWER_BYTES = 4 * 1024 * 1024;
 
 export interface QueryOutcome {
   query: string;
@@ -29,7 +31,13 @@ export async function sparqlHtml(ctx: Context, endpoint: string, outcome: QueryO
   const frame = await frameOf(ctx);
   const pageNumber = Math.max(1, Number.parseInt(new URLSearchParams(ctx.querystring).get('page') ?? '1', 10) || 1);
   let answer: Parameters<typeof sparqlPage>[0]['answer'];
-  if (outcome?.body !== undefined) answer = outcome.graph ? { graph: parseRdf(outcome.body) } : { select: JSON.parse(outcome.body) as SparqlResultsJson };
+  let error = outcome?.error;
+  if (outcome?.body !== undefined && outcome.body.length > PAGE_ANSWER_BYTES) {
+    // drawing it would hold the thread that answers everyone: the downloads still have it all
+    error = frame.t.tooLargeToShow(Math.round(outcome.body.length / 1024 / 1024));
+  } else if (outcome?.body !== undefined) {
+    answer = outcome.graph ? { graph: parseRdf(outcome.body) } : { select: JSON.parse(outcome.body) as SparqlResultsJson };
+  }
   const named = (type: string) => ({ type, name: RESULT_NAMES[type] ?? DOCUMENT_FORMATS.find((f) => f.type === type)?.name ?? type });
   const content = sparqlPage({
     frame,
@@ -41,7 +49,8 @@ export async function sparqlHtml(ctx: Context, endpoint: string, outcome: QueryO
     formats: formats.map(named),
     page: pageNumber,
     size: ROWS_PER_PAGE,
-    error: outcome?.error,
+    error,
+    downloadsOnly: error !== undefined && outcome?.error === undefined,
   });
   sendPage(ctx, outcome?.error ? 400 : 200, frame.language, content);
 }

@@ -26,6 +26,8 @@ export interface DocumentPage {
   frame: Omit<Frame, 'title' | 'kind' | 'breadcrumbs' | 'alternates'>;
   documentUrl: string;
   quads: readonly Quad[];
+  /** When the page draws only the first triples: how many it shows of how many. */
+  truncated?: { shown: number; total: number };
   /** The RDF formats the document can be had in: media type and a short name. */
   formats: readonly { type: string; name: string }[];
   modes: { write: boolean; append: boolean };
@@ -89,6 +91,7 @@ ${propertyTable(content, key, context)}</section>`;
 <p class="formats">${t.formats} ${input.formats.map((f, i) => html`${i > 0 ? ' · ' : ''}<a href="${documentUrl}?accept=${encodeURIComponent(f.type)}${mementoQuery}" type="${f.type}">${f.name}</a>`)}${input.versioned && !input.memento && html` · <a href="${documentUrl}?timemap">${t.history}</a>`}</p>
 </header>
 ${input.memento && input.modes.write && restoreForm(input, t)}
+${input.truncated && html`<p class="truncated" role="note">${t.truncated(input.truncated.shown, input.truncated.total)}</p>`}
 ${sections.length === 0 ? html`<p class="empty">${t.noTriples}</p>` : sections}
 ${input.children && childrenSection(input.children, documentUrl, frame)}
 ${!input.memento && input.modes.append && container && createForm(documentUrl, t)}

@@ -104,6 +104,8 @@ const en = {
   list: 'list',
   openThroughProxy: 'open',
   datatype: 'datatype',
+  tooLargeToShow: (mb: number) => `The answer is too large to show here (${mb} MB): download it.`,
+  truncated: (shown: number, total: number) => `This page shows the first ${shown.toLocaleString('en')} of ${total.toLocaleString('en')} triples; download the document for all of them.`,
 };
 
 export type Messages = typeof en;
@@ -207,6 +209,8 @@ const es: Messages = {
   list: 'lista',
   openThroughProxy: 'abrir',
   datatype: 'tipo de dato',
+  tooLargeToShow: (mb: number) => `La respuesta es demasiado grande para mostrarla aquí (${mb} MB): descárguela.`,
+  truncated: (shown: number, total: number) => `Esta página muestra las primeras ${shown.toLocaleString('es')} de ${total.toLocaleString('es')} tripletas; descargue el documento para verlas todas.`,
 };
 
 export const LANGUAGES = ['en', 'es'] as const;

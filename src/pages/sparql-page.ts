@@ -29,8 +29,10 @@ export interface SparqlPage {
   /** 1-based page of a SELECT table. */
   page: number;
   size: number;
-  /** A query that failed: its message (status 400). */
+  /** A query that failed: its message (status 400); or why the answer is not shown. */
   error?: string;
+  /** The answer ran but is too large to draw: only the download links are shown. */
+  downloadsOnly?: boolean;
 }
 
 const EXAMPLE = 'SELECT ?document ?title WHERE {\n  GRAPH ?document { ?s <http://purl.org/dc/terms/title> ?title }\n}\nLIMIT 100';
@@ -113,6 +115,7 @@ export function sparqlPage(input: SparqlPage): Html {
 <p><button type="submit">${t.runQuery}</button></p>
 </form>
 ${input.error && html`<div class="query-error" role="alert"><p>${input.error}</p></div>`}
+${input.downloadsOnly && downloadLinks(input)}
 ${answer && html`<section class="answer" aria-labelledby="answer-heading"><h2 id="answer-heading">${t.results}</h2>
 ${downloadLinks(input)}
 ${'select' in answer ? selectTable(input, answer.select, context) : graphView(input, answer.graph, context)}
