@@ -5,6 +5,7 @@
  * reading a few rows.
  */
 import { LodestoneError } from '../errors.js';
+import { TITLE_PREDICATES } from '../rdf/namespaces.js';
 import type { DocumentService } from './document-service.js';
 
 export type ChildOrder = 'newest' | 'title';
@@ -17,10 +18,8 @@ export interface Child {
 
 const PREFIXES = `PREFIX sioc: <http://rdfs.org/sioc/ns#>
 PREFIX dct: <http://purl.org/dc/terms/>
-PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
-PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
-PREFIX foaf: <http://xmlns.com/foaf/0.1/>
 `;
+const TITLE_PATH = TITLE_PREDICATES.map((p) => `<${p}>`).join('|');
 
 interface Bindings {
   results: { bindings: Record<string, { value: string } | undefined>[] };
@@ -38,7 +37,7 @@ export async function childrenOf(documents: DocumentService, containerUrl: strin
   const rows = await run(`SELECT ?doc (SAMPLE(?t) AS ?title) (MAX(?m) AS ?modified) WHERE {
   ${member}
   OPTIONAL { GRAPH ?doc { ?doc dct:modified ?m } }
-  OPTIONAL { GRAPH ?doc { ?s dct:title|rdfs:label|skos:prefLabel|foaf:name ?t FILTER(?s = ?doc || STR(?s) = CONCAT(STR(?doc), "#this")) } }
+  OPTIONAL { GRAPH ?doc { ?s ${TITLE_PATH} ?t FILTER(?s = ?doc || STR(?s) = CONCAT(STR(?doc), "#this")) } }
 } GROUP BY ?doc ${order} LIMIT ${Math.max(0, Math.floor(options.size))} OFFSET ${Math.max(0, Math.floor(options.offset))}`);
   const children = rows.results.bindings.map((b) => ({ url: b.doc!.value, title: b.title?.value, modified: b.modified?.value }));
   return { total, children };

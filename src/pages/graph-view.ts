@@ -8,7 +8,8 @@
  */
 import type { Quad, Term } from '@rdfjs/types';
 import { html, type Html } from './html.js';
-import { LABEL_PREDICATES, labelOf, pickLabel } from './labels.js';
+import { TITLE_PREDICATES } from '../rdf/namespaces.js';
+import { labelOf, pickLabel } from './labels.js';
 import type { Language, Messages } from './messages.js';
 
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
@@ -38,18 +39,18 @@ export class GraphView {
   private readonly references = new Map<string, number>();
 
   constructor(readonly quads: readonly Quad[]) {
-    const ranks = new Map<string, number>(); // the first of LABEL_PREDICATES wins, per IRI and language
+    const ranks = new Map<string, number>(); // the first of TITLE_PREDICATES wins, per IRI and language
     for (const quad of quads) {
       const key = keyOf(quad.subject);
       let list = this.bySubject.get(key);
       if (!list) this.bySubject.set(key, (list = []));
       list.push(quad);
       if (quad.object.termType === 'BlankNode') this.references.set(quad.object.value, (this.references.get(quad.object.value) ?? 0) + 1);
-      if (quad.object.termType === 'Literal' && LABEL_PREDICATES.includes(quad.predicate.value) && quad.subject.termType === 'NamedNode') {
+      if (quad.object.termType === 'Literal' && TITLE_PREDICATES.includes(quad.predicate.value) && quad.subject.termType === 'NamedNode') {
         let byLanguage = this.labels.get(quad.subject.value);
         if (!byLanguage) this.labels.set(quad.subject.value, (byLanguage = new Map()));
         const rankKey = `${quad.subject.value}\0${quad.object.language}`;
-        const rank = LABEL_PREDICATES.indexOf(quad.predicate.value);
+        const rank = TITLE_PREDICATES.indexOf(quad.predicate.value);
         if ((ranks.get(rankKey) ?? Infinity) > rank) {
           byLanguage.set(quad.object.language, quad.object.value);
           ranks.set(rankKey, rank);

@@ -1,18 +1,12 @@
 /**
  * Human labels for the IRIs a page shows. In order: a label the page's own graph gives the term
- * (rdfs:label, skos:prefLabel, dct:title, foaf:name, in the page's language first), a label of the
+ * (TITLE_PREDICATES of rdf/namespaces.ts, in the page's language first), a label of the
  * vocabularies the server knows (`vocabularyLabels`, filled from the shipped vocabularies and the
  * ontology closure; never fetched per view), then the term's local name made readable
  * (`primaryTopic` → "primary topic", `has_parent` → "has parent"; a `#this` names its document).
  */
 import type { Language } from './messages.js';
 
-export const LABEL_PREDICATES = [
-  'http://purl.org/dc/terms/title',
-  'http://www.w3.org/2000/01/rdf-schema#label',
-  'http://www.w3.org/2004/02/skos/core#prefLabel',
-  'http://xmlns.com/foaf/0.1/name',
-];
 
 /** Labels by IRI and language ('' for a label without one), from vocabularies the server holds. */
 const vocabularyLabels = new Map<string, Map<string, string>>();
