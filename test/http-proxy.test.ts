@@ -169,6 +169,49 @@ describe('the Linked Data proxy: reads', () => {
       }
     });
 
+    it('reads an HTML page’s JSON-LD blocks with the page URL as base and the shipped schema.org context, fetching no context', async () => {
+      const contexts = await new Origin().listen(); // counts requests for a remote context: there must be none
+      contexts.on('/context.jsonld', { headers: { 'Content-Type': 'application/ld+json' }, body: '{"@context":{"name":"http://example.org/name"}}' });
+      try {
+        const page = `<!DOCTYPE html><html><head><title>Le Petit Prince</title>
+          <script type="application/ld+json">{"@context":"https://schema.org","@id":"#book","@type":"Book","name":"Le Petit Prince","author":{"@type":"Person","name":"Antoine de Saint-Exupéry"}}</script>
+          <script type="application/ld+json">{"@context":"http://schema.org/","@id":"#book","url":"/books/prince","sameAs":"https://www.wikidata.org/wiki/Q25338"}</script>
+          <script type="application/ld+json">{"@context":"${contexts.url('/context.jsonld')}","name":"never read"}</script>
+          </head><body><h1>Le Petit Prince</h1></body></html>`;
+        origin.on('/page', { headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: page });
+        origin.on('/moved', { status: 301, headers: { Location: '/page' } });
+        const pageUrl = origin.url('/page');
+        const res = await s.request('GET', proxied(origin.url('/moved')), { headers: { Accept: 'application/n-triples' } });
+        assert.equal(res.status, 200, res.body);
+        assert.equal(header(res, 'content-type'), 'application/n-triples; charset=utf-8');
+        const lines = triplesOf(res, pageUrl);
+        for (const line of [
+          `<${pageUrl}#book> <${ns.rdf}type> <http://schema.org/Book>`,
+          `<${pageUrl}#book> <http://schema.org/name> "Le Petit Prince"`,
+          `<${pageUrl}#book> <http://schema.org/url> <${origin.url('/books/prince')}>`,
+          `<${pageUrl}#book> <http://schema.org/sameAs> <https://www.wikidata.org/wiki/Q25338>`,
+        ]) assert.ok(lines.includes(line), `${line}\n${lines.join('\n')}`);
+        assert.ok(lines.some((l) => l.endsWith('<http://schema.org/name> "Antoine de Saint-Exupéry"')));
+        assert.ok(!res.body.includes('never read'), 'the block with a remote context is left out');
+        // a browser's Accept gets the RDF view (Turtle); HTML alone, 406: the proxy renders no remote page
+        const browser = await s.request('GET', proxied(pageUrl), { headers: { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+        assert.equal(header(browser, 'content-type'), 'text/turtle; charset=utf-8');
+        assertRdfError(await s.request('GET', proxied(pageUrl), { headers: { Accept: 'text/html' } }), 406);
+        // a JSON-LD document naming a remote context: refused, not fetched
+        origin.on('/remote-context.jsonld', { headers: { 'Content-Type': 'application/ld+json' }, body: `{"@context":"${contexts.url('/context.jsonld')}","@id":"#x","name":"x"}` });
+        assertRdfError(await s.request('GET', proxied(origin.url('/remote-context.jsonld'))), 502, { title: /remote JSON-LD @context/ });
+        assert.equal(contexts.seen.length, 0, 'no remote context was requested');
+        assert.equal(contexts.connections, 0);
+      } finally {
+        await contexts.close();
+      }
+    });
+
+    it('answers 502 with the RDF error body for an HTML page without JSON-LD', async () => {
+      origin.on('/plain-page', { headers: { 'Content-Type': 'text/html' }, body: '<html><body><script>var x = 1;</script><p>nothing to read</p></body></html>' });
+      assertRdfError(await s.request('GET', proxied(origin.url('/plain-page'))), 502, { title: /has no <script type="application\/ld\+json"> block/ });
+    });
+
     it('refuses what it may not or cannot proxy, with the RDF error body', async () => {
       const before = origin.seen.length;
       assertRdfError(await s.request('GET', '/?uri='), 400, { title: /empty/ });
