@@ -15,6 +15,7 @@ import { OidcLogin } from './auth/oidc.js';
 import { WebIdVerifier } from './auth/webid-tls.js';
 import { RemoteWebIds } from './auth/remote-webid.js';
 import { outbound, type OutboundOptions } from './net/outbound.js';
+import type { ProxyCache } from './net/proxy-cache.js';
 import { safeFetch } from './net/safe-fetch.js';
 import { readCredentials } from './auth/certificates.js';
 import { parseRdf } from './rdf/ntriples.js';
@@ -44,6 +45,8 @@ export interface Running {
   server: Server;
   runtimes: DataspaceRuntime[];
   agents: Bootstrapped;
+  /** The proxy's cache: `purge(url)` drops every agent's copies of a URL (admin/clear). */
+  proxyCache: ProxyCache;
   close(): Promise<void>;
 }
 
@@ -220,6 +223,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     server,
     runtimes,
     agents,
+    proxyCache: proxyOut.cache,
     async close() {
       server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
