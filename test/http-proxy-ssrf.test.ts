@@ -23,6 +23,7 @@ describe('the proxy without --allow-internal-urls', () => {
   const loopback6 = new Origin(); // ::1: must never be reached
   const publicOrigin = new Origin(); // 127.0.0.2, called public here: reached
   let port = 0;
+  const resolved: string[] = [];
 
   before(async () => {
     await loopback.listen('127.0.0.1');
@@ -33,6 +34,7 @@ describe('the proxy without --allow-internal-urls', () => {
     publicOrigin.on('/redirect', (request) => ({ status: 302, headers: { Location: new URLSearchParams(request.query).get('to') ?? '/' } }));
     for (const origin of [loopback, loopback6]) origin.on('/x', { headers: { 'Content-Type': 'text/turtle' }, body: '' });
     const resolve = async (hostname: string): Promise<LookupAddress[]> => {
+      resolved.push(hostname);
       if (hostname === 'public.test') return [{ address: '127.0.0.2', family: 4 }];
       if (hostname === 'private.test') return [{ address: '10.1.2.3', family: 4 }];
       if (hostname === 'metadata.test') return [{ address: '127.0.0.2', family: 4 }, { address: '169.254.169.254', family: 4 }];
@@ -86,6 +88,37 @@ describe('the proxy without --allow-internal-urls', () => {
     }
     assert.equal(publicOrigin.requests('/redirect').length, before + targets.length, 'the public origin was asked, and redirected');
     assert.equal(loopback.connections + loopback6.connections, 0, 'the redirect was not followed');
+  });
+
+  it('serves the shipped vocabularies without a network request: no name resolved, no connection made', async () => {
+    const before = resolved.length;
+    const connections = loopback.connections + loopback6.connections + publicOrigin.connections;
+    const cases: Array<[string, RegExp]> = [
+      ['http://www.w3.org/1999/02/22-rdf-syntax-ns#type', /<http:\/\/www.w3.org\/1999\/02\/22-rdf-syntax-ns#Property>/],
+      ['http://www.w3.org/2000/01/rdf-schema#', /rdf-schema#label> "label"/],
+      ['https://www.w3.org/2002/07/owl', /owl#Class> <http:\/\/www.w3.org\/2000\/01\/rdf-schema#label> "Class"/],
+      ['http://www.w3.org/2001/XMLSchema#', /XMLSchema#dateTime>/],
+      ['http://purl.org/dc/terms/', /terms\/title> <http:\/\/www.w3.org\/2000\/01\/rdf-schema#label> "Title"@en/],
+      ['http://xmlns.com/foaf/0.1/', /foaf\/0.1\/Person> <http:\/\/www.w3.org\/2000\/01\/rdf-schema#label> "Person"/],
+      ['http://www.w3.org/2004/02/skos/core', /skos\/core#Concept>/],
+      ['http://rdfs.org/sioc/ns#Container', /sioc\/ns#Container>/],
+      ['http://www.w3.org/ns/auth/acl#Read', /acl#Read> <http:\/\/www.w3.org\/2000\/01\/rdf-schema#label> "read"@en/],
+      ['http://www.w3.org/ns/auth/cert', /cert#RSAPublicKey>/],
+      ['http://www.w3.org/ns/prov#', /prov#Entity>/],
+      ['https://schema.org/Person', /<http:\/\/schema.org\/Person> <http:\/\/www.w3.org\/2000\/01\/rdf-schema#label> "Person"/],
+    ];
+    for (const [url, expected] of cases) {
+      const res = await s.request('GET', `/?uri=${encodeURIComponent(url)}`, { headers: { Accept: 'application/n-triples' } });
+      assert.equal(res.status, 200, `${url}: ${res.body.slice(0, 300)}`);
+      assert.match(res.body, expected, url);
+      const etag = String(header(res, 'etag'));
+      assert.equal((await s.request('GET', `/?uri=${encodeURIComponent(url)}`, { headers: { Accept: 'application/n-triples', 'If-None-Match': etag } })).status, 304);
+    }
+    const term = await s.request('GET', `/?uri=${encodeURIComponent('http://schema.org/Person')}`, { headers: { Accept: 'text/turtle' } });
+    assert.ok(term.body.length < 20_000, 'a term of schema.org is answered with its own description, not all of schema.org');
+    assertRdfError(await s.request('GET', `/?uri=${encodeURIComponent('http://xmlns.com/foaf/0.1/NoSuchTerm')}`), 404);
+    assert.equal(resolved.length, before, 'no host name was resolved');
+    assert.equal(loopback.connections + loopback6.connections + publicOrigin.connections, connections, 'no connection was made');
   });
 
   it('checks every writing method the same way', async () => {

@@ -13,7 +13,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { LodestoneError, isLodestoneError } from '../errors.js';
 import type { CacheRequest, CachedVariant, StoredResponse } from '../net/proxy-cache.js';
 import type { SafeResponse } from '../net/safe-fetch.js';
-import { RDFPOST, readableTypes, writableTypes } from '../rdf/formats.js';
+import { shippedDocument, type ShippedDocument } from '../net/vocabularies.js';
+import { NQUADS, RDFPOST, readableTypes, writableTypes } from '../rdf/formats.js';
 import { readableResultTypes, resultTypes } from '../rdf/sparql-results.js';
 import { isHtml, type Translation } from '../rdf/translate.js';
 import { requireMode } from './authorize.js';
@@ -21,7 +22,8 @@ import { emptyBody, readBody } from './body.js';
 import { notAcceptable } from './document-read.js';
 import { runtimeFor } from './locate.js';
 import { acceptOf, negotiate, negotiateDocument } from './negotiate.js';
-import { contentTypeOf } from './representations.js';
+import { checkRead, conditionsOf } from './preconditions.js';
+import { contentTypeOf, etag } from './representations.js';
 import type { Context, Handler } from './state.js';
 
 /** The origin's response headers that reach the client (SPEC §4.5.5–7, and what a write's answer needs). */
@@ -139,6 +141,8 @@ async function fromOrigin(ctx: Context, target: URL): Promise<void> {
   const reading = method === 'GET' || method === 'HEAD';
   const body = reading || method === 'DELETE' ? undefined : await readBody(ctx.req, served.bodyLimit);
   const accept = acceptOf(ctx.headers, ctx.querystring);
+  const shipped = reading ? shippedDocument(target.href) : undefined;
+  if (shipped) return fromShipped(ctx, target, shipped, accept);
   const headers: Record<string, string> = {};
   if (accept) headers.accept = accept; // SPEC §4.5.5 and LinkedDataHub: the client's Accept as it came
   for (const name of PASSED) {
@@ -172,6 +176,32 @@ async function fromOrigin(ctx: Context, target: URL): Promise<void> {
   }
   if (variant) ctx.set('Age', String(Math.floor(variant.policy.age()))); // SPEC §8.5
   await answer(ctx, response, variant, accept);
+}
+
+/** A shipped vocabulary (net/vocabularies.ts), answered without a network request: negotiated, with an ETag, 304 for a match. */
+async function fromShipped(ctx: Context, target: URL, shipped: ShippedDocument, accept: string | undefined): Promise<void> {
+  const { vocabularies } = ctx.state.served.outbound;
+  const { text, digest } = await vocabularies.read(shipped);
+  if (text === '') throw new LodestoneError('NotFound', `the shipped vocabulary (${shipped.file}) says nothing about ${target.href}`);
+  const type = chosenType('rdf', accept, NQUADS);
+  const tag = etag(target.href, digest, type);
+  ctx.set('ETag', tag);
+  const outcome = checkRead(conditionsOf(ctx.headers), tag);
+  if (outcome === 'failed') throw new LodestoneError('PreconditionFailed', 'If-Match does not hold the current ETag', { etag: tag });
+  if (outcome === 'not-modified') {
+    ctx.status = 304;
+    return;
+  }
+  ctx.status = 200;
+  ctx.type = contentTypeOf(type);
+  if (ctx.method === 'HEAD') return;
+  const key = `${shipped.file} ${shipped.term ?? ''} ${type}`;
+  let body = vocabularies.outputs.get(key);
+  if (body === undefined) {
+    body = await ctx.state.served.translate({ kind: 'rdf', text, mediaType: NQUADS, base: target.href, to: type });
+    vocabularies.outputs.put(key, body);
+  }
+  ctx.body = body;
 }
 
 type Kind = 'rdf' | 'html' | 'results' | 'other';

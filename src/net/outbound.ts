@@ -1,11 +1,13 @@
 /**
  * The proxy's way out (SPEC §4.5, §5.3): guarded requests (safe-fetch.ts) under the server's
  * outgoing-address rules and trusted certificate authorities, the secretary's client credentials
- * that proxied requests speak with, and the cache of what came back. Built once by the
+ * that proxied requests speak with, the cache of what came back, and the shipped vocabularies
+ * that need no request at all. Built once by the
  * composition root; the limits of a proxied request are declared here.
  */
 import { ProxyCache } from './proxy-cache.js';
 import { safeRequest, type SafeFetchOptions, type SafeRequestOptions, type SafeResponse } from './safe-fetch.js';
+import { Vocabularies } from './vocabularies.js';
 
 /** SPEC §4.5 limits: a response past 2 MiB is a 502; a connection within 5 s; the whole exchange within 30 s (a remote query may take a while). */
 export const PROXY_LIMITS: Readonly<{ maxBytes: number; connectTimeoutMs: number; timeoutMs: number }> = { maxBytes: 2 * 1024 * 1024, connectTimeoutMs: 5_000, timeoutMs: 30_000 };
@@ -23,6 +25,8 @@ export interface Outbound {
   /** Who proxied requests of identified agents speak as (with On-Behalf-Of); undefined: every request goes anonymously. */
   secretary: Credentials | undefined;
   cache: ProxyCache;
+  /** The vocabularies answered without a request (vocabularies.ts). */
+  vocabularies: Vocabularies;
 }
 
 export interface OutboundOptions {
@@ -43,5 +47,6 @@ export function outbound(options: OutboundOptions): Outbound {
     send: (url, request) => safeRequest(url, { ...request, ...fixed }),
     secretary: options.secretary,
     cache: new ProxyCache(),
+    vocabularies: new Vocabularies(),
   };
 }
