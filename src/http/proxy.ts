@@ -12,7 +12,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { LodestoneError, isLodestoneError } from '../errors.js';
 import type { CacheRequest, CachedVariant, StoredResponse } from '../net/proxy-cache.js';
-import type { SafeResponse } from '../net/safe-fetch.js';
+import { decodeBody, type SafeResponse } from '../net/safe-fetch.js';
 import { shippedDocument, type ShippedDocument } from '../net/vocabularies.js';
 import { NQUADS, RDFPOST, readableTypes, writableTypes } from '../rdf/formats.js';
 import { readableResultTypes, resultTypes } from '../rdf/sparql-results.js';
@@ -111,7 +111,8 @@ function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
 }
 
 function stored(response: SafeResponse): StoredResponse {
-  return { url: response.url, status: response.status, headers: flatHeaders(response.headers), bytes: response.bytes };
+  const { url, status, bytes, mediaType, charset } = response;
+  return { url, status, headers: flatHeaders(response.headers), bytes, mediaType: mediaType?.toLowerCase(), charset };
 }
 
 /** A refusal of the guarded fetch, as the proxy answers it: the client's URL is at fault (400), or the origin (502, 504). */
@@ -214,22 +215,6 @@ function kindOf(mediaType: string | undefined): Kind {
   return 'other';
 }
 
-function mediaTypeOf(headers: Record<string, string>): { type: string | undefined; charset: string | undefined } {
-  const header = headers['content-type'];
-  if (!header) return { type: undefined, charset: undefined };
-  const [type, ...parameters] = header.split(';').map((part) => part.trim());
-  const charset = parameters.find((p) => /^charset=/i.test(p))?.slice(8).replace(/^"|"$/g, '');
-  return { type: type!.toLowerCase(), charset: charset?.toLowerCase() };
-}
-
-function decode(bytes: Buffer, charset: string | undefined): string {
-  try {
-    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
-  } catch {
-    return bytes.toString('utf8');
-  }
-}
-
 /** The representation the client gets of a 2xx body of `kind`: a media type it accepts, or a 406. */
 function chosenType(kind: Kind, accept: string | undefined, origin: string): string {
   if (kind === 'results') {
@@ -245,8 +230,7 @@ function chosenType(kind: Kind, accept: string | undefined, origin: string): str
 
 /** Sends the origin's response: its status and forwarded headers, its body as it came or re-serialised. */
 async function answer(ctx: Context, response: StoredResponse, variant: CachedVariant | undefined, accept: string | undefined): Promise<void> {
-  const { status, headers, bytes } = response;
-  const { type: origin, charset } = mediaTypeOf(headers);
+  const { status, headers, bytes, mediaType: origin, charset } = response;
   const kind = kindOf(origin);
   const head = ctx.method === 'HEAD';
   const success = status >= 200 && status < 300 && (bytes.length > 0 || (head && origin !== undefined) || kind !== 'other');
@@ -271,7 +255,7 @@ async function answer(ctx: Context, response: StoredResponse, variant: CachedVar
   }
   ctx.type = contentTypeOf(type);
   if (head) return;
-  const text = decode(bytes, charset);
+  const text = decodeBody(bytes, charset);
   if (type === origin && kind !== 'html') {
     ctx.body = text; // already what the client asked for: the origin's text, as UTF-8
     return;
@@ -283,7 +267,8 @@ async function answer(ctx: Context, response: StoredResponse, variant: CachedVar
   }
   const job: Translation = { kind: kind === 'results' ? 'results' : 'rdf', text, mediaType: origin!, base: response.url, to: type };
   const translated = await ctx.state.served.translate(job).catch((error: unknown) => {
-    if (isLodestoneError(error, 'SyntaxError') || isLodestoneError(error, 'ConstraintViolation')) {
+    // the origin's content is at fault, not the request: a 502 (a 503 for a busy pool stays one)
+    if (isLodestoneError(error) && ['SyntaxError', 'ConstraintViolation', 'WorkLimit', 'TooManyBlankNodes'].includes(error.code)) {
       throw new LodestoneError('BadGateway', `${response.url} answered ${origin} that could not be read: ${error.message}`);
     }
     throw error;

@@ -22,6 +22,9 @@ export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
   bytes: Buffer;
+  /** From Content-Type, lower-cased, without parameters. */
+  mediaType: string | undefined;
+  charset: string | undefined;
 }
 
 export interface CachedVariant {
