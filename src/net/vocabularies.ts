@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { LodestoneError } from '../errors.js';
 import { ByteCache } from '../util/byte-cache.js';
 
 interface Vocabulary {
@@ -75,7 +76,7 @@ export class Vocabularies {
   async read(document: ShippedDocument): Promise<ShippedText> {
     let whole = this.files.get(document.file);
     if (!whole) {
-      whole = readFile(resolve(document.file), 'utf8').then((text) => ({ text, digest: digest(text) }));
+      whole = this.load(document.file);
       whole.catch(() => this.files.delete(document.file));
       this.files.set(document.file, whole);
     }
@@ -90,6 +91,17 @@ export class Vocabularies {
       this.terms.set(document.term, term);
     }
     return term;
+  }
+
+  private async load(file: string): Promise<ShippedText> {
+    let path: string;
+    try {
+      path = resolve(file);
+    } catch {
+      throw new LodestoneError('Corrupt', `the shipped vocabulary ${file} is not installed: run npm install`);
+    }
+    const text = await readFile(path, 'utf8');
+    return { text, digest: digest(text) };
   }
 }
 
