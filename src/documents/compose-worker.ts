@@ -1,5 +1,6 @@
-/** A worker of the composer's pools (composer.ts): composes writes, labels blank nodes deeply, reads query shapes. */
+/** A worker of the composer's pools (composer.ts): composes writes, labels blank nodes deeply, reads query shapes, translates the proxy's responses. */
 import { queryShape } from '../rdf/sparql-text.js';
+import { translate } from '../rdf/translate.js';
 import { lowerThreadPriority, serveCalls } from '../util/worker.js';
 import { composeDocument, labelDeeply } from './compose.js';
 import type { WorkRequest } from './composer.js';
@@ -13,5 +14,7 @@ serveCalls<WorkRequest>((request) => {
       return labelDeeply(request.ntriples);
     case 'queryShape':
       return queryShape(request.query, request.base);
+    case 'translate':
+      return translate(request.job);
   }
 });

@@ -7,6 +7,7 @@ import cors from '@koa/cors';
 import Koa from 'koa';
 import type { Composer } from '../documents/composer.js';
 import { LodestoneError } from '../errors.js';
+import type { Outbound } from '../net/outbound.js';
 import type { Authenticator } from './authenticate.js';
 import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
@@ -22,13 +23,15 @@ export interface AppOptions {
   bodyLimit: number;
   sparqlTimeoutMs: number;
   /** Where request content is parsed off the thread that answers requests. */
-  composer: Pick<Composer, 'queryShape'>;
+  composer: Pick<Composer, 'queryShape' | 'translate'>;
+  /** The proxy's outgoing requests and cache. */
+  outbound: Outbound;
   /** The scheme the server is reached by (https, or http behind a proxy). */
   scheme: 'https' | 'http';
   log: (line: string) => void;
 }
 
-const EXPOSED = ['ETag', 'Link', 'Location', 'Allow', 'Accept-Post', 'Accept-Patch', 'Age', 'Memento-Datetime', 'Vary'];
+const EXPOSED = ['ETag', 'Last-Modified', 'Link', 'Location', 'Allow', 'Accept-Post', 'Accept-Patch', 'Age', 'Memento-Datetime', 'Vary'];
 
 export function createApp(options: AppOptions): Koa<State> {
   const app = new Koa<State>();
@@ -38,6 +41,8 @@ export function createApp(options: AppOptions): Koa<State> {
     bodyLimit: options.bodyLimit,
     sparqlTimeoutMs: options.sparqlTimeoutMs,
     queryShape: (query, base) => options.composer.queryShape(query, base),
+    outbound: options.outbound,
+    translate: (job) => options.composer.translate(job),
   };
   app.use(errorMiddleware(options.log));
   const corsHeaders = cors({ credentials: true, exposeHeaders: EXPOSED, keepHeadersOnError: true });

@@ -30,6 +30,8 @@ export interface DocumentPage {
   truncated?: { shown: number; total: number };
   /** The RDF formats the document can be had in: media type and a short name. */
   formats: readonly { type: string; name: string }[];
+  /** Where the document is had in a format (default: its URL with `?accept=`; the proxy's for another server's). */
+  formatLink?: (type: string) => string;
   modes: { write: boolean; append: boolean };
   /** The representation's ETag, which the editor sends as If-Match. */
   etag?: string;
@@ -71,7 +73,8 @@ export function documentPage(input: DocumentPage): Html {
   const container = view.typesOf(documentUrl).includes(`${DH}Container`) || documentUrl === frame.base;
   const primaryTypes = view.typesOf(`${documentUrl}#this`);
   const mementoQuery = input.memento ? `&version=${input.memento.sha}` : '';
-  const alternates = input.formats.map((f) => ({ type: f.type, href: `${documentUrl}?accept=${encodeURIComponent(f.type)}${mementoQuery}` }));
+  const formatLink = input.formatLink ?? ((type: string) => `${documentUrl}?accept=${encodeURIComponent(type)}${mementoQuery}`);
+  const alternates = input.formats.map((f) => ({ type: f.type, href: formatLink(f.type) }));
 
   // what the document says about itself (hierarchy, times, owner) is drawn last, apart from what it is about
   const aboutDocument = (q: Quad) => q.subject.termType === 'NamedNode' && q.subject.value === documentUrl;
@@ -88,7 +91,7 @@ ${propertyTable(content, key, context)}</section>`;
 <header class="document-head">
 <p class="kind">${container ? t.container : t.document}${primaryTypes.length > 0 && html` · <span class="types">${primaryTypes.map((type, i) => html`${i > 0 ? ', ' : ''}${termLink(type, labelOf(type, language, view.labels), context, true)}`)}</span>`}</p>
 <h1>${title}</h1>
-<p class="formats">${t.formats} ${input.formats.map((f, i) => html`${i > 0 ? ' · ' : ''}<a href="${documentUrl}?accept=${encodeURIComponent(f.type)}${mementoQuery}" type="${f.type}">${f.name}</a>`)}${input.versioned && !input.memento && html` · <a href="${documentUrl}?timemap">${t.history}</a>`}</p>
+<p class="formats">${t.formats} ${input.formats.map((f, i) => html`${i > 0 ? ' · ' : ''}<a href="${formatLink(f.type)}" type="${f.type}">${f.name}</a>`)}${input.versioned && !input.memento && html` · <a href="${documentUrl}?timemap">${t.history}</a>`}</p>
 </header>
 ${input.memento && input.modes.write && restoreForm(input, t)}
 ${input.truncated && html`<p class="truncated" role="note">${t.truncated(input.truncated.shown, input.truncated.total)}</p>`}

@@ -96,9 +96,11 @@ function syntaxError(error: unknown, mediaType: string, positioned = true): Lode
  * Parses a request body into the triples of one graph. `base` resolves relative IRIs. Turtle and
  * N-Triples go through N3.js (JS terms, errors with line and column); RDF/XML, JSON-LD, N-Quads
  * and TriG through Oxigraph, converted to JS terms once. A character outside the BMP escaped as a
- * surrogate pair reads alike in all of them, and half a pair is refused by all.
+ * surrogate pair reads alike in all of them, and half a pair is refused by all. `mergeGraphs` (a
+ * response of another server, read by the proxy): the triples of every graph of a dataset are
+ * taken as one graph, where a request body may name no graph but the document's.
  */
-export function parseBody(text: string, mediaType: string, base: string): Quad[] {
+export function parseBody(text: string, mediaType: string, base: string, options: { mergeGraphs?: boolean } = {}): Quad[] {
   if (mediaType === RDFPOST) return parseRdfPost(text, base);
   if (mediaType === TURTLE || mediaType === NTRIPLES) {
     let quads: Quad[];
@@ -119,6 +121,7 @@ export function parseBody(text: string, mediaType: string, base: string): Quad[]
   } catch (error) {
     throw syntaxError(error, mediaType, source === text);
   }
+  if (options.mergeGraphs) return toJsQuads(inDefaultGraph(quads));
   if (mediaType === NQUADS || mediaType === TRIG) return toJsQuads(oneGraph(quads, base, mediaType));
   if (quads.some((q) => q.graph.termType !== 'DefaultGraph')) {
     throw new LodestoneError('SyntaxError', `invalid ${mediaType}: a document is one graph; named graphs are not accepted`);
@@ -167,7 +170,11 @@ function oneGraph(quads: Quad[], base: string, mediaType: string): Quad[] {
     const name = other.graph.termType === 'NamedNode' ? `<${other.graph.value}>` : `a blank node graph`;
     throw new LodestoneError('ConstraintViolation', `a document is one graph: this ${mediaType} body names the graph ${name}; put its triples in the default graph or in <${base}>`);
   }
-  return quads.map((q) => oxigraph.quad(q.subject as oxigraph.Quad['subject'], q.predicate as oxigraph.Quad['predicate'], q.object as oxigraph.Quad['object'], oxigraph.defaultGraph()) as unknown as Quad);
+  return inDefaultGraph(quads);
+}
+
+function inDefaultGraph(quads: Quad[]): Quad[] {
+  return quads.map((q) => (q.graph.termType === 'DefaultGraph' ? q : (oxigraph.quad(q.subject as oxigraph.Quad['subject'], q.predicate as oxigraph.Quad['predicate'], q.object as oxigraph.Quad['object'], oxigraph.defaultGraph()) as unknown as Quad)));
 }
 
 /** The prefixes of ns.ts that occur in the graph, for a readable Turtle serialisation. */
