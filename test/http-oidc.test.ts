@@ -110,6 +110,7 @@ describe('OpenID Connect login over HTTP, against oidc-provider', () => {
       `<${s.admin}${path}#account> <${ns.foaf}accountServiceHomepage> <${provider.issuer}> .`,
       `<${s.admin}${path}#account> <${ns.foaf}accountName> "${USER.sub}" .`,
       `<${s.admin}${path}> <${ns.acl}owner> <${webId}> .`,
+      `<${webId}> <${ns.acl}delegates> <${s.running.agents.secretary.webId}> .`, // the proxy carries its requests as the secretary
     ]) assert.ok(stored.includes(line + '\n'), `${line} in\n${stored}`);
     assert.match(git(adminRepo, 'log', '-1', '--format=%an %s'), new RegExp(`^${webId.replace(/[.?*+^$[\]\\(){}|-]/g, '\\$&')} PUT `));
 

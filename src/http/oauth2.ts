@@ -57,7 +57,7 @@ export async function oidcCallback(ctx: Context, [name = '']: readonly string[])
   const ended = serializeCookie(login.endLogin(name)); // the login cookie goes, whatever the outcome
   try {
     const claims = await login.callback(name, ctx.url, readCookie(ctx.get('Cookie'), login.loginCookieName(name))).catch(unreachable);
-    const webId = await agentOfAccount(ctx.state.runtime, claims, endpoints.log);
+    const webId = await agentOfAccount(ctx.state.runtime, claims, endpoints.log, ctx.state.served.outbound.secretary?.webId);
     ctx.append('Set-Cookie', [ended, serializeCookie(login.session(webId))]);
     redirect(ctx, endpoints.home);
   } catch (error) {
@@ -69,8 +69,8 @@ export async function oidcCallback(ctx: Context, [name = '']: readonly string[])
 }
 
 /** The agent of an account: the document at the account's path (oidc.ts, accountAgent), else a new one that owns itself. */
-async function agentOfAccount(admin: DataspaceRuntime, claims: OidcClaims, log: (line: string) => void): Promise<string> {
-  const agent = accountAgent(claims, admin.documents.base);
+async function agentOfAccount(admin: DataspaceRuntime, claims: OidcClaims, log: (line: string) => void, secretary: string | undefined): Promise<string> {
+  const agent = accountAgent(claims, admin.documents.base, secretary); // delegates to the secretary, as the owner does (the proxy)
   if (admin.documents.blobId(agent.agentPath) !== undefined) return agent.webId;
   const exists = new LodestoneError('PreconditionFailed', `${agent.webId} exists`);
   try {
