@@ -21,6 +21,7 @@ import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { ProxyCache } from './net/proxy-cache.js';
 import { safeFetch } from './net/safe-fetch.js';
 import { readCredentials } from './auth/certificates.js';
+import { NTRIPLES } from './rdf/formats.js';
 import { parseRdf } from './rdf/ntriples.js';
 import { bootstrap, type Bootstrapped } from './bootstrap.js';
 import { checkBase } from './base-check.js';
@@ -90,6 +91,9 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     throw error;
   }
 }
+
+/** A remote WebID document larger than this is refused: a profile is a few kilobytes, and reading one is work for anyone who names it. */
+const REMOTE_WEBID_BYTES = 512 * 1024;
 
 /** The same line as `listening on <base>`, plus the address listened on when the base names another. */
 function readyLine(config: ServeConfig, bound: AddressInfo): string {
@@ -167,7 +171,11 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     return runtime && { runtime, documents: runtime.documents, relative: documentUrl.slice(runtime.dataspace.base.length) };
   };
   // WebID documents: local ones from their dataspace, others fetched under the outgoing-address rules
-  const remote = new RemoteWebIds({ fetch: (url) => safeFetch(url, { allowInternal: config.allowInternalUrls }) });
+  const remote = new RemoteWebIds({
+    fetch: (url) => safeFetch(url, { allowInternal: config.allowInternalUrls, maxBytes: REMOTE_WEBID_BYTES }),
+    // read in the composer's pool (a deadline, off the thread that answers requests), as N-Triples, whose reading here is plain
+    parse: async (text, mediaType, base) => parseRdf(await composer.translate({ kind: 'rdf', text, mediaType, base, to: NTRIPLES })),
+  });
   const verifier = new WebIdVerifier({
     blobId: (url) => {
       const found = local(url);
