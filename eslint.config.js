@@ -32,6 +32,14 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/pages/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['../*', '!../rdf', '!../errors.js', '!../util'], message: 'src/pages draws HTML from plain values: it imports only src/rdf, src/util and src/errors.ts (the HTTP layer calls it)' }],
+      }],
+    },
+  },
+  {
     files: ['src/store/**/*.ts', 'src/index/**/*.ts', 'src/watch/**/*.ts', 'src/mirror/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {

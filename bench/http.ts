@@ -66,7 +66,7 @@ export function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-function documentTurtle(n: number): string {
+export function documentTurtle(n: number): string {
   let text = `@prefix dct: <http://purl.org/dc/terms/> .\n@prefix ex: <https://example.org/vocabulary#> .\n`;
   for (let i = 0; i < 96; i++) text += `<#this> ex:p${i % 12} "value ${i} of document ${n}" .\n`;
   return text + `<#this> dct:title "Document ${n}" .\n`;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, access control, versions, stalls, start-up, settings) and prints one
+ * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, access control, versions, stalls, start-up, pages, proxy, settings) and prints one
  * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,14 +7,16 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accessSection } from './access.js';
 import { httpSection } from './http.js';
+import { proxySection } from './proxy.js';
 import { stallsSection } from './stalls.js';
+import { pagesSection } from './pages.js';
 import { startupSection } from './startup.js';
 import { storageSection } from './storage.js';
 import { versionsSection } from './versions.js';
 import { settingsSection } from './settings.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection, httpSection, accessSection, versionsSection, stallsSection, startupSection, settingsSection];
+const sections: Section[] = [storageSection, httpSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');
@@ -38,6 +40,9 @@ const LEGEND = [
   '  The git CLI runs from a small child process (a spawn from this large process would cost a fork of its heap).',
   'Stalls: `lodestone serve` in a child process (bench/stall-child.ts) reports its event-loop delay; hostile requests all at once',
   '  (bench/stalls.ts) against a light loop of GETs alone.',
+  'Proxy: `lodestone serve --allow-internal-urls` in a child process; one keep-alive HTTPS connection as the owner; the origin is a loopback',
+  '  HTTP server in the bench process (100-triple Turtle); the baseline is a direct GET of it. Each proxied request that reaches the origin',
+  '  opens a new connection to it (the guarded fetch pins the checked address per request). p50 / p99 of sequential requests.',
   '(mutex): the baseline is not safe under concurrent writers, so its 16 writers take turns.',
   'Write rates are the median of the per-round rates.',
   'Write runs are interleaved in rounds (Lodestone, isomorphic-git, git CLI; every run each round), so machine drift hits all alike.',

@@ -73,14 +73,14 @@ function webIdOf(adminBase: string, id: string): string {
   return `${adminBase}acl/agents/${id}/#this`;
 }
 
-/** Writes an agent's key and WebID documents; its credentials are issued (in parallel) before. */
-async function createAgent(admin: DocumentService, name: string, credentialsFile: string, id: string, credentials: Credentials): Promise<{ agent: Agent; credentials: Credentials }> {
+/** Writes an agent's key and WebID documents (naming the agent it delegates to); its credentials are issued (in parallel) before. */
+async function createAgent(admin: DocumentService, name: string, credentialsFile: string, id: string, credentials: Credentials, delegates?: string): Promise<{ agent: Agent; credentials: Credentials }> {
   const adminBase = admin.dataspace.base;
   const keyPath = `acl/public-keys/${randomUUID()}/`;
   const documentPath = `acl/agents/${id}/`;
   const webId = webIdOf(adminBase, id);
   await putTurtle(admin, keyPath, webId, publicKeyDocument(rsaPublicKey(credentials.certPem)!));
-  await putTurtle(admin, documentPath, webId, agentDocument({ name, key: `${adminBase}${keyPath}#this` }));
+  await putTurtle(admin, documentPath, webId, agentDocument({ name, key: `${adminBase}${keyPath}#this`, delegates }));
   return { agent: { webId, documentPath, credentialsFile }, credentials };
 }
 
@@ -121,7 +121,8 @@ export async function bootstrap(data: string, pairs: readonly PairServices[], lo
   } else {
     log(`bootstrapping ${first.endUser.dataspace.base} and ${adminBase}`);
     await writeRoots(first, webIdOf(adminBase, ownerId));
-    const madeOwner = await createAgent(first.admin, 'Owner', ownerFile, ownerId, ownerMade);
+    // the owner delegates to the secretary, which carries the owner's proxied requests (SPEC §4.5.9)
+    const madeOwner = await createAgent(first.admin, 'Owner', ownerFile, ownerId, ownerMade, webIdOf(adminBase, secretaryId));
     const madeSecretary = await createAgent(first.admin, 'Secretary', secretaryFile, secretaryId, secretaryMade);
     [owner, secretary] = [madeOwner.agent, madeSecretary.agent];
     made = { owner: madeOwner.credentials, secretary: madeSecretary.credentials };
@@ -132,6 +133,7 @@ export async function bootstrap(data: string, pairs: readonly PairServices[], lo
     await writeRoots(pair, owner.webId);
   }
   for (const pair of pairs) await writeAccessDocuments(pair, owner.webId, secretary.webId, log);
+  await delegateOwner(first.admin, owner, secretary.webId, log);
   if (made) {
     await writeCredentials(secretaryFile, made.secretary);
     await writeCredentials(ownerFile, made.owner);
@@ -151,6 +153,15 @@ async function writeAccessDocuments({ endUser, admin }: PairServices, ownerWebId
     await putDocument(admin, 'acl/access-requests/', ownerWebId, titled(`${admin.dataspace.base}acl/access-requests/`, 'Access requests', true));
   }
   for (const document of documents) await putTurtle(admin, document.path, ownerWebId, document.turtle);
+}
+
+/** A data directory made before the proxy: its owner gets `acl:delegates <secretary>`, which new ones are made with. */
+async function delegateOwner(admin: DocumentService, owner: Agent, secretaryWebId: string, log: (line: string) => void): Promise<void> {
+  const document = await admin.read(owner.documentPath);
+  const line = `<${owner.webId}> <${ns.acl}delegates> <${secretaryWebId}> .`;
+  if (!document || document.bytes.toString('utf8').includes(line)) return;
+  log(`the owner ${owner.webId} now delegates to the secretary (acl:delegates), who carries the owner's proxied requests`);
+  await admin.write({ method: 'PATCH', relativePath: owner.documentPath, agent: owner.webId, update: `INSERT { ${line.slice(0, -2)} } WHERE {}`, precondition: () => undefined });
 }
 
 /** The root documents of a pair and the admin containers, those that are missing, written on the owner's behalf. */

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'UnsupportedMediaType'
   | 'TooLarge'
   | 'BadGateway'
+  | 'GatewayTimeout'
   | 'InvalidPath'
   | 'SyntaxError'
   | 'TooManyBlankNodes'

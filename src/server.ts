@@ -9,11 +9,19 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { join } from 'node:path';
 import { OidcLogin } from './auth/oidc.js';
 import { WebIdVerifier } from './auth/webid-tls.js';
 import { RemoteWebIds } from './auth/remote-webid.js';
+import { outbound, type OutboundOptions } from './net/outbound.js';
+import { addVocabularyLabels } from './pages/labels.js';
+import { ns } from './rdf/namespaces.js';
+import { setImmediate as afterPendingIo } from 'node:timers/promises';
+import type { ProxyCache } from './net/proxy-cache.js';
 import { safeFetch } from './net/safe-fetch.js';
+import { readCredentials } from './auth/certificates.js';
+import { NTRIPLES } from './rdf/formats.js';
 import { parseRdf } from './rdf/ntriples.js';
 import { bootstrap, type Bootstrapped } from './bootstrap.js';
 import { checkBase } from './base-check.js';
@@ -33,7 +41,8 @@ import { openAccessLog } from './http/access-log.js';
 import { agentOf, Authenticator } from './http/authenticate.js';
 import { clientErrorListener } from './http/client-error.js';
 import { fastReader } from './http/fast-read.js';
-import { enableOidc, oidcCallbackUrl } from './http/oauth2.js';
+import { oidcCallbackUrl } from './http/oauth2.js';
+import { enableOidc } from './http/oidc-endpoints.js';
 import { startMirror } from './mirror/mirror.js';
 import { DiskClient } from './store/disk.js';
 import { AccessControl } from './access/access-control.js';
@@ -44,6 +53,8 @@ export interface Running {
   server: Server;
   runtimes: DataspaceRuntime[];
   agents: Bootstrapped;
+  /** The proxy's cache: `purge(url)` drops every agent's copies of a URL (admin/clear). */
+  proxyCache: ProxyCache;
   close(): Promise<void>;
 }
 
@@ -67,19 +78,25 @@ function startOidc(config: ServeConfig, adminBase: string, providers: readonly O
   return new OidcLogin({ providers: clients, redirectUri, secret, allowInsecureRequests: config.allowInternalUrls });
 }
 
+/** What tests may set that no command-line flag does: how the proxy's outgoing requests resolve names and classify addresses, and its limits. */
+export type ServeSeams = Pick<OutboundOptions, 'seams' | 'limits'>;
+
 /** Starts a server on the data directory, which no other may serve meanwhile and which must have been made for `config.base`. */
-export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l)): Promise<Running> {
+export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l), seams: ServeSeams = {}): Promise<Running> {
   const lock = await lockDataDir(config.data, { base: config.base, host: config.host, port: config.port }, log);
   try {
     const pairs = await readDataspaces(config.data, config.base);
     await checkBase(config, descriptionFile(join(dataspaceDir(config.data, pairs[0]!.endUser.id), '.git')));
     requireDefaultPair(pairs, systemConfigFile(config.data), config.base);
-    return await start(config, pairs, log, lock);
+    return await start(config, pairs, log, lock, seams);
   } catch (error) {
     lock.release();
     throw error;
   }
 }
+
+/** A remote WebID document larger than this is refused: a profile is a few kilobytes, and reading one is work for anyone who names it. */
+const REMOTE_WEBID_BYTES = 512 * 1024;
 
 /** The same line as `listening on <base>`, plus the address listened on when the base names another. */
 function readyLine(config: ServeConfig, bound: AddressInfo): string {
@@ -95,7 +112,7 @@ interface PairRuntimes {
   admin: DataspaceRuntime;
 }
 
-async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: (line: string) => void, lock: DataLock): Promise<Running> {
+async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: (line: string) => void, lock: DataLock, seams: ServeSeams): Promise<Running> {
   const accessLog = openAccessLog(config.accessLog, agentOf, log); // first: a file it cannot open stops the start
   const composer = new Composer({ log });
   const disk = new DiskClient(); // one disk worker makes the writes of every dataspace
@@ -170,7 +187,11 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     return runtime && { runtime, documents: runtime.documents, relative: documentUrl.slice(runtime.dataspace.base.length) };
   };
   // WebID documents: local ones from their dataspace, others fetched under the outgoing-address rules
-  const remote = new RemoteWebIds({ fetch: (url) => safeFetch(url, { allowInternal: config.allowInternalUrls }) });
+  const remote = new RemoteWebIds({
+    fetch: (url) => safeFetch(url, { allowInternal: config.allowInternalUrls, maxBytes: REMOTE_WEBID_BYTES }),
+    // read in the composer's pool (a deadline, off the thread that answers requests), as N-Triples, whose reading here is plain
+    parse: async (text, mediaType, base) => parseRdf(await composer.translate({ kind: 'rdf', text, mediaType, base, to: NTRIPLES })),
+  });
   const verifier = new WebIdVerifier({
     blobId: (url) => {
       const found = local(url);
@@ -211,7 +232,20 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   });
   const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, secretary: agents.secretary.webId, session, scheme });
   const representations = new RepresentationCache();
-  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, scheme, log, settings });
+  // the proxy speaks as the secretary, and trusts the server's own certificate besides Node's list (dataspaces of this instance are origins too)
+  const secretary = await readCredentials(agents.secretary.credentialsFile);
+  const proxyOut = outbound({
+    allowInternal: config.allowInternalUrls,
+    ca: [...rootCertificates, agents.server.certPem],
+    secretary: { webId: agents.secretary.webId, cert: secretary.certPem, key: secretary.keyPem },
+    ...seams,
+  });
+  // admin/clear with uri= drops the proxy's copies of that ontology too
+  const purge = (uri: string) => {
+    for (const url of new Set([uri, uri.replace(/#.*$/, '')])) proxyOut.cache.purge(url);
+  };
+  for (const runtime of runtimes) if (runtime.role === 'admin') runtime.ontology?.onPurge(purge);
+  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, log, settings });
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -229,10 +263,12 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   log(`owner certificate: ${agents.owner.credentialsFile} (curl -k -E ${agents.owner.credentialsFile} ${config.base})`);
   log(`secretary certificate: ${agents.secretary.credentialsFile}`);
   log(readyLine(config, server.address() as AddressInfo));
+  void pageLabels(proxyOut, log);
   return {
     server,
     runtimes,
     agents,
+    proxyCache: proxyOut.cache,
     async close() {
       server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -245,4 +281,16 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
       lock.release();
     },
   };
+}
+
+/** The labels of the shipped vocabularies, for the pages: read once the server answers, a vocabulary at a time between requests. */
+async function pageLabels(out: ReturnType<typeof outbound>, log: (line: string) => void): Promise<void> {
+  try {
+    for await (const found of out.vocabularies.literals(new Set([ns.rdfs + 'label', 'http://www.w3.org/2004/02/skos/core#prefLabel']))) {
+      addVocabularyLabels(found.map((l) => ({ iri: l.subject, language: l.language, label: l.value })));
+      await afterPendingIo();
+    }
+  } catch (error) {
+    log(`the shipped vocabularies' labels: ${(error as Error).message}`);
+  }
 }

@@ -30,7 +30,10 @@ describe('Accept with parameters', () => {
         assert.equal(type(res), expected);
       }
     }
-    assert.equal((await s.request('GET', 'params/', { headers: { Accept: 'text/html' } })).status, 406);
+    assert.equal((await s.request('GET', 'params/', { headers: { Accept: 'image/png' } })).status, 406);
+    const page = await s.request('GET', 'params/', { headers: { Accept: 'text/html;charset=utf-8' } });
+    assert.equal(page.status, 200, 'a page for a browser (issue 22)');
+    assert.match(String(page.headers['content-type']), /^text\/html/);
   });
 
   it('gets SPARQL results in the type named, whatever its charset', async () => {

@@ -13,7 +13,7 @@ import type { Quad } from '@rdfjs/types';
 import oxigraph from 'oxigraph';
 import { serveConfig } from '../src/config.js';
 import { ns } from '../src/rdf/namespaces.js';
-import { serve, type Running } from '../src/server.js';
+import { serve, type Running, type ServeSeams } from '../src/server.js';
 import { after, before } from 'node:test';
 import { removeTempDirs, tempDir } from './helpers.js';
 
@@ -78,12 +78,12 @@ export function sendRequest(target: string | URL | HttpsRequestOptions, options:
   });
 }
 
-export async function startServer(extraArgs: string[] = [], data = tempDir('server'), log: (line: string) => void = () => undefined): Promise<TestServer> {
+export async function startServer(extraArgs: string[] = [], data = tempDir('server'), log: (line: string) => void = () => undefined, seams: ServeSeams = {}): Promise<TestServer> {
   const port = await freePort();
   // extraArgs come last: a later flag wins (say --access-log FILE for a test that reads the log)
   const config = serveConfig(['--data', data, '--port', String(port), '--host', 'localhost', '--no-watch', '--access-log', 'off', ...extraArgs]);
   if (config === 'help') throw new Error('unexpected --help');
-  const running = await serve(config, log);
+  const running = await serve(config, log, seams);
   const ownerPem = readFileSync(running.agents.owner.credentialsFile, 'utf8');
   const secretaryPem = readFileSync(running.agents.secretary.credentialsFile, 'utf8');
   const agents = new Map<string, Agent>();

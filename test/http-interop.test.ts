@@ -94,6 +94,20 @@ describe('interoperability', () => {
     assertRdfError(other, 422, { title: /a document is one graph: this application\/trig body names the graph <http:\/\/example.org\/g>/, format: 'application/trig' });
   });
 
+  it('reads a character outside the BMP escaped as a UTF-16 surrogate pair (as rdflib.js writes it) alike in N-Triples, Turtle, N-Quads and TriG; a lone surrogate is a 400', async () => {
+    for (const [type, slug] of [['application/n-triples', 'nt'], ['text/turtle', 'ttl'], ['application/n-quads', 'nq'], ['application/trig', 'trig']] as const) {
+      const url = `${s.base}interop-surrogates-${slug}/`;
+      // an escaped backslash before "u" is a backslash in the text, not an escape
+      const body = `<${url}#this> <http://example.org/n> "\\ud83e\\udd84 unicorn, \\\\ud83e\\\\udd84" .\n`;
+      const created = await s.request('PUT', url, { headers: { 'Content-Type': type }, body });
+      assert.equal(created.status, 201, `${type}: ${created.body}`);
+      const stored = await s.request('GET', url, { headers: { Accept: 'application/n-triples' } });
+      assert.ok(stored.body.includes(`"\u{1F984} unicorn, \\\\ud83e\\\\udd84"`), `${type}: ${stored.body}`);
+      const lone = await s.request('PUT', url, { headers: { 'Content-Type': type, Accept: 'application/n-triples', 'If-Match': String(stored.headers.etag) }, body: `<${url}#this> <http://example.org/n> "\\ud83e alone" .\n` });
+      assertRdfError(lone, 400, { format: 'application/n-triples', title: type === 'application/n-triples' || type === 'text/turtle' ? /^invalid [^:]+: a \\u escape of half a UTF-16 surrogate pair/ : /D83E/ });
+    }
+  });
+
   it('answers GET /sparql without a query with a SPARQL 1.1 Service Description', async () => {
     const res = await s.request('GET', 'sparql', { headers: { Accept: 'application/n-triples' } });
     assert.equal(res.status, 200, res.body);

@@ -110,6 +110,7 @@ describe('OpenID Connect login over HTTP, against oidc-provider', () => {
       `<${s.admin}${path}#account> <${ns.foaf}accountServiceHomepage> <${provider.issuer}> .`,
       `<${s.admin}${path}#account> <${ns.foaf}accountName> "${USER.sub}" .`,
       `<${s.admin}${path}> <${ns.acl}owner> <${webId}> .`,
+      `<${webId}> <${ns.acl}delegates> <${s.running.agents.secretary.webId}> .`, // the proxy carries its requests as the secretary
     ]) assert.ok(stored.includes(line + '\n'), `${line} in\n${stored}`);
     assert.match(git(adminRepo, 'log', '-1', '--format=%an %s'), new RegExp(`^${webId.replace(/[.?*+^$[\]\\(){}|-]/g, '\\$&')} PUT `));
 
@@ -132,6 +133,19 @@ describe('OpenID Connect login over HTTP, against oidc-provider', () => {
     // known is not authorised: the end-user root is not the agent's, so 403 as for anonymous
     assertRdfError(await b.request(s.base), 403);
     assertRdfError(await browser().request(s.base), 403);
+  });
+
+  it('offers the configured provider on the pages, and once logged in names the agent and offers logout (issue 22)', async () => {
+    const anonymous = await browser().request(s.base, { headers: { Accept: 'text/html' } });
+    assert.equal(anonymous.status, 403);
+    assert.ok(anonymous.body.includes(`href="${s.admin}oauth2/login/op"`), 'a login link for op');
+    assert.ok(!anonymous.body.includes('oauth2/login/google'), 'not for a provider without a client');
+    const b = await logIn();
+    const home = await b.request(s.base, { headers: { Accept: 'text/html' } });
+    assert.equal(home.status, 403, 'a new account has no access to the home page yet');
+    assert.match(home.body, /Signed in as <a href="[^"]+">/);
+    assert.ok(home.body.includes(`action="${s.admin}oauth2/logout"`), 'a logout form');
+    assert.ok(home.body.includes(`action="${s.admin}access/request"`), 'and a form to ask for access');
   });
 
   it('finds the same agent at the next login of the same account, and commits nothing', async () => {

@@ -28,7 +28,8 @@ after(async () => {
 /** A URL the row takes, in a dataspace it is in. */
 function sampleOf(route: Route): string {
   const base = route.in === 'admin' ? s.admin : s.base;
-  const query = route.query === undefined ? '' : { version: `?version=${SHA}`, timemap: '?timemap', timegate: '?timegate', diff: `?diff=${SHA}`, restore: `?restore=${SHA}` }[route.query];
+  const proxied = `?uri=${encodeURIComponent(`${base}routes-proxied/`)}`; // a URL of the same dataspace: answered without a network request
+  const query = route.query === undefined ? '' : { version: `?version=${SHA}`, timemap: '?timemap', timegate: '?timegate', diff: `?diff=${SHA}`, restore: `?restore=${SHA}`, proxy: proxied }[route.query];
   if (route.path === 'root') return base + query;
   if (route.path === 'document') return `${base}routes-${route.query ?? 'doc'}/${query}`;
   if (route.path instanceof RegExp) return base + route.path.source.replace(/^\^/, '').replace(/\\\//g, '/').replace('([^/]*)$', 'google');

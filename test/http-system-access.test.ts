@@ -75,6 +75,7 @@ describe('signup (admin/sign%20up)', () => {
     const profile = parseRdf(me.body);
     assert.ok(profile.some((q) => q.subject.value === webId && q.predicate.value === ns.foaf + 'name' && q.object.value === 'Yan'));
     assert.ok(profile.some((q) => q.predicate.value === ns.acl + 'owner' && q.object.value === webId), 'the agent owns its document');
+    assert.ok(profile.some((q) => q.subject.value === webId && q.predicate.value === ns.acl + 'delegates' && q.object.value === s.running.agents.secretary.webId), 'it delegates to the secretary, who carries its proxied requests');
     assert.ok(!me.body.includes('another password'));
     assert.match(me.body, /<mailto:yan@example.org>/, 'the agent sees its own e-mail address');
     // DESIGN.md, "Access defaults": anonymous readers see the address only as foaf:mbox_sha1sum

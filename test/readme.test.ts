@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -56,8 +56,12 @@ describe('README examples', () => {
       return;
     }
     const dir = tempDir('readme');
+    // the folder sees the project's packages (an example imports rdflib) and its command, as npm links it
     mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
-    symlinkSync(join(root, 'bin', 'lodestone.js'), join(dir, 'node_modules', '.bin', 'lodestone')); // as npm links the bin
+    for (const entry of readdirSync(join(root, 'node_modules'))) {
+      if (entry !== '.bin') symlinkSync(join(root, 'node_modules', entry), join(dir, 'node_modules', entry));
+    }
+    symlinkSync(join(root, 'bin', 'lodestone.js'), join(dir, 'node_modules', '.bin', 'lodestone'));
     const curlHome = tempDir('readme-curl');
     writeFileSync(join(curlHome, '.curlrc'), 'fail-with-body\n');
     const env = { ...process.env, CURL_HOME: curlHome };

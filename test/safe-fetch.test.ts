@@ -15,7 +15,8 @@ import { after, before, describe, it } from 'node:test';
 import { issueCredentials } from '../src/auth/certificates.js';
 import { RemoteWebIds } from '../src/auth/remote-webid.js';
 import { isLodestoneError, type ErrorCode } from '../src/errors.js';
-import { RDF_ACCEPT, isInternalAddress, safeFetch, type FetchFailure, type SafeFetchOptions } from '../src/net/safe-fetch.js';
+import { createServer as createTcpServer } from 'node:net';
+import { RDF_ACCEPT, isInternalAddress, safeFetch, safeRequest, type FetchFailure, type SafeFetchOptions } from '../src/net/safe-fetch.js';
 import { ns } from '../src/rdf/namespaces.js';
 
 const MODULUS = 'c0ffee' + 'ab'.repeat(125);
@@ -225,6 +226,39 @@ describe('safeFetch', () => {
     await refused(safeFetch(`http://127.0.0.1:${port}/hang`, { allowInternal: true, timeoutMs: 300 }), 'timeout', 'QueryTimeout');
     await refused(safeFetch(`http://127.0.0.1:${port}/trickle`, { allowInternal: true, timeoutMs: 300 }), 'timeout', 'QueryTimeout');
     await refused(safeFetch(`http://never.test:${port}/whoami`, { allowInternal: false, timeoutMs: 300, ...asIfPublic }), 'timeout', 'QueryTimeout');
+  });
+
+  it('times out a connection that is not made in time (a TLS handshake that never ends), apart from the whole deadline', async () => {
+    const sockets: Array<{ destroy(): void }> = [];
+    const mute = createTcpServer((socket) => void sockets.push(socket)); // accepts, never speaks
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    const mutePort = (mute.address() as AddressInfo).port;
+    try {
+      await refused(safeFetch(`https://127.0.0.1:${mutePort}/`, { allowInternal: true, connectTimeoutMs: 200, timeoutMs: 10_000 }), 'timeout', 'QueryTimeout', /did not accept a connection within 200 ms/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => mute.close(resolve));
+    }
+  });
+
+  it('sends other methods with their body, follows only method-keeping redirects for them, and gives back any status with headers and bytes', async () => {
+    const posted = await safeRequest(`http://127.0.0.1:${port}/redirect?to=/whoami`, { allowInternal: true, method: 'POST', body: Buffer.from('x'), headers: { 'content-type': 'text/turtle' } });
+    assert.equal(posted.status, 302, 'a 302 is the answer to a POST, not followed');
+    assert.equal(posted.headers.location, '/whoami');
+    const kept = await safeRequest(`http://127.0.0.1:${port}/loop/0`, { allowInternal: true, method: 'PUT', body: Buffer.from('x'), maxRedirects: 1 }).catch((error: unknown) => error);
+    assert.ok(isLodestoneError(kept) && kept.data.reason === 'redirects', '307s are followed for a PUT');
+    const head = await safeRequest(`http://127.0.0.1:${port}/whoami`, { allowInternal: true, method: 'HEAD' });
+    assert.deepEqual([head.status, head.bytes.length, head.mediaType], [200, 0, 'text/plain']);
+  });
+
+  it('sends the identity (client certificate and headers) to https hops of the requested origin only', async () => {
+    const identity = { cert: credentials.certPem, key: credentials.keyPem, headers: { 'on-behalf-of': 'https://example.org/agent#me' } };
+    const plain = await safeRequest(`http://127.0.0.1:${port}/whoami`, { allowInternal: true, identity });
+    assert.equal(plain.identified, false);
+    const secured = await safeRequest(`https://localhost:${securePort}/whoami`, { allowInternal: true, ca: credentials.certPem, identity });
+    assert.equal(secured.identified, true);
+    const elsewhere = await safeRequest(`https://localhost:${securePort}/redirect?to=${encodeURIComponent(`https://127.0.0.1:${securePort}/whoami`)}`, { allowInternal: true, ca: credentials.certPem, identity });
+    assert.equal(elsewhere.identified, false, 'a redirect to another origin goes without it');
   });
 
   it('refuses schemes other than http and https, and URLs with credentials, even with allowInternal', async () => {

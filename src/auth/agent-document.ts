@@ -22,6 +22,8 @@ export interface AgentDescription {
   key?: string;
   /** `foaf:account <#account>`: a `foaf:OnlineAccount` with the provider's issuer as its homepage and the subject as its name. */
   account?: { issuer: string; subject: string };
+  /** `acl:delegates`: the agent that may act on this one's behalf (the secretary, for the proxy: SPEC §4.5.9). */
+  delegates?: string;
 }
 
 const iri = (value: string) => termToNTriples(DataFactory.namedNode(value));
@@ -40,6 +42,7 @@ export function agentDocument(agent: AgentDescription): string {
     ...(mbox ? [`foaf:mbox ${iri(mbox)}`, `foaf:mbox_sha1sum ${text(createHash('sha1').update(mbox).digest('hex'))}`] : []),
     ...(agent.key ? [`cert:key ${iri(agent.key)}`] : []),
     ...(agent.account ? ['foaf:account <#account>'] : []),
+    ...(agent.delegates ? [`<${ns.acl}delegates> ${iri(agent.delegates)}`] : []),
   ];
   const account = agent.account && `\n<#account> a foaf:OnlineAccount ;\n  foaf:accountServiceHomepage ${iri(agent.account.issuer)} ;\n  foaf:accountName ${text(agent.account.subject)} .\n`;
   return `${prefixes('foaf', 'cert')}\n<> foaf:primaryTopic <#this> .\n\n<#this> ${properties.join(' ;\n  ')} .\n${account ?? ''}`;

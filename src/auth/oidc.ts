@@ -250,12 +250,12 @@ const CONTROL = /[\p{Cc}\u2028\u2029]/gu;
  * (issuer, subject): the same account always finds the same agent, and since the path, not the document (which its
  * agent may edit), binds the account, no agent can claim another person's account by writing one into its profile.
  */
-export function accountAgent(claims: OidcClaims, adminBase: string): AccountAgent {
+export function accountAgent(claims: OidcClaims, adminBase: string, delegates?: string): AccountAgent {
   if (!adminBase.endsWith('/')) throw new Error(`the admin base ${adminBase} does not end in "/"`);
   const agentPath = `acl/agents/${nameBasedUuid(ACCOUNT_NAMESPACE, JSON.stringify([claims.issuer, claims.subject]))}/`;
   const name = [...(claims.name ?? '').replace(CONTROL, ' ').trim()].slice(0, NAME_MAX).join('') || `${claims.provider} account ${claims.subject}`;
   const email = claims.email !== undefined && claims.emailVerified !== false && EMAIL.test(claims.email) ? claims.email : undefined;
-  const agentTurtle = agentDocument({ name, person: true, email, account: { issuer: claims.issuer, subject: claims.subject } });
+  const agentTurtle = agentDocument({ name, person: true, email, account: { issuer: claims.issuer, subject: claims.subject }, delegates });
   return { webId: `${adminBase}${agentPath}#this`, agentPath, agentTurtle };
 }
 

@@ -17,6 +17,11 @@ export interface RemoteDocument {
 
 export interface RemoteWebIdsOptions {
   fetch: (url: string) => Promise<FetchedDocument>;
+  /**
+   * Reads a fetched document (text, media type, base) into triples. The server reads it off the
+   * thread that answers requests (a remote document is content from anyone); default: here.
+   */
+  parse?: (text: string, mediaType: string, base: string) => Promise<Quad[]>;
   /** How long a document is reused when its response has no max-age; default 5 min. Capped at 1 h, like max-age. */
   ttlMs?: number;
   /** Documents (and failures) kept, least recently used dropped first; default 1000. */
@@ -45,6 +50,7 @@ export class RemoteWebIds {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<Entry>>();
   private readonly fetch: (url: string) => Promise<FetchedDocument>;
+  private readonly parse: NonNullable<RemoteWebIdsOptions['parse']>;
   private readonly ttlMs: number;
   private readonly maxEntries: number;
   private readonly failureTtlMs: number;
@@ -52,6 +58,7 @@ export class RemoteWebIds {
 
   constructor(options: RemoteWebIdsOptions) {
     this.fetch = options.fetch;
+    this.parse = options.parse ?? (async (text, mediaType, base) => parseBody(text, mediaType, base));
     this.ttlMs = Math.min(options.ttlMs ?? 5 * 60_000, MAX_TTL_MS);
     this.maxEntries = options.maxEntries ?? 1000;
     this.failureTtlMs = options.failureTtlMs ?? 30_000;
@@ -97,7 +104,7 @@ export class RemoteWebIds {
     if (!fetched.mediaType || !parsedTypes.has(fetched.mediaType)) return failed(`${fetched.mediaType ?? 'no media type'} is not an RDF format the server reads`);
     let quads: Quad[];
     try {
-      quads = parseBody(fetched.body, fetched.mediaType, fetched.url); // RFC 3986 §5.1.3: the base is the URL retrieved, after redirects
+      quads = await this.parse(fetched.body, fetched.mediaType, fetched.url); // RFC 3986 §5.1.3: the base is the URL retrieved, after redirects
     } catch (error) {
       return failed(error instanceof Error ? error.message : String(error));
     }

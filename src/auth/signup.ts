@@ -190,7 +190,7 @@ export function parseSignup(body: string, mediaType: 'application/x-www-form-url
  * Mints the agent: a new WebID and key IRI, an RSA 2048 key, the two documents and the PKCS#12 file.
  * `adminBase` is the admin dataspace's base URL, ending in `/`. The request is validated again.
  */
-export async function createSignup(request: SignupRequest, adminBase: string): Promise<SignupResult> {
+export async function createSignup(request: SignupRequest, adminBase: string, delegates?: string): Promise<SignupResult> {
   if (!adminBase.endsWith('/')) throw new Error(`the admin base ${adminBase} does not end in "/"`);
   const { name, email, password } = validated(request, plainLabels);
   const agentPath = `acl/agents/${randomUUID()}/`;
@@ -201,7 +201,7 @@ export async function createSignup(request: SignupRequest, adminBase: string): P
   const privateKey = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
   const certificate = forge.pki.certificateFromPem(selfSignedCertificate(keyPem, { commonName: [...name].slice(0, COMMON_NAME_MAX).join('').trim(), webId, days: 365 }));
   const key = rsaPublicKey(forge.pki.certificateToPem(certificate))!;
-  const agentTurtle = agentDocument({ name, person: true, email, key: keyIri });
+  const agentTurtle = agentDocument({ name, person: true, email, key: keyIri, delegates });
   const keyTurtle = publicKeyDocument(key);
   // 3DES (pbeWithSHAAnd3-KeyTripleDES-CBC) with a SHA-1 MAC: read by OpenSSL 3 without the legacy
   // provider, Node's tls `pfx`, curl, browsers and OS key stores. forge's AES (PBES2) would feed

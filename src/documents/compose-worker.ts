@@ -1,5 +1,6 @@
-/** A worker of the composer's pools (composer.ts): composes writes, labels blank nodes deeply, reads query shapes, runs updates of settings. */
+/** A worker of the composer's pools (composer.ts): composes writes, labels blank nodes deeply, reads query shapes, translates the proxy's responses, runs updates of settings. */
 import { queryShape } from '../rdf/sparql-text.js';
+import { translate } from '../rdf/translate.js';
 import { lowerThreadPriority, serveCalls } from '../util/worker.js';
 import { composeDocument, labelDeeply } from './compose.js';
 import type { WorkRequest } from './composer.js';
@@ -14,6 +15,8 @@ serveCalls<WorkRequest>((request) => {
       return labelDeeply(request.ntriples);
     case 'queryShape':
       return queryShape(request.query, request.base);
+    case 'translate':
+      return translate(request.job);
     case 'update':
       return updateGraph(request.graph, request.update, request.base);
   }

@@ -6,9 +6,12 @@
  * (sparqljs takes seconds on a large query), and deep labelling of alike blank nodes. An ordinary
  * write waits for none of the others, and a costly job holds its pool for a second at most: then
  * its worker leaves the pool to finish it (up to the deadline) and a fresh one takes its place.
+ * Responses of other servers that the proxy re-serialises (cost bounded by the proxy's size cap)
+ * have a pool of their own too.
  */
 import { LodestoneError } from '../errors.js';
 import type { QueryShape } from '../rdf/sparql-text.js';
+import type { Translation } from '../rdf/translate.js';
 import { WorkerPool } from '../util/worker-pool.js';
 import type { ComposeInput } from './compose.js';
 
@@ -16,6 +19,7 @@ export type WorkRequest =
   | { op: 'compose'; input: ComposeInput }
   | { op: 'label'; ntriples: string }
   | { op: 'queryShape'; query: string; base: string }
+  | { op: 'translate'; job: Translation }
   | { op: 'update'; graph: string; update: string; base: string };
 
 export interface ComposerOptions {
@@ -40,6 +44,8 @@ export class Composer {
   private readonly queries: WorkerPool<WorkRequest>;
   /** Deep labelling of alike blank nodes (a K8 takes 0.1 s; a 5,000-node cycle is refused after a second or more). */
   private readonly labelling: WorkerPool<WorkRequest>;
+  /** The proxy's translations of other servers' responses (bounded by its 2 MiB cap). */
+  private readonly remote: WorkerPool<WorkRequest>;
   private readonly log: (line: string) => void;
 
   constructor(options: ComposerOptions = {}) {
@@ -52,6 +58,7 @@ export class Composer {
     this.writes = pool(composeMs, 2, 256);
     this.updates = pool(composeMs, 2, 64);
     this.queries = pool(composeMs, 2, 64);
+    this.remote = pool(composeMs, 2, 64);
     this.labelling = pool(labelMs, 4, 16, (ms) => new LodestoneError('CanonicalizationLimit', `this graph's blank nodes are too alike to be told apart within ${ms / 1000} s: give these blank nodes IRIs, or properties that tell them apart`));
     this.writes.start(); // ready before the first write; the others start on first use
   }
@@ -86,7 +93,12 @@ export class Composer {
     return this.queries.call<QueryShape>({ op: 'queryShape', query, base });
   }
 
+  /** A response of another server in the format the proxy's client asked for (rdf/translate.ts). */
+  translate(job: Translation): Promise<string> {
+    return this.remote.call<string>({ op: 'translate', job });
+  }
+
   async close(): Promise<void> {
-    await Promise.all([this.writes, this.updates, this.queries, this.labelling].map((pool) => pool.close()));
+    await Promise.all([this.writes, this.updates, this.queries, this.labelling, this.remote].map((pool) => pool.close()));
   }
 }

@@ -46,7 +46,8 @@ export async function signup(ctx: Context): Promise<void> {
   }
   if (mediaTypeOf(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the signup as ${FORM} (name, email, password)`);
   const request = parseSignup(decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)), FORM);
-  const result = await createSignup(request, runtime.documents.base);
+  // a new agent delegates to the secretary, as the owner does: its proxied requests go as the secretary on its behalf (SPEC §4.5.9)
+  const result = await createSignup(request, runtime.documents.base, ctx.state.served.outbound.secretary?.webId);
   // the new agent owns its documents (acl:owner): it may edit its own profile
   for (const [path, text] of [[result.keyPath, result.keyTurtle], [result.agentPath, result.agentTurtle]] as const) {
     await runtime.documents.write({ method: 'PUT', relativePath: path, agent: result.webId, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });

@@ -1,14 +1,16 @@
 /**
  * The HTTP layer as one ordered list of middleware (errors outermost): CORS, finding the request's
- * dataspace (an unknown host or base is a 404 with an RDF body), authentication, then the route
- * table (routes.ts). Nothing below this layer imports Koa.
+ * dataspace (an unknown host or base is a 404 with an RDF body), refusing other sites' forms
+ * (cross-site.ts), authentication, then the route table (routes.ts). Nothing below this layer imports Koa.
  */
 import cors from '@koa/cors';
 import Koa from 'koa';
 import type { Composer } from '../documents/composer.js';
 import type { SystemSettings } from '../settings.js';
 import { LodestoneError } from '../errors.js';
+import type { Outbound } from '../net/outbound.js';
 import type { Authenticator } from './authenticate.js';
+import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
 import type { RepresentationCache } from './representations.js';
@@ -22,7 +24,9 @@ export interface AppOptions {
   bodyLimit: number;
   sparqlTimeoutMs: number;
   /** Where request content is parsed off the thread that answers requests. */
-  composer: Pick<Composer, 'queryShape' | 'update'>;
+  composer: Pick<Composer, 'queryShape' | 'translate' | 'update'>;
+  /** The proxy's outgoing requests and cache. */
+  outbound: Outbound;
   /** The dataspaces' settings (system.ttl). */
   settings?: SystemSettings;
   /** The scheme the server is reached by (https, or http behind a proxy). */
@@ -30,7 +34,7 @@ export interface AppOptions {
   log: (line: string) => void;
 }
 
-const EXPOSED = ['ETag', 'Link', 'Location', 'Allow', 'Accept-Post', 'Accept-Patch', 'Age', 'Memento-Datetime', 'Vary'];
+const EXPOSED = ['ETag', 'Last-Modified', 'Link', 'Location', 'Allow', 'Accept-Post', 'Accept-Patch', 'Age', 'Memento-Datetime', 'Vary'];
 
 export function createApp(options: AppOptions): Koa<State> {
   const app = new Koa<State>();
@@ -40,6 +44,8 @@ export function createApp(options: AppOptions): Koa<State> {
     bodyLimit: options.bodyLimit,
     sparqlTimeoutMs: options.sparqlTimeoutMs,
     queryShape: (query, base) => options.composer.queryShape(query, base),
+    outbound: options.outbound,
+    translate: (job) => options.composer.translate(job),
     updateGraph: (graph, update, base) => options.composer.update(graph, update, base),
     settings: options.settings,
   };
@@ -59,6 +65,7 @@ export function createApp(options: AppOptions): Koa<State> {
     if (located.url + '/' === located.runtime.documents.base) return redirectToSlash(ctx);
     await next();
   });
+  app.use(crossSiteForms());
   app.use(options.authenticator.middleware());
   app.use(dispatch());
   return app;

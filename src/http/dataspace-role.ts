@@ -5,3 +5,9 @@ import type { DataspaceRuntime } from './state.js';
 export function isAdminDataspace(runtime: DataspaceRuntime): boolean {
   return runtime.role === 'admin';
 }
+
+/** The admin dataspace of `runtime`'s pair (itself when it is one): agents, login and signup live there. */
+export function adminOf(runtimes: readonly DataspaceRuntime[], runtime: DataspaceRuntime): DataspaceRuntime {
+  if (isAdminDataspace(runtime)) return runtime;
+  return runtimes.find((r) => isAdminDataspace(r) && r.access === runtime.access) ?? runtime;
+}

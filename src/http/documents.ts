@@ -16,7 +16,8 @@ import { ns } from '../rdf/namespaces.js';
 import { needOf, requireMode, type Need } from './authorize.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { currentDocumentReply, documentLinks, SPARQL_UPDATE, type ReadReply } from './document-read.js';
-import { acceptOf, negotiateDocument } from './negotiate.js';
+import { acceptOf, DOCUMENT_TYPES, HTML, negotiateDocument } from './negotiate.js';
+import { documentHtml } from './document-pages.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
 import { etag, otherRepresentations } from './representations.js';
 import type { Context } from './state.js';
@@ -68,7 +69,8 @@ export async function readDocument(ctx: Context): Promise<void> {
   const { relativePath } = documentOf(ctx);
   const modes = await authorizeDocument(ctx, relativePath, needOf(ctx.method)!);
   const document = await runtime.documents.read(relativePath);
-  const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes);
+  const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), DOCUMENT_TYPES);
+  if (type === HTML && document) return documentHtml(ctx, relativePath, modes, document);
   const reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, headers: ctx.headers });
   await sendRead(ctx, reply, async () => document!.bytes.toString('utf8')).catch((error: unknown) => {
     // the stored file itself does not parse (committed by hand with git): the server's data, not the request, is at fault

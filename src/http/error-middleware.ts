@@ -7,11 +7,13 @@
  */
 import type Koa from 'koa';
 import { LodestoneError } from '../errors.js';
-import { serialiseQuads, writableTypes } from '../rdf/formats.js';
+import { JSONLD, serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { errorResource } from '../rdf/error-resource.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import { reasonPhrase, toHttpError } from './http-error.js';
-import { acceptOf, negotiate } from './negotiate.js';
+import { acceptOf, HTML, negotiate } from './negotiate.js';
+import { errorHtml } from './html.js';
+import type { Context } from './state.js';
 import { contentTypeOf } from './representations.js';
 
 const KEPT = ['allow', 'etag', 'vary', 'link', 'location', 'retry-after', 'access-control-allow-origin', 'access-control-expose-headers', 'access-control-allow-credentials'];
@@ -26,10 +28,12 @@ export async function sendError(ctx: Koa.Context, status: number, title: string,
   ctx.set({ ...kept, ...headers });
   const reason = reasonPhrase(status);
   const accept = acceptOf(ctx.headers, ctx.querystring);
-  const type = negotiate(accept, writableTypes) ?? writableTypes[0]!;
+  const type = negotiate(accept, [...writableTypes, HTML]) ?? writableTypes[0]!;
+  const resource = [...errorResource(status, reason, title), ...(report ? parseRdf(report) : [])];
+  if (type === HTML) return errorHtml(ctx as Context, status, reason, title, await serialiseQuads(resource, JSONLD));
   ctx.status = status;
   ctx.type = contentTypeOf(type);
-  ctx.body = await serialiseQuads([...errorResource(status, reason, title), ...(report ? parseRdf(report) : [])], type);
+  ctx.body = await serialiseQuads(resource, type);
   ctx.vary('Accept');
 }
 

@@ -12,12 +12,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UNKNOWN } from '../auth/webid-tls.js';
 import { canonicalDocumentPath } from '../document-paths.js';
-import { writableTypes } from '../rdf/formats.js';
 import type { Authenticator } from './authenticate.js';
 import { holds, needOf } from './authorize.js';
 import { currentDocumentReply, knownMemento, mementoReply, type ReadReply } from './document-read.js';
 import { locate } from './locate.js';
-import { negotiateDocument } from './negotiate.js';
+import { DOCUMENT_TYPES, HTML, negotiateDocument } from './negotiate.js';
 import type { RepresentationCache } from './representations.js';
 import { routeOf } from './routes.js';
 import type { DataspaceRuntime } from './state.js';
@@ -55,7 +54,8 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const relativePath = canonicalDocumentPath(relative);
     const modes = runtime.access.modesNow(runtime, relativePath, agent);
     if (!modes || !holds(modes, memento ? 'Read' : needOf(method)!)) return undefined; // Koa decides, and answers 403 if it must
-    const type = negotiateDocument(headers.accept, writableTypes);
+    const type = negotiateDocument(headers.accept, DOCUMENT_TYPES);
+    if (type === HTML) return undefined; // a page: Koa draws it
     let reply: ReadReply;
     if (memento) {
       const sha = new URLSearchParams(querystring).get('version') ?? '';

@@ -23,6 +23,7 @@ const statusOf: Record<ErrorCode, number> = {
   UnsupportedMediaType: 415,
   TooLarge: 413,
   BadGateway: 502,
+  GatewayTimeout: 504,
   InvalidPath: 400,
   SyntaxError: 400,
   TooManyBlankNodes: 422,

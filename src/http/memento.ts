@@ -13,7 +13,8 @@ import { ByteCache } from '../util/byte-cache.js';
 import { httpDate, LINK_FORMAT, mementoReply, notAcceptable, rememberMemento, versionLinks } from './document-read.js';
 import { authorizeDocument, documentOf, sendRead } from './documents.js';
 import { historyQuery } from './history-query.js';
-import { acceptOf, negotiate, negotiateDocument } from './negotiate.js';
+import { acceptOf, DOCUMENT_TYPES, HTML, negotiate, negotiateDocument } from './negotiate.js';
+import { diffHtml, mementoHtml, timemapHtml } from './document-pages.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
 import { contentTypeOf, etag, otherRepresentations } from './representations.js';
 import type { Context } from './state.js';
@@ -51,7 +52,9 @@ export async function version(ctx: Context): Promise<void> {
   const sha = new URLSearchParams(ctx.querystring).get('version') ?? '';
   const found = await history.at(relativePath, sha);
   const commit = found?.commit ?? sha;
-  const reply = mementoReply(documentUrl, commit, found, negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes));
+  const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), DOCUMENT_TYPES);
+  if (type === HTML && found) return mementoHtml(ctx, relativePath, found, await history.bytesOf(found));
+  const reply = mementoReply(documentUrl, commit, found, type);
   if (commit !== sha) reply.headers['Content-Location'] = `${documentUrl}?version=${commit}`; // an abbreviated id: the memento's own URL
   await sendRead(ctx, reply, async () => (await history.bytesOf(found!)).toString('utf8'));
   rememberMemento(documentUrl, commit, found!); // the read fast path answers the next one
@@ -82,9 +85,10 @@ const timemaps = new ByteCache<Buffer>(16 * 1024 * 1024, (body) => body.length);
 export async function timemap(ctx: Context): Promise<void> {
   const { relativePath, documentUrl, history } = await historyOf(ctx, 'Read');
   const list = await versionsOf(history, relativePath, documentUrl);
-  const offered = [...writableTypes, LINK_FORMAT];
+  const offered = [...writableTypes, LINK_FORMAT, HTML];
   const type = negotiate(acceptOf(ctx.headers, ctx.querystring), offered);
   if (!type) throw notAcceptable(offered);
+  if (type === HTML) return timemapHtml(ctx, documentUrl, list);
   ctx.set('Link', `<${documentUrl}>; rel="original"`);
   ctx.type = contentTypeOf(type);
   const key = `${documentUrl}\n${list[list.length - 1]!.commit}\n${list.length}\n${type}`;
@@ -113,8 +117,9 @@ function linkFormat(documentUrl: string, list: readonly Version[]): string {
 
 /** The triples removed and added between two versions (`?diff=<sha>&to=<sha>`; without `to`, the current document), one per line with `-` or `+`, as text/plain. */
 export async function diff(ctx: Context): Promise<void> {
-  const { relativePath, history } = await historyOf(ctx, 'Read');
+  const { relativePath, documentUrl, history } = await historyOf(ctx, 'Read');
   const query = new URLSearchParams(ctx.querystring);
+  if (negotiate(acceptOf(ctx.headers, ctx.querystring), ['text/plain', HTML]) === HTML) return diffHtml(ctx, documentUrl, history, relativePath, query.get('diff') ?? '', query.get('to') ?? undefined);
   const { removed, added } = await history.diff(relativePath, query.get('diff') ?? '', query.get('to') ?? undefined);
   const lines = [...removed.map((l) => `- ${l}`), ...added.map((l) => `+ ${l}`)];
   ctx.type = 'text/plain';

@@ -10,25 +10,8 @@ import { accountAgent, readCookie, serializeCookie, SESSION_COOKIE, type OidcCla
 import { LodestoneError } from '../errors.js';
 import { sendError } from './error-middleware.js';
 import { toHttpError } from './http-error.js';
+import { oidcOf, type OidcEndpoints } from './oidc-endpoints.js';
 import type { Context, DataspaceRuntime } from './state.js';
-
-/** OpenID Connect in an admin dataspace (SPEC §4.7, §5.1), as the composition root sets it up. */
-export interface OidcEndpoints {
-  /** The login service; undefined when the session key is unusable (then every provider is off). */
-  login: OidcLogin | undefined;
-  /** Every declared provider, and whether it has its client id and secret. */
-  providers: ReadonlyArray<{ name: string; enabled: boolean }>;
-  /** Where a browser is sent after logging in or out. */
-  home: string;
-  log: (line: string) => void;
-}
-
-// the route table's handlers are shared by every dataspace: the login service is found by its admin runtime
-const oidcOf = new WeakMap<DataspaceRuntime, OidcEndpoints>();
-
-export function enableOidc(admin: DataspaceRuntime, endpoints: OidcEndpoints): void {
-  oidcOf.set(admin, endpoints);
-}
 
 /** The redirect URI to register with provider `name`. */
 export function oidcCallbackUrl(adminBase: string, name: string): string {
@@ -74,7 +57,7 @@ export async function oidcCallback(ctx: Context, [name = '']: readonly string[])
   const ended = serializeCookie(login.endLogin(name)); // the login cookie goes, whatever the outcome
   try {
     const claims = await login.callback(name, ctx.url, readCookie(ctx.get('Cookie'), login.loginCookieName(name))).catch(unreachable);
-    const webId = await agentOfAccount(ctx.state.runtime, claims, endpoints.log);
+    const webId = await agentOfAccount(ctx.state.runtime, claims, endpoints.log, ctx.state.served.outbound.secretary?.webId);
     ctx.append('Set-Cookie', [ended, serializeCookie(login.session(webId))]);
     redirect(ctx, endpoints.home);
   } catch (error) {
@@ -86,8 +69,8 @@ export async function oidcCallback(ctx: Context, [name = '']: readonly string[])
 }
 
 /** The agent of an account: the document at the account's path (oidc.ts, accountAgent), else a new one that owns itself. */
-async function agentOfAccount(admin: DataspaceRuntime, claims: OidcClaims, log: (line: string) => void): Promise<string> {
-  const agent = accountAgent(claims, admin.documents.base);
+async function agentOfAccount(admin: DataspaceRuntime, claims: OidcClaims, log: (line: string) => void, secretary: string | undefined): Promise<string> {
+  const agent = accountAgent(claims, admin.documents.base, secretary); // delegates to the secretary, as the owner does (the proxy)
   if (admin.documents.blobId(agent.agentPath) !== undefined) return agent.webId;
   const exists = new LodestoneError('PreconditionFailed', `${agent.webId} exists`);
   try {

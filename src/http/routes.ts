@@ -1,7 +1,8 @@
 /**
  * The route table: every path of a dataspace, by method and query kind, with its handler. A path
  * is a document path (ends in `/`; the root document is ``), with or without a history query
- * (`?version=`, `?timemap`, `?timegate`, `?diff=`, `?restore=`), or a system endpoint. `OPTIONS`
+ * (`?version=`, `?timemap`, `?timegate`, `?diff=`, `?restore=`), the root with the proxy's `?uri=`
+ * (SPEC §4.5), or a system endpoint. `OPTIONS`
  * answers 204 with the row's `Allow` (a row's own OPTIONS handler adds to it); a method the row lacks answers
  * 405 with that `Allow`, before any authorization (the methods of a path are no secret). A path
  * no row takes that does not end in `/` is redirected there (SPEC §4.1, 308). New endpoints are
@@ -18,8 +19,10 @@ import { historyQuery, type HistoryKind } from './history-query.js';
 import { robots, sitemap } from './sitemap.js';
 import { clearOntologies } from './clear.js';
 import { namespaceOntology } from './ns.js';
+import { proxy } from './proxy.js';
 import { settings } from './settings.js';
 import { sparql } from './sparql.js';
+import { staticAsset } from './html.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import type { DataspaceRuntime, Handler, State } from './state.js';
 
@@ -32,8 +35,8 @@ export interface Route {
   in: 'every' | 'admin';
   /** `document`: any document path but the root's; `root`: the root document; else a relative path or pattern. */
   path: 'document' | 'root' | string | RegExp;
-  /** For document paths: the history query the row answers (none: the current document). */
-  query?: HistoryKind;
+  /** For document paths: the history query the row answers (none: the current document); `proxy`: the root's `?uri=`. */
+  query?: HistoryKind | 'proxy';
   methods: Partial<Record<Method, Handler>>;
 }
 
@@ -41,9 +44,11 @@ const METHODS: readonly Method[] = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELE
 
 const current = { GET: readDocument, HEAD: readDocument, PUT: writeDocument, POST: writeDocument, PATCH: writeDocument, OPTIONS: documentOptions };
 const read = (handler: Handler) => ({ GET: handler, HEAD: handler });
+const proxied: Handler = (ctx) => proxy(ctx, routeOf);
 
 export const routes: readonly Route[] = [
   { name: 'the root document', in: 'every', path: 'root', methods: current },
+  { name: 'the Linked Data proxy', in: 'every', path: 'root', query: 'proxy', methods: { ...read(proxied), POST: proxied, PUT: proxied, PATCH: proxied, DELETE: proxied } },
   { name: 'a document', in: 'every', path: 'document', methods: { ...current, DELETE: deleteDocument } },
   { name: 'a memento', in: 'every', path: 'document', query: 'version', methods: read(version) },
   { name: 'a TimeMap', in: 'every', path: 'document', query: 'timemap', methods: read(timemap) },
@@ -53,6 +58,7 @@ export const routes: readonly Route[] = [
   { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', methods: { ...read(sparql), POST: sparql } },
   { name: 'the sitemap', in: 'every', path: 'sitemap.xml', methods: read(sitemap) },
   { name: 'robots.txt', in: 'every', path: 'robots.txt', methods: read(robots) },
+  { name: 'a script or style of the pages', in: 'every', path: /^static\/([^/]*)$/, methods: read(staticAsset) },
   { name: 'the dataspace’s settings', in: 'every', path: 'settings', methods: { ...read(settings), PATCH: settings } },
   { name: 'the namespace ontology', in: 'every', path: 'ns', methods: { ...read(namespaceOntology), POST: namespaceOntology } },
   { name: 'signing up', in: 'admin', path: 'sign%20up', methods: { ...read(signup), POST: signup } },
@@ -73,7 +79,7 @@ export function allowOf(route: Route): string {
 export function routeOf(runtime: DataspaceRuntime, relative: string, querystring: string): { route: Route; captured: string[] } | undefined {
   const admin = isAdminDataspace(runtime);
   if (relative === '' || relative.endsWith('/')) {
-    const kind = historyQuery(querystring)?.kind;
+    const kind = relative === '' && querystring !== '' && new URLSearchParams(querystring).has('uri') ? 'proxy' : historyQuery(querystring)?.kind;
     const path = relative === '' ? 'root' : 'document';
     const route = routes.find((r) => r.query === kind && (r.path === path || (kind !== undefined && r.path === 'document')));
     return route && { route, captured: [] };

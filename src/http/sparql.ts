@@ -7,11 +7,12 @@
  * indexed commit) and carry `Age` (SPEC §8.5). The index first catches up with HEAD, so a client
  * reads its own writes. `GET` without a query answers the endpoint's Service Description.
  */
-import { LodestoneError } from '../errors.js';
+import { isLodestoneError, LodestoneError } from '../errors.js';
+import { sparqlHtml } from './sparql-pages.js';
 import { serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { FORM, decodeUtf8, mediaTypeOf, readBody } from './body.js';
 import { notAcceptable } from './document-read.js';
-import { acceptOf, negotiate } from './negotiate.js';
+import { acceptOf, HTML, negotiate } from './negotiate.js';
 import { contentTypeOf } from './representations.js';
 import { serviceDescription } from './service-description.js';
 import type { Context, Served } from './state.js';
@@ -58,7 +59,8 @@ export async function protocolRequest(ctx: Context, bodyLimit: number, refuseUpd
     if (queries.length !== 1) throw new LodestoneError('BadRequest', queries.length ? 'send exactly one query parameter' : 'the query parameter is missing');
     query = queries[0]!;
   }
-  const graphs = (name: string) => [...url.getAll(name), ...(params === url ? [] : params.getAll(name))];
+  // an IRI has no white space: a value holding several (the query page's text areas) is several graphs
+  const graphs = (name: string) => [...url.getAll(name), ...(params === url ? [] : params.getAll(name))].flatMap((g) => g.split(/\s+/)).filter(Boolean);
   return { query, defaultGraphs: graphs('default-graph-uri'), namedGraphs: graphs('named-graph-uri') };
 }
 
@@ -127,13 +129,26 @@ export async function sparql(ctx: Context): Promise<void> {
   const { documents } = runtime;
   const endpoint = documents.base + 'sparql';
   requireMode(await modesOnEndpoint(runtime.access, endpoint, agent), 'Read', agent, endpoint);
-  if (ctx.method !== 'POST' && !new URLSearchParams(ctx.querystring).has('query')) return describe(ctx, endpoint);
+  const accept = acceptOf(ctx.headers, ctx.querystring);
+  const page = negotiate(accept, [...RESULT_TYPES, ...writableTypes, HTML]) === HTML; // a browser: the query page
+  if (ctx.method !== 'POST' && !new URLSearchParams(ctx.querystring).has('query')) return page ? queryPage(ctx, endpoint) : describe(ctx, endpoint);
   const request = await protocolRequest(ctx, served.bodyLimit);
+  if (page) return queryPage(ctx, endpoint, request);
   const shape = await shapeOf(served, request.query, documents.base);
   const offered = shape.graphResult ? writableTypes : RESULT_TYPES;
-  const type = negotiate(acceptOf(ctx.headers, ctx.querystring), offered);
+  const type = negotiate(accept, offered);
   ctx.vary('Accept');
   if (!type) throw notAcceptable(offered);
+  const entry = await answer(ctx, request, shape, type);
+  ctx.set('Age', String(Math.floor((Date.now() - entry.at) / 1000))); // SPEC §8.5
+  ctx.type = contentTypeOf(entry.type);
+  ctx.body = entry.body;
+}
+
+/** The query's answer in `type`: from the cache, or run on a query lane over the documents the agent may read. */
+async function answer(ctx: Context, request: Protocol, shape: QueryShape, type: string): Promise<Cached> {
+  const { runtime, agent, served } = ctx.state;
+  const { documents } = runtime;
   const head = documents.head();
   const hasDataset = request.defaultGraphs.length > 0 || request.namedGraphs.length > 0;
   let dataset = { defaultGraphs: hasDataset ? request.defaultGraphs : undefined, namedGraphs: hasDataset ? request.namedGraphs : undefined };
@@ -152,7 +167,27 @@ export async function sparql(ctx: Context): Promise<void> {
     entry = { body: shape.ask ? askBody(String(result), type) : String(result), type, at: Date.now() };
     results.put(key, entry);
   }
-  ctx.set('Age', String(Math.floor((Date.now() - entry.at) / 1000))); // SPEC §8.5
-  ctx.type = contentTypeOf(entry.type);
-  ctx.body = entry.body;
+  return entry;
+}
+
+/** The query page: the form, and with a query its answer (a failed query is shown with its message, 400). */
+async function queryPage(ctx: Context, endpoint: string, request?: Protocol): Promise<void> {
+  const { served, runtime } = ctx.state;
+  let result: Parameters<typeof sparqlHtml>[2];
+  if (request) {
+    try {
+      const shape = await shapeOf(served, request.query, runtime.documents.base);
+      const entry = await answer(ctx, request, shape, shape.graphResult ? 'application/n-triples' : 'application/sparql-results+json');
+      result = { ...request, graph: shape.graphResult, body: entry.body };
+    } catch (error) {
+      if (!isLodestoneError(error, 'BadQuery') && !isLodestoneError(error, 'BadRequest')) throw error;
+      result = { ...request, error: (error as Error).message };
+    }
+  }
+  return sparqlHtml(ctx, endpoint, result, shapeFormats(result?.graph));
+}
+
+/** The formats an answer can be downloaded in. */
+function shapeFormats(graph: boolean | undefined): string[] {
+  return graph ? writableTypes : RESULT_TYPES;
 }

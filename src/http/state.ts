@@ -1,5 +1,7 @@
 /** What the middleware of one request learn and pass on (Koa's ctx.state). */
+import type { Outbound } from '../net/outbound.js';
 import type { QueryShape } from '../rdf/sparql-text.js';
+import type { Translation } from '../rdf/translate.js';
 import type { DataspaceRuntime } from '../runtime.js';
 import type { SystemSettings } from '../settings.js';
 import type { RepresentationCache } from './representations.js';
@@ -14,6 +16,10 @@ export interface Served {
   sparqlTimeoutMs: number;
   /** A query's shape, parsed off the thread that answers requests, with a deadline (composer.ts). */
   queryShape: (query: string, base: string) => Promise<QueryShape>;
+  /** The proxy's way out: guarded requests, the secretary's credentials, the cache (net/outbound.ts). */
+  outbound: Outbound;
+  /** A response of another server in the format the client asked for, made off the thread that answers requests (rdf/translate.ts). */
+  translate: (job: Translation) => Promise<string>;
   /** An update of a graph that is no document (settings), run off the thread that answers requests (composer.ts). */
   updateGraph: (graph: string, update: string, base: string) => Promise<string>;
   /** The dataspaces' settings in the system configuration (undefined: `settings` answers 404). */

@@ -1,31 +1,40 @@
 /**
- * Outgoing HTTP GET for remote documents (WebIDs, the proxy, packages), safe against SSRF
- * (DESIGN.md, "Command line": loopback, private and link-local addresses are refused unless
+ * Outgoing HTTP requests (remote WebIDs, the proxy, packages), safe against SSRF (DESIGN.md,
+ * "Command line": loopback, private and link-local addresses are refused unless
  * `--allow-internal-urls`). Every hop resolves its host once, checks every address, and connects
  * to a checked address only (a pinned `lookup`), so DNS rebinding cannot slip past the check.
- * One deadline covers the whole request, redirects included; bodies are capped while they stream.
+ * A connection must be made within the connect timeout, and one deadline covers the whole
+ * request, redirects included; bodies are capped while they stream. `safeFetch` GETs a document;
+ * `safeRequest` (the proxy's) sends any method with a body, chosen headers and an identity (a
+ * client certificate and headers that go to https hops of the requested origin only), and gives
+ * back every status with the response's headers and bytes.
  */
 import { promises as dns, type LookupAddress } from 'node:dns';
-import http, { type IncomingMessage } from 'node:http';
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import contentType from 'content-type';
 import { LodestoneError } from '../errors.js';
 import { JSONLD, NTRIPLES, RDFXML, TURTLE } from '../rdf/formats.js';
+import { isInternalAddress } from './internal-addresses.js';
+
+export { isInternalAddress };
 
 export interface SafeFetchOptions {
   /** `--allow-internal-urls`: reach loopback, private and link-local addresses too. */
   allowInternal: boolean;
   /** The whole request, DNS and redirects included; default 10 s. */
   timeoutMs?: number;
+  /** From asking for a connection to having it (TCP, and TLS for https), per hop; default 5 s. */
+  connectTimeoutMs?: number;
   /** Largest body accepted; default 2 MiB. A larger one is refused and reading stops. */
   maxBytes?: number;
   /** Redirects followed; default 5, each hop checked like the first. */
   maxRedirects?: number;
   /** Default: the RDF formats Lodestone reads, Turtle first. */
   accept?: string;
-  /** Extra trusted certificate authorities (tests with self-signed servers); TLS verification stays on. */
-  ca?: string | Buffer;
+  /** The trusted certificate authorities, replacing Node's list (tests with self-signed servers); TLS verification stays on. */
+  ca?: string | Buffer | Array<string | Buffer>;
   /** Resolves a host name to all of its addresses; default `dns.lookup` (the system resolver). */
   resolve?: (hostname: string) => Promise<LookupAddress[]>;
   /** Classifies an address; default isInternalAddress. Tests use it to call a loopback address public. */
@@ -43,97 +52,46 @@ export interface FetchedDocument {
   maxAge?: number;
 }
 
+/** What `safeRequest` sends beyond a GET. */
+export interface SafeRequestOptions extends SafeFetchOptions {
+  /** Default GET. */
+  method?: string;
+  /** Request headers (lower-case names); Accept defaults to `accept`. Host and User-Agent are set here. */
+  headers?: Record<string, string>;
+  body?: Buffer;
+  /**
+   * Who the request speaks as: a client certificate (PEM) and headers (`On-Behalf-Of`), sent only
+   * to https hops of the origin first requested; a redirect elsewhere, or to plain http, goes out
+   * without them.
+   */
+  identity?: { cert: string; key: string; headers: Record<string, string> };
+}
+
+/** A response of any status, as `safeRequest` gives it back. */
+export interface SafeResponse {
+  /** The final URL, after redirects. */
+  url: string;
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The body as received (none for HEAD). */
+  bytes: Buffer;
+  mediaType: string | undefined;
+  charset: string | undefined;
+  /** Whether the identity went out with the request that answered. */
+  identified: boolean;
+}
+
 /** Why a fetch failed, in `error.data.reason`, for callers that map failures themselves (a proxy: 502, 504). */
 export type FetchFailure = 'url' | 'scheme' | 'credentials' | 'internal-address' | 'redirects' | 'too-large' | 'timeout' | 'unreachable';
 
 export const RDF_ACCEPT = `${TURTLE}, ${NTRIPLES};q=0.9, ${JSONLD};q=0.8, ${RDFXML};q=0.7`;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_BYTES = 2 * 1024 * 1024;
 const DEFAULT_MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]); // RFC 9110 §15.4
-
-// Internal address ranges as [prefix, length]. IPv4: RFC 6890 special-purpose blocks that are not
-// globally reachable, plus cloud metadata (169.254.169.254 and 100.100.100.200 fall in them).
-const IPV4_INTERNAL: ReadonlyArray<[string, number]> = [
-  ['0.0.0.0', 8], // "this network", unspecified
-  ['10.0.0.0', 8], // RFC 1918
-  ['100.64.0.0', 10], // CGNAT, RFC 6598
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, cloud metadata
-  ['172.16.0.0', 12], // RFC 1918
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.168.0.0', 16], // RFC 1918
-  ['198.18.0.0', 15], // benchmarking
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-];
-const IPV6_INTERNAL: ReadonlyArray<[string, number]> = [
-  ['64:ff9b:1::', 48], // local-use NAT64, RFC 8215
-  ['100::', 64], // discard-only
-  ['2001::', 32], // Teredo: the embedded client address is obfuscated, refuse the block
-  ['fc00::', 7], // unique local, RFC 4193 (AWS metadata fd00:ec2::254)
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local, deprecated
-  ['ff00::', 8], // multicast
-];
-// IPv6 blocks that embed an IPv4 address, classified by that address: [prefix, length, offset of the IPv4 bytes].
-const IPV6_EMBEDDING: ReadonlyArray<[string, number, number]> = [
-  ['::ffff:0:0', 96, 12], // IPv4-mapped
-  ['::', 96, 12], // IPv4-compatible (deprecated); also :: and ::1
-  ['::ffff:0:0:0', 96, 12], // IPv4-translated, RFC 2765
-  ['64:ff9b::', 96, 12], // NAT64, RFC 6052
-  ['2002::', 16, 2], // 6to4, RFC 3056
-];
-
-function ipv4Bytes(address: string): number[] {
-  return address.split('.').map(Number);
-}
-
-/** The 16 bytes of an IPv6 address (isIPv6 already true), embedded dotted IPv4 tail included. */
-function ipv6Bytes(address: string): number[] {
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(address);
-  let text = address;
-  if (tail) {
-    const [a, b, c, d] = ipv4Bytes(tail[1]!) as [number, number, number, number];
-    text = address.slice(0, -tail[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, rest] = text.split('::') as [string, string | undefined];
-  const groups = (part: string | undefined) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
-  const left = groups(head);
-  const right = groups(rest);
-  const words = rest === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
-  return words.flatMap((w) => [w >> 8, w & 0xff]);
-}
-
-function inPrefix(bytes: readonly number[], prefix: readonly number[], length: number): boolean {
-  for (let bit = 0; bit < length; bit += 8) {
-    const mask = length - bit >= 8 ? 0xff : (0xff << (8 - (length - bit))) & 0xff;
-    if (((bytes[bit / 8] ?? 0) & mask) !== ((prefix[bit / 8] ?? 0) & mask)) return false;
-  }
-  return true;
-}
-
-function ipv4Internal(bytes: readonly number[]): boolean {
-  return IPV4_INTERNAL.some(([prefix, length]) => inPrefix(bytes, ipv4Bytes(prefix), length));
-}
-
-/**
- * Whether an IP address is loopback, private, link-local, unspecified, multicast, reserved, CGNAT
- * or cloud metadata, in IPv4 or IPv6 form (IPv4-mapped, NAT64 and 6to4 forms are judged by the
- * IPv4 address they carry). Anything that is not an IP address counts as internal (fail closed).
- */
-export function isInternalAddress(address: string): boolean {
-  const bare = address.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, ''); // brackets, IPv6 zone id
-  const version = isIP(bare);
-  if (version === 4) return ipv4Internal(ipv4Bytes(bare));
-  if (version !== 6) return true;
-  const bytes = ipv6Bytes(bare);
-  for (const [prefix, length, offset] of IPV6_EMBEDDING) {
-    if (inPrefix(bytes, ipv6Bytes(prefix), length)) return ipv4Internal(bytes.slice(offset, offset + 4));
-  }
-  return IPV6_INTERNAL.some(([prefix, length]) => inPrefix(bytes, ipv6Bytes(prefix), length));
-}
+const KEEPING_METHOD = new Set([307, 308]); // RFC 9110 §15.4.8-9: the method and body are sent again
 
 function refuse(reason: FetchFailure, url: string, message: string): LodestoneError {
   const code = reason === 'timeout' ? 'QueryTimeout' : reason === 'too-large' ? 'ConstraintViolation' : reason === 'unreachable' ? 'NotFound' : 'InvalidPath';
@@ -196,23 +154,41 @@ function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunction {
   };
 }
 
-function get(target: URL, addresses: readonly LookupAddress[], options: SafeFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
+/** One hop as it goes out: method, headers, body, and the client certificate when the identity goes along. */
+interface Hop {
+  method: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+  cert?: { cert: string; key: string };
+}
+
+function send(target: URL, addresses: readonly LookupAddress[], hop: Hop, options: SafeFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const request = (target.protocol === 'https:' ? https : http).request({
       protocol: target.protocol,
       hostname: target.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: target.port || undefined,
       path: target.pathname + target.search,
-      method: 'GET',
-      headers: { Host: target.host, Accept: options.accept ?? RDF_ACCEPT, 'User-Agent': 'Lodestone' },
+      method: hop.method,
+      headers: { ...hop.headers, host: target.host, 'user-agent': 'Lodestone', ...(hop.body ? { 'content-length': String(hop.body.length) } : {}) },
       agent: false, // no pooled socket: a connection made for another request was checked under other options
       lookup: pinnedLookup(addresses),
       ca: options.ca,
+      ...hop.cert,
       signal,
     });
-    request.on('response', resolve);
-    request.on('error', reject);
-    request.end();
+    const connectMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const connecting = setTimeout(() => request.destroy(refuse('timeout', target.href, `${target.host} did not accept a connection within ${connectMs} ms`)), connectMs);
+    request.on('socket', (socket) => socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connecting)));
+    request.on('response', (response) => {
+      clearTimeout(connecting);
+      resolve(response);
+    });
+    request.on('error', (error) => {
+      clearTimeout(connecting);
+      reject(error);
+    });
+    request.end(hop.body);
   });
 }
 
@@ -236,7 +212,8 @@ async function readBody(response: IncomingMessage, url: string, maxBytes: number
   return Buffer.concat(chunks);
 }
 
-function decode(bytes: Buffer, charset: string | undefined): string {
+/** A body as text in its declared charset (UTF-8 when none is declared or the label is unknown). */
+export function decodeBody(bytes: Buffer, charset: string | undefined): string {
   try {
     return new TextDecoder(charset ?? 'utf-8').decode(bytes);
   } catch {
@@ -256,17 +233,17 @@ function maxAgeOf(header: string | undefined): number | undefined {
   return undefined;
 }
 
-function document(url: string, response: IncomingMessage, body: Buffer): FetchedDocument {
-  let mediaType: string | undefined;
-  let charset: string | undefined;
+function typeOf(header: string | undefined): { mediaType: string | undefined; charset: string | undefined } {
   try {
-    const parsed = contentType.parse(response.headers['content-type'] ?? '');
-    mediaType = parsed.type;
-    charset = parsed.parameters.charset;
+    const parsed = contentType.parse(header ?? '');
+    return { mediaType: parsed.type, charset: parsed.parameters.charset };
   } catch {
-    mediaType = undefined;
+    return { mediaType: undefined, charset: undefined };
   }
-  const result: FetchedDocument = { url, status: response.statusCode ?? 0, mediaType, body: decode(body, charset) };
+}
+
+function document(response: SafeResponse): FetchedDocument {
+  const result: FetchedDocument = { url: response.url, status: response.status, mediaType: response.mediaType, body: decodeBody(response.bytes, response.charset) };
   const etag = response.headers.etag;
   if (etag) result.etag = etag;
   const maxAge = maxAgeOf(response.headers['cache-control']);
@@ -282,10 +259,26 @@ function document(url: string, response: IncomingMessage, body: Buffer): Fetched
  * or reached. Any HTTP status is a result, not an error.
  */
 export async function safeFetch(url: string, options: SafeFetchOptions): Promise<FetchedDocument> {
+  return document(await safeRequest(url, options));
+}
+
+/** Whether a redirect with `status` is followed for `method`: every kind for GET and HEAD, only the method-keeping ones for others. */
+function follows(status: number, method: string): boolean {
+  return REDIRECTS.has(status) && (method === 'GET' || method === 'HEAD' || KEEPING_METHOD.has(status));
+}
+
+/**
+ * Sends a request under the same rules and refusals as `safeFetch`, and gives back the response
+ * of any status with its headers and bytes. A redirect is followed for GET and HEAD, and for other
+ * methods when it keeps the method (307, 308: the body is sent again); any other is the answer.
+ */
+export async function safeRequest(url: string, options: SafeRequestOptions): Promise<SafeResponse> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const method = (options.method ?? 'GET').toUpperCase();
   const controller = new AbortController();
   let current = checkedUrl(url);
+  const origin = current.origin;
   const timedOut = new Promise<never>((_, reject) => {
     controller.signal.addEventListener('abort', () => reject(refuse('timeout', current.href, `${current.href} did not answer within ${timeoutMs} ms`)));
   });
@@ -294,16 +287,21 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   try {
     for (let hop = 0; ; hop++) {
       const addresses = await Promise.race([checkedAddresses(current, options), timedOut]);
-      const response = await Promise.race([get(current, addresses, options, controller.signal), timedOut]);
+      const identified = options.identity !== undefined && current.protocol === 'https:' && current.origin === origin;
+      const headers = { accept: options.accept ?? RDF_ACCEPT, ...options.headers, ...(identified ? options.identity!.headers : {}) };
+      const sent: Hop = { method, headers, body: options.body, ...(identified ? { cert: { cert: options.identity!.cert, key: options.identity!.key } } : {}) };
+      const response = await Promise.race([send(current, addresses, sent, options, controller.signal), timedOut]);
       const location = response.headers.location;
-      if (REDIRECTS.has(response.statusCode ?? 0) && location) {
+      const status = response.statusCode ?? 0;
+      if (follows(status, method) && location) {
         response.destroy();
         if (hop >= maxRedirects) throw refuse('redirects', current.href, `${url} redirected more than ${maxRedirects} times`);
         current = checkedUrl(location, current.href);
         continue;
       }
-      const body = await Promise.race([readBody(response, current.href, options.maxBytes ?? DEFAULT_MAX_BYTES), timedOut]);
-      return document(current.href, response, body);
+      const bytes = method === 'HEAD' ? Buffer.alloc(0) : await Promise.race([readBody(response, current.href, options.maxBytes ?? DEFAULT_MAX_BYTES), timedOut]);
+      if (method === 'HEAD') response.destroy();
+      return { url: current.href, status, headers: response.headers, bytes, ...typeOf(response.headers['content-type']), identified };
     }
   } catch (error) {
     if (controller.signal.aborted) return timedOut;

@@ -64,3 +64,22 @@ export function lineDifference(from: string, to: string): { removed: string[]; a
   const after = lines(to);
   return { removed: [...before].filter((l) => !after.has(l)), added: [...after].filter((l) => !before.has(l)) };
 }
+
+/** A literal line of N-Triples or N-Quads: subject IRI, predicate IRI, lexical form (escaped), language. */
+const LITERAL_LINE = /^<([^>]*)> <([^>]*)> "((?:[^"\\]|\\.)*)"(?:@([A-Za-z0-9-]+)|\^\^<[^>]*>)?(?: <[^>]*>)? \.$/;
+const ESCAPES: Record<string, string> = { t: '\t', b: '\b', n: '\n', r: '\r', f: '\f', '"': '"', "'": "'", '\\': '\\' };
+
+/** The lexical form an N-Triples string literal's escapes stand for. */
+export function unescapeLiteral(text: string): string {
+  return text.replace(/\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))/g, (whole, u4: string | undefined, u8: string | undefined, c: string | undefined) =>
+    u4 ? String.fromCharCode(parseInt(u4, 16)) : u8 ? String.fromCodePoint(parseInt(u8, 16)) : (ESCAPES[c!] ?? whole),
+  );
+}
+
+/** The literal objects of `predicates` in N-Triples or N-Quads text, line by line, without a parse. */
+export function* literalsOf(text: string, predicates: ReadonlySet<string>): Generator<{ subject: string; predicate: string; value: string; language: string }> {
+  for (const line of text.split('\n')) {
+    const match = LITERAL_LINE.exec(line);
+    if (match && predicates.has(match[2]!)) yield { subject: match[1]!, predicate: match[2]!, value: unescapeLiteral(match[3]!), language: (match[4] ?? '').toLowerCase() };
+  }
+}

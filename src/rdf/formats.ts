@@ -94,32 +94,73 @@ function syntaxError(error: unknown, mediaType: string, positioned = true): Lode
 
 /**
  * Parses a request body into the triples of one graph. `base` resolves relative IRIs. Turtle and
- * N-Triples go through N3.js (JS terms, errors with line and column); RDF/XML and JSON-LD through
- * Oxigraph, converted to JS terms once.
+ * N-Triples go through N3.js (JS terms, errors with line and column); RDF/XML, JSON-LD, N-Quads
+ * and TriG through Oxigraph, converted to JS terms once. A character outside the BMP escaped as a
+ * surrogate pair reads alike in all of them, and half a pair is refused by all. `mergeGraphs` (a
+ * response of another server, read by the proxy): the triples of every graph of a dataset are
+ * taken as one graph, where a request body may name no graph but the document's.
  */
-export function parseBody(text: string, mediaType: string, base: string): Quad[] {
+export function parseBody(text: string, mediaType: string, base: string, options: { mergeGraphs?: boolean } = {}): Quad[] {
   if (mediaType === RDFPOST) return parseRdfPost(text, base);
   if (mediaType === TURTLE || mediaType === NTRIPLES) {
+    let quads: Quad[];
     try {
-      return parseRdf(text, { format: mediaType === TURTLE ? TURTLE : 'N-Triples', baseIRI: base });
+      quads = parseRdf(text, { format: mediaType === TURTLE ? TURTLE : 'N-Triples', baseIRI: base });
     } catch (error) {
       if (error instanceof LodestoneError) throw new LodestoneError('SyntaxError', `invalid ${mediaType}: ${error.message}`, error.data);
       throw error;
     }
+    if (SURROGATE_ESCAPE.test(text)) refuseLoneSurrogates(quads, mediaType);
+    return quads;
   }
   if (mediaType === RDFXML) guardXmlEntities(text);
-  const source = mediaType === JSONLD ? inlineBundledContexts(text) : text;
+  const source = mediaType === JSONLD ? inlineBundledContexts(text) : mediaType === NQUADS || mediaType === TRIG ? joinSurrogateEscapes(text) : text;
   let quads: Quad[];
   try {
     quads = oxigraph.parse(source, { format: mediaType, base_iri: base }) as unknown as Quad[];
   } catch (error) {
     throw syntaxError(error, mediaType, source === text);
   }
+  if (options.mergeGraphs) return toJsQuads(inDefaultGraph(quads));
   if (mediaType === NQUADS || mediaType === TRIG) return toJsQuads(oneGraph(quads, base, mediaType));
   if (quads.some((q) => q.graph.termType !== 'DefaultGraph')) {
     throw new LodestoneError('SyntaxError', `invalid ${mediaType}: a document is one graph; named graphs are not accepted`);
   }
   return toJsQuads(quads);
+}
+
+/** A `\u` escape of a UTF-16 surrogate (the text of a body decoded from UTF-8 has none raw). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * N3.js reads a `\u` escape of half a surrogate pair as that half alone, which would be stored as
+ * U+FFFD; Oxigraph refuses it, and so, for every format alike, is it refused here.
+ */
+function refuseLoneSurrogates(quads: readonly Quad[], mediaType: string): void {
+  for (const q of quads) {
+    for (const term of [q.subject, q.predicate, q.object]) {
+      if (LONE_SURROGATE.test(term.value)) {
+        throw new LodestoneError('SyntaxError', `invalid ${mediaType}: a \\u escape of half a UTF-16 surrogate pair, in ${JSON.stringify(term.value.slice(0, 80))}; escape a character outside the BMP as \\UXXXXXXXX or as both halves of its pair`);
+      }
+    }
+  }
+}
+
+/**
+ * Some writers (rdflib.js 2.4's N-Triples and N-Quads) escape a character outside the BMP as its
+ * UTF-16 surrogate pair, `\ud83e\udd84`. N3.js, which reads Turtle and N-Triples, joins such a pair
+ * into its character; Oxigraph, which reads N-Quads and TriG, refuses a surrogate escape. So that
+ * every format reads the same text alike, each escaped pair becomes one `\UXXXXXXXX` escape before
+ * Oxigraph parses (a lone surrogate is left for it to refuse); an escaped backslash, `\\`, is
+ * stepped over first, so a literal backslash followed by `u` stays as it was.
+ */
+function joinSurrogateEscapes(text: string): string {
+  return text.replace(/\\(\\|u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2}))/g, (whole, _escape: string, high: string | undefined, low: string | undefined) => {
+    if (!high || !low) return whole;
+    const codePoint = 0x10000 + ((parseInt(high, 16) - 0xd800) << 10) + (parseInt(low, 16) - 0xdc00);
+    return `\\U${codePoint.toString(16).toUpperCase().padStart(8, '0')}`;
+  });
 }
 
 /** The triples of a dataset body that names at most the document's own graph (`base`): any other graph is a 422. */
@@ -129,7 +170,11 @@ function oneGraph(quads: Quad[], base: string, mediaType: string): Quad[] {
     const name = other.graph.termType === 'NamedNode' ? `<${other.graph.value}>` : `a blank node graph`;
     throw new LodestoneError('ConstraintViolation', `a document is one graph: this ${mediaType} body names the graph ${name}; put its triples in the default graph or in <${base}>`);
   }
-  return quads.map((q) => oxigraph.quad(q.subject as oxigraph.Quad['subject'], q.predicate as oxigraph.Quad['predicate'], q.object as oxigraph.Quad['object'], oxigraph.defaultGraph()) as unknown as Quad);
+  return inDefaultGraph(quads);
+}
+
+function inDefaultGraph(quads: Quad[]): Quad[] {
+  return quads.map((q) => (q.graph.termType === 'DefaultGraph' ? q : (oxigraph.quad(q.subject as oxigraph.Quad['subject'], q.predicate as oxigraph.Quad['predicate'], q.object as oxigraph.Quad['object'], oxigraph.defaultGraph()) as unknown as Quad)));
 }
 
 /** The prefixes of ns.ts that occur in the graph, for a readable Turtle serialisation. */
@@ -165,7 +210,9 @@ function unescapeAstral(turtle: string): string {
 export async function serialise(ntriples: string, mediaType: string): Promise<string> {
   // N-Triples lines are N-Quads in the default graph, and Turtle is TriG's default graph
   if (mediaType === NTRIPLES || mediaType === NQUADS || mediaType === PLAIN) return ntriples;
-  const quads = parseRdf(ntriples);
+  // the canonical labels are kept (N3.js would prefix them per parse): one version of a document has one
+  // serialisation in each format, byte for byte, whenever it is made, as its strong ETag promises
+  const quads = parseRdf(ntriples, { keepBlankNodeLabels: true });
   if (mediaType === RDFXML) return writeRdfXml(quads);
   if (mediaType === JSONLD) return JSON.stringify(await jsonld.fromRDF(ntriples, { format: 'application/n-quads' }));
   if (mediaType === JSONLD_COMPACTED) {

@@ -26,3 +26,11 @@ export const ns = {
   sc: 'http://www.w3.org/2011/http-statusCodes#',
   sd: 'http://www.w3.org/ns/sparql-service-description#',
 } as const;
+
+/** What names a resource for people, best first: a page's title, a child's title in a container list. */
+export const TITLE_PREDICATES: readonly string[] = [
+  'http://purl.org/dc/terms/title',
+  'http://www.w3.org/2000/01/rdf-schema#label',
+  'http://www.w3.org/2004/02/skos/core#prefLabel',
+  'http://xmlns.com/foaf/0.1/name',
+];

@@ -1,0 +1,44 @@
+/**
+ * The children of a container (the documents whose `sioc:has_parent` or `sioc:has_container` is
+ * it), a page at a time, with their titles and times, counted: two SPARQL queries on the index,
+ * so listing a container with many children costs the thread that answers requests nothing but
+ * reading a few rows.
+ */
+import { LodestoneError } from '../errors.js';
+import { TITLE_PREDICATES } from '../rdf/namespaces.js';
+import type { DocumentService } from './document-service.js';
+
+export type ChildOrder = 'newest' | 'title';
+
+export interface Child {
+  url: string;
+  title: string | undefined;
+  modified: string | undefined;
+}
+
+const PREFIXES = `PREFIX sioc: <http://rdfs.org/sioc/ns#>
+PREFIX dct: <http://purl.org/dc/terms/>
+`;
+const TITLE_PATH = TITLE_PREDICATES.map((p) => `<${p}>`).join('|');
+
+interface Bindings {
+  results: { bindings: Record<string, { value: string } | undefined>[] };
+}
+
+/** The children of the container at `containerUrl`, `size` from `offset`, and how many there are. */
+export async function childrenOf(documents: DocumentService, containerUrl: string, options: { order: ChildOrder; offset: number; size: number; holder: string | undefined; timeoutMs: number }): Promise<{ total: number; children: Child[] }> {
+  if (/[<>"{}|^`\\\s]/.test(containerUrl)) throw new LodestoneError('BadRequest', `${containerUrl} cannot be named in a query`);
+  const head = documents.head();
+  const run = async (query: string) => JSON.parse(String(await documents.query({ query: PREFIXES + query, format: 'application/sparql-results+json' }, head, options.timeoutMs, options.holder))) as Bindings;
+  const member = `GRAPH ?doc { ?doc sioc:has_parent|sioc:has_container <${containerUrl}> }`;
+  const count = await run(`SELECT (COUNT(DISTINCT ?doc) AS ?n) WHERE { ${member} }`);
+  const total = Number(count.results.bindings[0]?.n?.value ?? 0);
+  const order = options.order === 'title' ? 'ORDER BY LCASE(STR(COALESCE(?title, STR(?doc)))) ?doc' : 'ORDER BY DESC(?modified) ?doc';
+  const rows = await run(`SELECT ?doc (SAMPLE(?t) AS ?title) (MAX(?m) AS ?modified) WHERE {
+  ${member}
+  OPTIONAL { GRAPH ?doc { ?doc dct:modified ?m } }
+  OPTIONAL { GRAPH ?doc { ?s ${TITLE_PATH} ?t FILTER(?s = ?doc || STR(?s) = CONCAT(STR(?doc), "#this")) } }
+} GROUP BY ?doc ${order} LIMIT ${Math.max(0, Math.floor(options.size))} OFFSET ${Math.max(0, Math.floor(options.offset))}`);
+  const children = rows.results.bindings.map((b) => ({ url: b.doc!.value, title: b.title?.value, modified: b.modified?.value }));
+  return { total, children };
+}

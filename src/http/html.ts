@@ -1,0 +1,103 @@
+/**
+ * HTML at the same URLs as RDF (DESIGN.md, "HTML"): a browser's Accept gets a page, `?accept=`
+ * still overrides. Here is what every page response shares: the frame of the request (language,
+ * who is browsing, how to log in), and the headers (Content-Language, Vary, a strict
+ * Content-Security-Policy, an ETag over the page, 304 on a match). The pages themselves are
+ * src/pages/, which knows nothing of Koa.
+ */
+import { createHash } from 'node:crypto';
+import { LodestoneError } from '../errors.js';
+import { assetNamed } from '../pages/assets.js';
+import { errorPage } from '../pages/error-page.js';
+import type { Frame, Visitor } from '../pages/layout.js';
+import { messages, pageLanguage } from '../pages/messages.js';
+import type { Html } from '../pages/html.js';
+import { literalObject } from '../rdf/canonical-lines.js';
+import { ns } from '../rdf/namespaces.js';
+import { adminOf } from './dataspace-role.js';
+import { loginProviders } from './oidc-endpoints.js';
+import type { Context } from './state.js';
+
+/** No inline script or style, nothing from elsewhere but images; forms post only here. */
+export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** The agent's foaf:name when its WebID document is one of this server's; else undefined. */
+async function nameOf(ctx: Context, webId: string): Promise<string | undefined> {
+  const document = webId.replace(/#.*$/, '');
+  // the dataspace whose base is the longest prefix (an admin dataspace lies under its end-user one)
+  const runtime = (ctx.state.served?.runtimes ?? []).filter((r) => document.startsWith(r.documents.base)).sort((a, b) => b.documents.base.length - a.documents.base.length)[0];
+  if (!runtime) return undefined;
+  const found = await runtime.documents.read(document.slice(runtime.documents.base.length)).catch(() => undefined);
+  return found && literalObject(found.bytes.toString('utf8'), webId, ns.foaf + 'name');
+}
+
+/** Who is browsing and how they may log in. */
+export async function visitorOf(ctx: Context): Promise<Visitor> {
+  const { runtime, served, agent } = ctx.state;
+  const admin = runtime && served ? adminOf(served.runtimes, runtime) : undefined;
+  return {
+    webId: agent,
+    name: agent ? await nameOf(ctx, agent) : undefined,
+    adminBase: admin?.documents.base ?? '/',
+    providers: admin ? loginProviders(admin) : [],
+    signup: admin !== undefined,
+  };
+}
+
+/** The parts of a page's frame that come from the request. */
+export async function frameOf(ctx: Context): Promise<Pick<Frame, 'language' | 't' | 'base' | 'url' | 'visitor'>> {
+  const language = pageLanguage(ctx.get('Accept-Language') || undefined, new URLSearchParams(ctx.querystring).get('lang'));
+  const base = ctx.state.runtime?.documents.base ?? `${ctx.protocol}://${ctx.host}/`;
+  return { language, t: messages(language), base, url: ctx.state.url ? ctx.state.url + (ctx.querystring ? `?${ctx.querystring}` : '') : ctx.href, visitor: await visitorOf(ctx) };
+}
+
+/** The headers every page carries. */
+export function pageHeaders(language: string): Record<string, string> {
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Language': language,
+    Vary: 'Accept, Accept-Language, Cookie',
+    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'same-origin',
+    // a page shows what its agent may do: it is the agent's own, revalidated on every use
+    'Cache-Control': 'private, no-cache',
+  };
+}
+
+/** Sends a page with `status`; a 200 carries an ETag over its bytes and answers If-None-Match with 304. */
+export function sendPage(ctx: Context, status: number, language: string, content: Html): void {
+  const body = Buffer.from(content.text, 'utf8');
+  ctx.set(pageHeaders(language));
+  ctx.status = status;
+  if (status === 200) {
+    const tag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+    ctx.set('ETag', tag);
+    const match = ctx.get('If-None-Match');
+    if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === tag || t.trim() === '*')) {
+      ctx.status = 304;
+      ctx.body = null;
+      return;
+    }
+  }
+  ctx.body = body;
+}
+
+/** The page of an error status (the RDF error embedded); the request's document is the one an access request names. */
+export async function errorHtml(ctx: Context, status: number, reason: string, message: string, jsonld: string): Promise<void> {
+  const frame = await frameOf(ctx);
+  const target = ctx.state.url && ctx.state.runtime ? ctx.state.url : undefined;
+  ctx.set(pageHeaders(frame.language));
+  ctx.status = status;
+  ctx.body = errorPage({ frame, status, reason, message, jsonld, target }).text;
+}
+
+/** `GET <base>static/<name>`: a script or style of the pages, named by its digest, cached for a year. */
+export async function staticAsset(ctx: Context, [name = '']: readonly string[]): Promise<void> {
+  const asset = assetNamed(name);
+  if (!asset) throw new LodestoneError('NotFound', `there is no static file ${name.slice(0, 100)} (a page of an older version may name one that is gone: reload it)`);
+  ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.type = asset.type;
+  ctx.body = asset.bytes;
+}

@@ -1,0 +1,293 @@
+/**
+ * The Linked Data proxy (SPEC §4.5): `<base>?uri=<URL>`, every method, on every dataspace. A URL of
+ * the request's own dataspace is dereferenced directly: the route table's handler for it answers,
+ * under its own access control. Any other URL (another dataspace of this instance included,
+ * §4.5.10) is requested from its origin through the guarded fetch, as the secretary on behalf of
+ * the agent (§4.5.9), with the client's Accept, preconditions and write body as they came
+ * (§4.5.3, §4.5.5); its status, validators and Link headers come back (§4.5.5–7), its RDF or an
+ * HTML page's JSON-LD re-serialised for the client's Accept (§4.5.3–4), SPARQL results too.
+ * Reaching an origin needs acl:Read on the dataspace (its root document): the proxy reads through
+ * the dataspace, for those who may read it.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { LodestoneError, isLodestoneError } from '../errors.js';
+import type { CacheRequest, CachedVariant, StoredResponse } from '../net/proxy-cache.js';
+import { decodeBody, type SafeResponse } from '../net/safe-fetch.js';
+import { shippedDocument, type ShippedDocument } from '../net/vocabularies.js';
+import { NQUADS, NTRIPLES, RDFPOST, readableTypes } from '../rdf/formats.js';
+import { readableResultTypes, resultTypes } from '../rdf/sparql-results.js';
+import { isHtml, type Translation } from '../rdf/translate.js';
+import { requireMode } from './authorize.js';
+import { emptyBody, readBody } from './body.js';
+import { notAcceptable } from './document-read.js';
+import { runtimeFor } from './locate.js';
+import { proxiedPage } from './document-pages.js';
+import { acceptOf, DOCUMENT_TYPES, HTML, negotiate, negotiateDocument } from './negotiate.js';
+import { checkRead, conditionsOf } from './preconditions.js';
+import { contentTypeOf, etag } from './representations.js';
+import type { Context, Handler } from './state.js';
+
+/** The origin's response headers that reach the client (SPEC §4.5.5–7, and what a write's answer needs). */
+const FORWARDED = ['etag', 'last-modified', 'link', 'location', 'content-location', 'content-language', 'allow', 'accept-patch', 'accept-post', 'retry-after', 'memento-datetime', 'preference-applied'];
+/** SPEC §4.5.5: the client's preconditions go to the origin as they came, to be evaluated there. */
+const PRECONDITIONS = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'];
+/** The client's request headers that go to the origin as they came. */
+const PASSED = [...PRECONDITIONS, 'accept-language', 'accept-datetime'];
+/** The RDF formats an origin's response is read in (RDF/POST is a request format only). */
+const RDF_IN = readableTypes.filter((type) => type !== RDFPOST);
+/** A proxied body is another origin's: never run as this origin's page, never sniffed into something else. */
+const CONTAINED = { 'Content-Security-Policy': 'sandbox', 'X-Content-Type-Options': 'nosniff' };
+
+/** The `uri` of the request: an absolute URL without its fragment, or a 400. */
+function targetOf(ctx: Context): URL {
+  const values = new URLSearchParams(ctx.querystring).getAll('uri');
+  if (values.length !== 1 || values[0] === '') throw new LodestoneError('BadRequest', values.length > 1 ? 'give one uri parameter' : 'the uri parameter is empty: give the URL to proxy');
+  let target: URL;
+  try {
+    target = new URL(values[0]!);
+  } catch {
+    throw new LodestoneError('BadRequest', `uri=${values[0]!.slice(0, 200)} is not an absolute URL`);
+  }
+  target.hash = ''; // RFC 9110 §7.1: a fragment is not sent
+  return target;
+}
+
+/** A row of the route table and what its path captured, as `routeOf` (routes.ts) finds it. */
+export interface FoundRoute {
+  route: { name: string; query?: string; methods: Partial<Record<string, Handler>> };
+  captured: readonly string[];
+}
+export type RouteLookup = (runtime: Context['state']['runtime'], relative: string, querystring: string) => FoundRoute | undefined;
+
+/** The proxy row's handler; `routes` is the route table's lookup (routes.ts), which answers a URL of this dataspace. */
+export async function proxy(ctx: Context, routes: RouteLookup): Promise<void> {
+  const target = targetOf(ctx);
+  const { runtime, served } = ctx.state;
+  if (runtimeFor(served.runtimes, target.href) === runtime) return dereference(ctx, target, routes);
+  await fromOrigin(ctx, target);
+}
+
+/**
+ * SPEC §4.5.2: a URL of this dataspace is answered by its own row of the route table, as a request
+ * to it would be (its query standing in for the request's, `?accept=` kept), so its access
+ * control, preconditions and statuses are the direct ones. A path without its slash is read as
+ * the document it redirects to.
+ */
+async function dereference(ctx: Context, target: URL, routes: RouteLookup): Promise<void> {
+  const { runtime } = ctx.state;
+  const base = runtime.documents.base;
+  let relative = (target.origin + target.pathname).slice(base.length);
+  const query = new URLSearchParams(target.search);
+  const accept = new URLSearchParams(ctx.querystring).get('accept');
+  if (accept !== null && !query.has('accept')) query.set('accept', accept);
+  const querystring = query.toString();
+  let found = routes(runtime, relative, querystring);
+  if (!found && !relative.endsWith('/')) found = routes(runtime, (relative += '/'), querystring);
+  if (!found) throw new LodestoneError('NotFound', `there is nothing at ${target.href}`);
+  if (found.route.query === 'proxy') throw new LodestoneError('BadRequest', `${target.href} is itself a proxy request: give the URL it proxies`);
+  const handler = found.route.methods[ctx.method];
+  if (!handler) {
+    const allow = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'].filter((m) => found.route.methods[m]).concat('OPTIONS').join(', ');
+    throw new LodestoneError('MethodNotAllowed', `${ctx.method} is not supported on ${found.route.name} (${target.href}); allowed: ${allow}`, { allow });
+  }
+  const received = ctx.req.url;
+  ctx.state.url = base + relative;
+  ctx.state.relative = relative;
+  ctx.querystring = querystring;
+  try {
+    await handler(ctx, found.captured);
+  } finally {
+    ctx.req.url = received; // the access log and the error handler see the request as it came
+  }
+}
+
+/** Node's response headers as single strings (a repeated one joined; cookies dropped: they are the origin's, for no one here). */
+function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || name === 'set-cookie') continue;
+    flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+function stored(response: SafeResponse): StoredResponse {
+  const { url, status, bytes, mediaType, charset } = response;
+  return { url, status, headers: flatHeaders(response.headers), bytes, mediaType: mediaType?.toLowerCase(), charset };
+}
+
+/** A refusal of the guarded fetch, as the proxy answers it: the client's URL is at fault (400), or the origin (502, 504). */
+function gatewayError(error: unknown, target: URL): unknown {
+  if (!isLodestoneError(error)) return error;
+  switch (error.data.reason) {
+    case 'too-large':
+      return new LodestoneError('BadGateway', `${target.href} answered with more than 2 MiB; the proxy reads no more`);
+    case 'timeout':
+      return new LodestoneError('GatewayTimeout', error.message);
+    case 'unreachable':
+    case 'redirects':
+      return new LodestoneError('BadGateway', error.message);
+    default:
+      return error; // the URL may not be requested: 400, and nothing was sent
+  }
+}
+
+/** Requests `target` from its origin (or the cache) and answers with what came back. */
+async function fromOrigin(ctx: Context, target: URL): Promise<void> {
+  const { runtime, agent, served } = ctx.state;
+  const { outbound } = served;
+  requireMode(await runtime.access.modesOn(runtime, '', agent), 'Read', agent, runtime.documents.base);
+  ctx.vary('Accept');
+  ctx.set(CONTAINED);
+  const method = ctx.method;
+  const reading = method === 'GET' || method === 'HEAD';
+  const body = reading || method === 'DELETE' ? undefined : await readBody(ctx.req, served.bodyLimit);
+  const accept = acceptOf(ctx.headers, ctx.querystring);
+  const shipped = reading ? shippedDocument(target.href) : undefined;
+  if (shipped) return fromShipped(ctx, target, shipped, accept);
+  const headers: Record<string, string> = {};
+  if (accept) headers.accept = accept; // SPEC §4.5.5 and LinkedDataHub: the client's Accept as it came
+  for (const name of PASSED) {
+    const value = ctx.get(name);
+    if (value) headers[name] = value;
+  }
+  if (body !== undefined && ctx.get('Content-Type')) headers['content-type'] = ctx.get('Content-Type');
+  // SPEC §4.5.9, §5.3: the secretary's certificate, on behalf of the agent; anonymous callers go anonymously
+  const secretary = outbound.secretary;
+  const onBehalfOf: Record<string, string> = agent === secretary?.webId || agent === undefined ? {} : { 'on-behalf-of': agent };
+  const identity = agent !== undefined && secretary ? { cert: secretary.cert, key: secretary.key, headers: onBehalfOf } : undefined;
+  const cacheable = reading && !PRECONDITIONS.some((name) => name in headers);
+  const request: CacheRequest = { url: target.href, headers: { host: target.host, ...headers } };
+  const hit = cacheable ? outbound.cache.find(agent, request) : undefined;
+  let variant: CachedVariant | undefined = hit?.fresh ? hit.variant : undefined;
+  let response: StoredResponse | undefined = variant?.response;
+  if (!response) {
+    const revalidating = hit && !hit.fresh ? hit : undefined;
+    const sentMethod = revalidating ? 'GET' : method;
+    let sent: SafeResponse;
+    try {
+      sent = await outbound.send(target.href, { method: sentMethod, headers: revalidating ? { ...headers, ...revalidating.validators } : headers, body, identity });
+    } catch (error) {
+      throw gatewayError(error, target);
+    }
+    const answered = stored(sent);
+    if (revalidating) variant = outbound.cache.revalidated(agent, request, revalidating.variant, answered);
+    if (!variant && cacheable && sentMethod === 'GET') variant = outbound.cache.store(agent, request, answered);
+    response = variant?.response ?? answered;
+    if (!reading && sent.status < 400) outbound.cache.purge(target.href); // RFC 9111 §4.4: a write makes stored responses stale
+  }
+  if (variant) ctx.set('Age', String(Math.floor(variant.policy.age()))); // SPEC §8.5
+  await answer(ctx, response, variant, accept);
+}
+
+/** A shipped vocabulary (net/vocabularies.ts), answered without a network request: negotiated, with an ETag, 304 for a match. */
+async function fromShipped(ctx: Context, target: URL, shipped: ShippedDocument, accept: string | undefined): Promise<void> {
+  const { vocabularies } = ctx.state.served.outbound;
+  const { text, digest } = await vocabularies.read(shipped);
+  if (text === '') throw new LodestoneError('NotFound', `the shipped vocabulary (${shipped.file}) says nothing about ${target.href}`);
+  const type = chosenType('rdf', accept, NQUADS);
+  const key = `${shipped.file} ${shipped.term ?? ''} ${type === HTML ? NTRIPLES : type}`;
+  const translated = async (to: string) => {
+    let body = vocabularies.outputs.get(key);
+    if (body === undefined) {
+      body = await ctx.state.served.translate({ kind: 'rdf', text, mediaType: NQUADS, base: target.href, to });
+      vocabularies.outputs.put(key, body);
+    }
+    return body;
+  };
+  if (type === HTML) return proxiedPage(ctx, target.href, await translated(NTRIPLES));
+  const tag = etag(target.href, digest, type);
+  ctx.set('ETag', tag);
+  const outcome = checkRead(conditionsOf(ctx.headers), tag);
+  if (outcome === 'failed') throw new LodestoneError('PreconditionFailed', 'If-Match does not hold the current ETag', { etag: tag });
+  if (outcome === 'not-modified') {
+    ctx.status = 304;
+    return;
+  }
+  ctx.status = 200;
+  ctx.type = contentTypeOf(type);
+  if (ctx.method === 'HEAD') return;
+  ctx.body = await translated(type);
+}
+
+type Kind = 'rdf' | 'html' | 'results' | 'other';
+
+function kindOf(mediaType: string | undefined): Kind {
+  if (mediaType === undefined) return 'other';
+  if (RDF_IN.includes(mediaType)) return 'rdf';
+  if (isHtml(mediaType)) return 'html';
+  if (resultTypes.includes(mediaType)) return 'results';
+  return 'other';
+}
+
+/** The representation the client gets of a 2xx body of `kind`: a media type it accepts, or a 406. */
+function chosenType(kind: Kind, accept: string | undefined, origin: string): string {
+  if (kind === 'results') {
+    const type = negotiate(accept, resultTypes);
+    if (!type) throw notAcceptable(resultTypes, { Vary: 'Accept' });
+    if (type !== origin && !readableResultTypes.includes(origin)) throw new LodestoneError('BadGateway', `the origin answered ${origin}, which the proxy cannot turn into ${type}; ask for ${origin}`);
+    return type;
+  }
+  // a browser gets Lodestone's page of the RDF (never the remote page itself)
+  const type = negotiateDocument(accept, DOCUMENT_TYPES);
+  if (!type) throw notAcceptable(DOCUMENT_TYPES, { Vary: 'Accept' });
+  return type;
+}
+
+/** Sends the origin's response: its status and forwarded headers, its body as it came or re-serialised. */
+async function answer(ctx: Context, response: StoredResponse, variant: CachedVariant | undefined, accept: string | undefined): Promise<void> {
+  const { status, headers, bytes, mediaType: origin, charset } = response;
+  const kind = kindOf(origin);
+  const head = ctx.method === 'HEAD';
+  const success = status >= 200 && status < 300 && (bytes.length > 0 || (head && origin !== undefined) || kind !== 'other');
+  if (success && kind === 'other') throw new LodestoneError('BadGateway', `${response.url} answered ${origin ?? 'a body without a media type'}, which is neither RDF, an HTML page with JSON-LD, nor SPARQL results`);
+  const type = success ? chosenType(kind, accept, origin!) : undefined;
+  for (const name of FORWARDED) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    // a relative Location or Content-Location is the origin's: made absolute against the URL that answered
+    ctx.set(name, name === 'location' || name === 'content-location' ? new URL(value, response.url).href : value);
+  }
+  ctx.status = status;
+  if (status === 204 || status === 304 || status < 200) return;
+  if (!type) {
+    // SPEC §4.5.6: an origin's error (or redirect, or empty answer) reaches the client with its body as it came
+    if (headers['content-type']) ctx.set('Content-Type', headers['content-type']);
+    if (head) return;
+    if (bytes.length === 0) return emptyBody(ctx);
+    if (!headers['content-type']) ctx.type = 'application/octet-stream';
+    ctx.body = bytes;
+    return;
+  }
+  const text = decodeBody(bytes, charset);
+  if (type === HTML) {
+    const ntriples = await translateOrigin(ctx, { kind: 'rdf', text, mediaType: origin!, base: response.url, to: NTRIPLES }, response.url, origin!);
+    return proxiedPage(ctx, response.url, ntriples);
+  }
+  ctx.type = contentTypeOf(type);
+  if (head) return;
+  if (type === origin && kind !== 'html') {
+    ctx.body = text; // already what the client asked for: the origin's text, as UTF-8
+    return;
+  }
+  const cached = variant?.outputs.get(type);
+  if (cached !== undefined) {
+    ctx.body = cached;
+    return;
+  }
+  const job: Translation = { kind: kind === 'results' ? 'results' : 'rdf', text, mediaType: origin!, base: response.url, to: type };
+  const translated = await translateOrigin(ctx, job, response.url, origin!);
+  if (variant) ctx.state.served.outbound.cache.addOutput(variant, type, translated);
+  ctx.body = translated;
+}
+
+/** An origin's body in another format, off the thread that answers requests; content that cannot be read is the origin's fault (502). */
+async function translateOrigin(ctx: Context, job: Translation, url: string, origin: string): Promise<string> {
+  return ctx.state.served.translate(job).catch((error: unknown) => {
+    // the origin's content is at fault, not the request: a 502 (a 503 for a busy pool stays one)
+    if (isLodestoneError(error) && ['SyntaxError', 'ConstraintViolation', 'WorkLimit', 'TooManyBlankNodes'].includes(error.code)) {
+      throw new LodestoneError('BadGateway', `${url} answered ${origin} that could not be read: ${error.message}`);
+    }
+    throw error;
+  });
+}

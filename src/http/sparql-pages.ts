@@ -1,0 +1,56 @@
+/** The query page of `<base>sparql` for browsers (src/pages/sparql-page.ts draws it). */
+import { sparqlPage, type SparqlResultsJson } from '../pages/sparql-page.js';
+import { parseRdf } from '../rdf/ntriples.js';
+import { DOCUMENT_FORMATS } from './document-pages.js';
+import { frameOf, sendPage } from './html.js';
+import type { Context } from './state.js';
+
+const RESULT_NAMES: Record<string, string> = {
+  'application/sparql-results+json': 'JSON',
+  'application/sparql-results+xml': 'XML',
+  'text/csv': 'CSV',
+  'text/tab-separated-values': 'TSV',
+};
+
+const ROWS_PER_PAGE = 50;
+/** An answer larger than this is offered as downloads only. */
+const PAGE_ANSWER_BYTES = 4 * 1024 * 1024;
+
+export interface QueryOutcome {
+  query: string;
+  defaultGraphs: string[];
+  namedGraphs: string[];
+  /** Whether the answer is a graph (CONSTRUCT, DESCRIBE). */
+  graph?: boolean;
+  /** The answer: SPARQL results JSON, or N-Triples for a graph. */
+  body?: string;
+  error?: string;
+}
+
+export async function sparqlHtml(ctx: Context, endpoint: string, outcome: QueryOutcome | undefined, formats: readonly string[]): Promise<void> {
+  const frame = await frameOf(ctx);
+  const pageNumber = Math.max(1, Number.parseInt(new URLSearchParams(ctx.querystring).get('page') ?? '1', 10) || 1);
+  let answer: Parameters<typeof sparqlPage>[0]['answer'];
+  let error = outcome?.error;
+  if (outcome?.body !== undefined && outcome.body.length > PAGE_ANSWER_BYTES) {
+    // drawing it would hold the thread that answers everyone: the downloads still have it all
+    error = frame.t.tooLargeToShow(Math.round(outcome.body.length / 1024 / 1024));
+  } else if (outcome?.body !== undefined) {
+    answer = outcome.graph ? { graph: parseRdf(outcome.body) } : { select: JSON.parse(outcome.body) as SparqlResultsJson };
+  }
+  const named = (type: string) => ({ type, name: RESULT_NAMES[type] ?? DOCUMENT_FORMATS.find((f) => f.type === type)?.name ?? type });
+  const content = sparqlPage({
+    frame,
+    endpoint,
+    query: outcome?.query ?? '',
+    defaultGraphs: outcome?.defaultGraphs ?? [],
+    namedGraphs: outcome?.namedGraphs ?? [],
+    answer,
+    formats: formats.map(named),
+    page: pageNumber,
+    size: ROWS_PER_PAGE,
+    error,
+    downloadsOnly: error !== undefined && outcome?.error === undefined,
+  });
+  sendPage(ctx, outcome?.error ? 400 : 200, frame.language, content);
+}

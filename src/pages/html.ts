@@ -1,0 +1,40 @@
+/**
+ * HTML as values: the `html` tag escapes every interpolated value unless it is itself `Html` (made
+ * by the tag, or by `raw` for text known to be markup). Arrays are joined; undefined, null and false
+ * render as nothing, so `${cond && html`…`}` reads as a condition. Every page is built from these,
+ * so a value from a document, a header or a query can never become markup.
+ */
+
+export class Html {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text made safe for element content and for quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+export type HtmlValue = Html | string | number | undefined | null | false | readonly HtmlValue[];
+
+function render(value: HtmlValue): string {
+  if (value === undefined || value === null || value === false) return '';
+  if (value instanceof Html) return value.text;
+  if (Array.isArray(value)) return value.map(render).join('');
+  return escapeHtml(String(value));
+}
+
+export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += render(values[i]!) + strings[i + 1]!;
+  return new Html(out);
+}
+
+/** Markup the caller vouches for (never text from a request or a document). */
+export function raw(markup: string): Html {
+  return new Html(markup);
+}

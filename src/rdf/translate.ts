@@ -1,0 +1,68 @@
+/**
+ * A response of another server in the format the proxy's client asked for (SPEC §4.5.3–4): RDF in
+ * any format Lodestone reads (the graphs of a dataset taken as one), or an HTML page's JSON-LD
+ * blocks (each parsed as JSON-LD 1.1 with the page URL as base, its blank nodes its own), written
+ * in any RDF format Lodestone writes; SPARQL results read and written in another results format.
+ * The parsers and their guards are the request bodies' (formats.ts): entity limits for RDF/XML, no
+ * remote JSON-LD context but the bundled schema.org one. Pure; the proxy runs it in a worker.
+ */
+import type { Quad } from '@rdfjs/types';
+import { DataFactory } from 'n3';
+import { LodestoneError } from '../errors.js';
+import { JSONLD, parseBody, serialise } from './formats.js';
+import { jsonLdBlocks } from './html-json-ld.js';
+import { tripleLine } from './ntriples.js';
+import { readResults, writeResults } from './sparql-results.js';
+
+export const HTML = 'text/html';
+export const XHTML = 'application/xhtml+xml';
+
+export interface Translation {
+  /** `rdf`: a graph (or a page's JSON-LD); `results`: SPARQL query results. */
+  kind: 'rdf' | 'results';
+  text: string;
+  /** The media type the origin sent. */
+  mediaType: string;
+  /** The URL the text was retrieved from (after redirects): the base of relative IRIs. */
+  base: string;
+  /** The media type to write. */
+  to: string;
+}
+
+export function isHtml(mediaType: string): boolean {
+  return mediaType === HTML || mediaType === XHTML;
+}
+
+const { blankNode, quad } = DataFactory;
+
+/** A block's triples with its blank nodes renamed apart from other blocks' (each block is a JSON-LD document of its own). */
+function apart(quads: readonly Quad[], block: number): Quad[] {
+  const rename = <T extends Quad['subject'] | Quad['object']>(term: T): T => (term.termType === 'BlankNode' ? (blankNode(`b${block}_${term.value}`) as unknown as T) : term);
+  return quads.map((q) => quad(rename(q.subject), q.predicate, rename(q.object)) as Quad);
+}
+
+/** The triples of every JSON-LD block of a page; blocks that do not parse are left out, and a page with none that does is refused. */
+export function pageTriples(html: string, base: string): Quad[] {
+  const blocks = jsonLdBlocks(html);
+  if (blocks.length === 0) throw new LodestoneError('BadGateway', `the HTML page at ${base} has no <script type="application/ld+json"> block: there is no RDF in it to read`);
+  const triples: Quad[] = [];
+  const failures: string[] = [];
+  blocks.forEach((block, i) => {
+    try {
+      triples.push(...apart(parseBody(block, JSONLD, base), i));
+    } catch (error) {
+      if (!(error instanceof LodestoneError)) throw error;
+      failures.push(`block ${i + 1}: ${error.message}`);
+    }
+  });
+  if (failures.length === blocks.length) throw new LodestoneError('BadGateway', `none of the ${blocks.length} JSON-LD blocks of the HTML page at ${base} could be read (${failures.join('; ')})`);
+  return triples;
+}
+
+/** The translated body. SyntaxError when the origin's text does not parse as what it says it is; BadGateway for a page with no readable JSON-LD. */
+export async function translate(job: Translation): Promise<string> {
+  if (job.kind === 'results') return writeResults(readResults(job.text, job.mediaType), job.to);
+  const quads = isHtml(job.mediaType) ? pageTriples(job.text, job.base) : parseBody(job.text, job.mediaType, job.base, { mergeGraphs: true });
+  const lines = quads.map((q) => tripleLine(q) + '\n').join('');
+  return serialise(lines, job.to);
+}

@@ -1,0 +1,254 @@
+/**
+ * The web interface in a real browser: Debian's Chromium driven by playwright-core, against a
+ * running server, as the owner (a client certificate), as a reader and anonymously. Every page is
+ * checked by axe-core (no violation) and must raise no Content-Security-Policy report or script
+ * error. In CI (`CI=true`) a missing Chromium is a failure; elsewhere the suite is skipped.
+ */
+import { AxeBuilder } from '@axe-core/playwright';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { issueCredentials, rsaPublicKey } from '../src/auth/certificates.js';
+import { ns } from '../src/rdf/namespaces.js';
+import { git, removeTempDirs, tempDir } from './helpers.js';
+import { putTurtle, startServer, turtle, type TestServer } from './http-helpers.js';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const present = existsSync(CHROMIUM);
+const SCREENSHOTS = process.env.SCREENSHOTS; // a folder: every checked page is saved there as PNG
+
+after(removeTempDirs);
+
+describe('the web interface in Chromium', { skip: !present && process.env.CI !== 'true' ? `${CHROMIUM} is not installed (apt-get install chromium)` : false }, () => {
+  let s: TestServer;
+  let browser: Browser;
+  let reader: { webId: string; pem: string };
+
+  before(async () => {
+    assert.ok(present, `${CHROMIUM} is not installed: apt-get install chromium`);
+    s = await startServer([], tempDir('pages'));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    await putTurtle(s, 'notes/', `<> a <${ns.dh}Container> ; <${ns.dct}title> "Notes" .`);
+    await putTurtle(s, 'notes/first/', `<#this> <${ns.dct}title> "First note 🦄" ; <${ns.dct}description> """Two\nlines""" ; <${ns.foaf}knows> [ <${ns.foaf}name> "Bob" ] ; <https://example.org/ns#steps> ( "one" "two" ) ; <${ns.dct}created> "2024-05-01T10:00:00Z"^^<${ns.xsd}dateTime> .`);
+    reader = await agent('Rita Reader');
+    await putTurtle(s, '/admin/acl/authorizations/rita/', `<#this> a <${ns.acl}Authorization> ; <${ns.acl}agent> <${reader.webId}> ; <${ns.acl}mode> <${ns.acl}Read> ; <${ns.acl}accessTo> <${s.base}>, <${s.base}sparql> ; <${ns.acl}default> <${s.base}> .`);
+    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  async function agent(name: string): Promise<{ webId: string; pem: string }> {
+    const id = randomUUID();
+    const webId = `${s.admin}acl/agents/${id}/#this`;
+    const credentials = await issueCredentials({ commonName: name, webId });
+    const key = rsaPublicKey(credentials.certPem)!;
+    await putTurtle(s, `/admin/acl/public-keys/${id}/`, `<#this> a <${ns.cert}RSAPublicKey> ; <${ns.cert}modulus> "${key.modulus}"^^<${ns.xsd}hexBinary> ; <${ns.cert}exponent> ${key.exponent} .`);
+    await putTurtle(s, `/admin/acl/agents/${id}/`, `<#this> a <${ns.foaf}Agent> ; <${ns.foaf}name> "${name}" ; <${ns.cert}key> <${s.admin}acl/public-keys/${id}/#this> .`);
+    return { webId, pem: credentials.certPem + credentials.keyPem };
+  }
+
+  /** A browser context as `pem`'s agent (none: anonymous), collecting CSP reports and script errors. */
+  async function visitor(pem?: string, locale = 'en-US'): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+    const origin = new URL(s.base).origin;
+    const context = await browser.newContext({
+      ignoreHTTPSErrors: true,
+      locale,
+      ...(pem ? { clientCertificates: [{ origin, cert: Buffer.from(pem), key: Buffer.from(pem) }] } : {}),
+    });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/the server responded with a status of (403|404|409|412|428)/.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    return { context, page, problems };
+  }
+
+  /** axe-core finds nothing on the page, and nothing broke the CSP or a script. */
+  async function checked(page: Page, problems: string[], name: string): Promise<void> {
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    assert.deepEqual(violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), [], `axe on ${name}`);
+    assert.deepEqual(problems, [], `console errors on ${name}`);
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  }
+
+  it('shows a document as the owner: title, resources, values by kind, metadata apart, formats, headers', async () => {
+    const { context, page, problems } = await visitor(s.ownerPem);
+    const response = await page.goto(`${s.base}notes/first/`);
+    assert.equal(response?.status(), 200);
+    const headers = response!.headers();
+    assert.match(headers['content-type']!, /^text\/html; charset=utf-8/);
+    assert.equal(headers['content-language'], 'en');
+    assert.match(headers.vary!, /Accept, Accept-Language/);
+    assert.match(headers['content-security-policy']!, /script-src 'self'/);
+    assert.equal(await page.locator('h1').textContent(), 'First note 🦄');
+    assert.equal(await page.title(), 'First note 🦄 · Lodestone');
+    const primary = page.locator('section#this');
+    assert.match((await primary.textContent())!, /Two\nlines/, 'a multi-line literal keeps its lines');
+    assert.equal(await primary.locator('.nested').getByText('Bob').count(), 1, 'a blank node used once is nested');
+    assert.deepEqual(await primary.locator('ol.list li').allTextContents(), ['one', 'two'], 'a list in order');
+    assert.equal(await primary.locator('time').getAttribute('datetime'), '2024-05-01T10:00:00Z');
+    assert.equal(await page.locator('section.metadata').getByText('has container').count(), 1, 'the hierarchy is apart');
+    assert.deepEqual(await page.locator('nav.breadcrumbs a').allTextContents(), ['Home', 'notes', 'First note 🦄']);
+    const turtleLink = page.locator('p.formats a', { hasText: 'Turtle' });
+    const turtleResponse = await page.request.get((await turtleLink.getAttribute('href'))!);
+    assert.match(turtleResponse.headers()['content-type']!, /^text\/turtle/);
+    assert.equal(await page.locator('form.turtle-editor').count(), 1, 'the owner may edit');
+    await checked(page, problems, 'document-owner');
+    await context.close();
+  });
+
+  it('lists a container’s children, paged, and creates a child from the form', async () => {
+    const { context, page, problems } = await visitor(s.ownerPem);
+    await page.goto(`${s.base}notes/`);
+    assert.match((await page.locator('section.children h2').textContent())!, /1 document/);
+    assert.equal(await page.locator('.child-list a').first().textContent(), 'First note 🦄');
+    await checked(page, problems, 'container-owner');
+    await page.fill('#create-title', 'Second note');
+    await page.fill('#create-slug', 'second');
+    await Promise.all([page.waitForURL(`${s.base}notes/second/`), page.click('form.create-child button[type=submit]')]);
+    assert.equal(await page.locator('h1').textContent(), 'Second note');
+    const repo = s.running.runtimes[0]!.dataspace.store.dir;
+    assert.match(git(repo, 'log', '-1', '--format=%s').trim(), /^PUT https:\/\/localhost:\d+\/notes\/second\/$/);
+    await page.goto(`${s.base}notes/?order=title`);
+    assert.deepEqual(await page.locator('.child-list a').allTextContents(), ['First note 🦄', 'Second note']);
+    await context.close();
+  });
+
+  it('edits as Turtle with the ETag read, shows a conflict side by side, edits a property and deletes', async () => {
+    await putTurtle(s, 'notes/edit-me/', `<#this> <${ns.dct}title> "Before" .`);
+    const { context, page, problems } = await visitor(s.ownerPem);
+    await page.goto(`${s.base}notes/edit-me/`);
+    await page.click('details.edit-turtle summary');
+    assert.equal(await page.locator('.CodeMirror').count(), 1, 'the Turtle editor is CodeMirror');
+    await page.evaluate(() => {
+      const cm = (document.querySelector('.CodeMirror') as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror;
+      cm.setValue('<#this> <http://purl.org/dc/terms/title> "After" .');
+    });
+    await Promise.all([page.waitForLoadState('load'), page.waitForEvent('framenavigated'), page.click('form.turtle-editor button[type=submit]')]);
+    assert.equal(await page.locator('h1').textContent(), 'After');
+
+    // someone else writes meanwhile: the save is refused with 412 and both versions are shown
+    await page.click('details.edit-turtle summary');
+    const current = await s.request('GET', 'notes/edit-me/', { headers: { Accept: 'text/turtle' } });
+    const changed = await s.request('PATCH', 'notes/edit-me/', { headers: { 'Content-Type': 'application/sparql-update', Accept: 'text/turtle', 'If-Match': current.headers.etag as string }, body: `DELETE { ?s <${ns.dct}title> ?o } INSERT { ?s <${ns.dct}title> "Theirs" } WHERE { ?s <${ns.dct}title> ?o }` });
+    assert.equal(changed.status, 204, changed.body);
+    await page.evaluate(() => {
+      const cm = (document.querySelector('.CodeMirror') as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror;
+      cm.setValue('<#this> <http://purl.org/dc/terms/title> "Mine" .');
+    });
+    await page.click('form.turtle-editor button[type=submit]');
+    await page.locator('.conflict').waitFor({ state: 'visible' });
+    assert.match((await page.locator('.conflict pre.mine').textContent())!, /"Mine"/);
+    assert.match((await page.locator('.conflict pre.theirs').textContent())!, /"Theirs"/);
+    assert.match((await page.locator('form.turtle-editor .status').textContent())!, /^412/);
+    await checked(page, problems, 'editor-conflict');
+
+    await page.reload();
+    await page.click('details.edit-properties summary');
+    await page.fill('#property-iri', `${ns.dct}description`);
+    await page.fill('#property-value', 'Added from a form');
+    await Promise.all([page.waitForEvent('framenavigated'), page.click('form.property-form button[value=add]')]);
+    assert.equal(await page.locator('section#this').getByText('Added from a form').count(), 1);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await Promise.all([page.waitForURL(`${s.base}notes/`), page.click('form.delete-document button')]);
+    assert.equal((await s.request('GET', 'notes/edit-me/')).status, 404);
+    await context.close();
+  });
+
+  it('travels in history: the TimeMap page, a comparison, a memento with its banner, restore', async () => {
+    await putTurtle(s, 'notes/history/', `<#this> <${ns.dct}title> "Version one" .`);
+    const read = await s.request('GET', 'notes/history/', { headers: { Accept: 'text/turtle' } });
+    await s.request('PUT', 'notes/history/', { headers: { ...turtle, Accept: 'text/turtle', 'If-Match': read.headers.etag as string }, body: `<#this> <${ns.dct}title> "Version two" .` });
+    const { context, page, problems } = await visitor(s.ownerPem);
+    await page.goto(`${s.base}notes/history/?timemap`);
+    const rows = page.locator('table.versions tbody tr');
+    assert.equal(await rows.count(), 2);
+    assert.match((await rows.first().textContent())!, /current/, 'newest first');
+    await checked(page, problems, 'timemap');
+    await Promise.all([page.waitForURL(/[?&]diff=/), page.click('form.compare button[type=submit]')]);
+    assert.match((await page.locator('ul.removed').textContent())!, /Version one/);
+    assert.match((await page.locator('ul.added').textContent())!, /Version two/);
+    await checked(page, problems, 'diff');
+    await page.goto(`${s.base}notes/history/?timemap`);
+    await Promise.all([page.waitForURL(/\?version=/), rows.nth(1).locator('a').first().click()]);
+    assert.match((await page.locator('.memento-banner').textContent())!, /as it was on/);
+    assert.equal(await page.locator('.memento-banner a').getAttribute('href'), `${s.base}notes/history/`);
+    assert.equal(await page.locator('h1').textContent(), 'Version one');
+    await checked(page, problems, 'memento');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await Promise.all([page.waitForURL(`${s.base}notes/history/`), page.click('form.restore button')]);
+    assert.equal(await page.locator('h1').textContent(), 'Version one', 'restored, as a new commit');
+    await context.close();
+  });
+
+  it('queries from the SPARQL page: a table, a chart, downloads, an error in place', async () => {
+    const { context, page, problems } = await visitor(s.ownerPem);
+    await page.goto(`${s.base}sparql`);
+    assert.equal(await page.locator('.CodeMirror').count(), 1, 'the query editor is CodeMirror');
+    await checked(page, problems, 'sparql');
+    await page.evaluate(() => {
+      const cm = (document.querySelector('.CodeMirror') as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror;
+      cm.setValue('SELECT ?title (STRLEN(?title) AS ?length) WHERE { GRAPH ?g { ?s <http://purl.org/dc/terms/title> ?title } } ORDER BY ?title');
+    });
+    await Promise.all([page.waitForURL(/query=/), page.click('form.sparql-form button[type=submit]')]);
+    assert.ok((await page.locator('#results-table tbody tr').count()) >= 3);
+    assert.deepEqual(await page.locator('#results-table thead th').allTextContents(), ['title', 'length']);
+    const drawn = await page.evaluate(() => (window as unknown as { Chart: { getChart(c: Element): unknown } }).Chart.getChart(document.getElementById('chart-canvas')!) !== undefined);
+    assert.ok(drawn, 'a chart is drawn from the results');
+    await page.selectOption('#chart-type', 'pie');
+    const type = await page.evaluate(() => (window as unknown as { Chart: { getChart(c: Element): { config: { type: string } } } }).Chart.getChart(document.getElementById('chart-canvas')!).config.type);
+    assert.equal(type, 'pie');
+    const csv = await page.request.get((await page.locator('p.downloads a', { hasText: 'CSV' }).getAttribute('href'))!);
+    assert.match(await csv.text(), /^title,length\r\n/);
+    await checked(page, problems, 'sparql-results');
+    const failed = await page.goto(`${s.base}sparql?query=${encodeURIComponent('SELEC')}`);
+    assert.equal(failed?.status(), 400);
+    assert.match((await page.locator('.query-error').textContent())!, /not valid SPARQL/);
+    await context.close();
+  });
+
+  it('shows a reader no editing, and an anonymous visitor a 403 page that offers login and signup', async () => {
+    const asReader = await visitor(reader.pem);
+    await asReader.page.goto(`${s.base}notes/first/`);
+    assert.equal(await asReader.page.locator('h1').textContent(), 'First note 🦄');
+    assert.equal(await asReader.page.locator('form.turtle-editor, form.delete-document, form.create-child').count(), 0, 'no affordance without Write or Append');
+    assert.match((await asReader.page.locator('header.site .who').textContent())!, /Rita Reader/);
+    await checked(asReader.page, asReader.problems, 'document-reader');
+    await asReader.context.close();
+
+    const anonymous = await visitor();
+    const denied = await anonymous.page.goto(`${s.base}notes/first/`);
+    assert.equal(denied?.status(), 403);
+    assert.match((await anonymous.page.locator('h1').textContent())!, /^403/);
+    assert.equal(await anonymous.page.locator('a', { hasText: 'Sign up' }).count() >= 1, true);
+    const embedded = JSON.parse((await anonymous.page.locator('script#error-resource').textContent())!) as unknown[];
+    assert.ok(embedded.length > 0, 'the RDF error is embedded');
+    await checked(anonymous.page, anonymous.problems, 'forbidden');
+    const missing = await anonymous.page.goto(`${s.base}static/nothing.js`);
+    assert.equal(missing?.status(), 404);
+    await anonymous.context.close();
+  });
+
+  it('speaks Spanish to a Spanish browser, with a switch, and says so in Content-Language', async () => {
+    const { context, page, problems } = await visitor(s.ownerPem, 'es-ES');
+    const response = await page.goto(`${s.base}notes/`);
+    assert.equal(response?.headers()['content-language'], 'es');
+    assert.equal(await page.locator('html').getAttribute('lang'), 'es');
+    assert.match((await page.locator('section.children h2').textContent())!, /En este contenedor/);
+    await checked(page, problems, 'container-es');
+    await Promise.all([page.waitForURL(/lang=en/), page.click('nav.languages a[hreflang=en]')]);
+    assert.match((await page.locator('section.children h2').textContent())!, /In this container/);
+    await context.close();
+  });
+});
