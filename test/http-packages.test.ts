@@ -2,7 +2,8 @@
  * Packages (LinkedDataHub 6, issue 21) over real HTTPS, from an origin on the loopback interface
  * (the server runs with --allow-internal-urls): a settings PATCH that imports a package fetches its
  * description and ontology, materialises them once as a document of the admin dataspace, and the
- * next request sees the ontology in `ns` and its shapes on writes; importing it again changes
+ * next request sees the ontology in `ns` (with the vocabulary it imports, which ships with the
+ * server) and its shapes on writes; importing it again changes
  * nothing; removing the import removes the document and the ontology; a package that cannot be
  * loaded is 422 with the configuration unchanged, and an internal address is refused without
  * --allow-internal-urls.
@@ -45,7 +46,7 @@ function servePackage(): void {
   origin.serve('skos/', `@prefix lds: <${ns.lds}> . @prefix ldt: <${ns.ldt}> . @prefix dct: <${ns.dct}> .
     <#this> a lds:Package ; dct:title "SKOS" ; ldt:ontology <ns.ttl#> ; <https://w3id.org/atomgraph/client#stylesheet> <layout.xsl> .`);
   origin.serve('skos/ns.ttl', `@prefix owl: <${ns.owl}> . @prefix rdfs: <${ns.rdfs}> . @prefix sh: <${ns.sh}> . @prefix skos: <http://www.w3.org/2004/02/skos/core#> .
-    <#> a owl:Ontology ; rdfs:label "SKOS package ontology" .
+    <#> a owl:Ontology ; rdfs:label "SKOS package ontology" ; owl:imports <http://www.w3.org/2004/02/skos/core> .
     <#Term> rdfs:subClassOf skos:Concept .
     <#TermShape> a sh:NodeShape ; sh:targetClass skos:Concept ; sh:property [ sh:path skos:prefLabel ; sh:minCount 1 ; sh:message "a concept has a preferred label" ] .`);
 }
@@ -64,6 +65,7 @@ describe('packages', () => {
     assert.ok(graph.some((q) => q.subject.value === `${vocab()}Term`), 'the package ontology');
     assert.equal(commitCount(adminRepo), commits + 2, 'the packages/ container and the package document');
     assert.equal(await ask(`ASK { <${vocab()}Term> <${ns.rdfs}subClassOf> <http://www.w3.org/2004/02/skos/core#Concept> }`), true, 'in ns');
+    assert.equal(await ask(`ASK { <http://www.w3.org/2004/02/skos/core#Concept> <${ns.rdfs}label> ?label }`), true, 'the SKOS it imports, read from the vocabulary that ships with the server');
     const term = `<#this> a <${vocab()}Term> .`;
     assertRdfError(await s.request('PUT', '/term/', { headers: turtle, body: term }), 422, { title: /a concept has a preferred label/ });
     // importing it again fetches nothing and changes nothing

@@ -3,8 +3,9 @@
  * admin dataspace (every document that declares an `owl:Ontology`), the documents of the packages
  * the end-user dataspace imports (`packages/<sha1 of the package IRI>/`, packages.ts; one of a
  * package no longer imported does not count), and what they import with `owl:imports` from
- * elsewhere, fetched under the outgoing-address rules and kept in memory (at most 32 imports, each
- * at most 2 MiB; one that cannot be fetched is logged and left out). The asserted graph is rebuilt
+ * elsewhere: a vocabulary that ships with Lodestone from its package, any other fetched under the
+ * outgoing-address rules; kept in memory (at most 32 imports, each at most 2 MiB; one that cannot
+ * be had is logged and left out). The asserted graph is rebuilt
  * when the admin dataspace's HEAD or the imports change and stays the same object while they do
  * not, so a write asks for it at the cost of a comparison. `clear` forgets every fetched import
  * (or one, and the proxy caches' entries for it, through the purge hooks) and rebuilds.
@@ -17,9 +18,10 @@ import { createHash } from 'node:crypto';
 import type { Dataspace } from '../dataspace.js';
 import { fileDocument } from '../document-paths.js';
 import { LodestoneError } from '../errors.js';
-import { readableTypes } from '../rdf/formats.js';
+import { NQUADS, readableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import type { FetchedDocument } from '../net/safe-fetch.js';
+import { Vocabularies, shippedDocument } from '../net/vocabularies.js';
 import type { OntologyWorkers } from './workers.js';
 
 const ONTOLOGY_LINE = ` <${ns.rdf}type> <${ns.owl}Ontology> .`;
@@ -52,6 +54,8 @@ export interface NamespaceOntologyOptions {
   fetch: (url: string) => Promise<FetchedDocument>;
   workers: OntologyWorkers;
   log: (line: string) => void;
+  /** The shipped vocabularies (net/vocabularies.ts): the proxy's, or a reader of their own. */
+  vocabularies?: Vocabularies;
 }
 
 /** Where the document of a package lives in the admin dataspace. */
@@ -77,7 +81,11 @@ export class NamespaceOntology {
   private previous: { from: string; closure: Closure } | undefined;
   private readonly purgeHooks = new Set<PurgeHook>();
 
-  constructor(private readonly options: NamespaceOntologyOptions) {}
+  private readonly vocabularies: Vocabularies;
+
+  constructor(private readonly options: NamespaceOntologyOptions) {
+    this.vocabularies = options.vocabularies ?? new Vocabularies();
+  }
 
   /** The namespace ontology as things are now. */
   async current(): Promise<Closure> {
@@ -221,8 +229,13 @@ export class NamespaceOntology {
     return pending;
   }
 
-  /** Fetches and parses an RDF document from the web (an import, a package, its ontology); throws why it cannot. */
+  /**
+   * Fetches and parses an RDF document from the web (an import, a package, its ontology); throws
+   * why it cannot. A vocabulary that ships with Lodestone is read from its package, never fetched.
+   */
   async load(url: string): Promise<{ ntriples: string }> {
+    const shipped = shippedDocument(url);
+    if (shipped && !shipped.term) return { ntriples: await this.options.workers.parse((await this.vocabularies.read(shipped)).text, NQUADS, url) };
     const got = await this.options.fetch(url);
     if (got.status !== 200) throw new LodestoneError('ConstraintViolation', `${url} answered ${got.status}`);
     const type = got.mediaType === 'text/plain' ? 'application/n-triples' : got.mediaType;

@@ -5,12 +5,12 @@
  * are kept by its version, so a worker builds them once per version.
  */
 import { randomBytes } from 'node:crypto';
-import type { Term } from '@rdfjs/types';
+import type { Quad, Term } from '@rdfjs/types';
 import { DataFactory } from 'n3';
 import oxigraph from 'oxigraph';
 import type { Validator } from 'shacl-engine';
-import { parseBody } from '../rdf/formats.js';
-import { parseRdf, tripleLine } from '../rdf/ntriples.js';
+import { NQUADS, NTRIPLES, parseBody } from '../rdf/formats.js';
+import { parseRdf, toJsQuads, tripleLine } from '../rdf/ntriples.js';
 import { materialiseRdfs } from '../rdf/rdfs-entailment.js';
 import { lowerThreadPriority, serveCalls } from '../util/worker.js';
 import type { OntologyRequest } from './workers.js';
@@ -42,7 +42,9 @@ serveCalls<OntologyRequest>(async (request) => {
       // blank nodes labelled apart from every other source of the ontology
       const prefix = `x${randomBytes(4).toString('hex')}`;
       const relabel = <T extends Term>(term: T): T => (term.termType === 'BlankNode' ? (DataFactory.blankNode(prefix + term.value) as unknown as T) : term);
-      const triples = request.mediaType === 'application/n-triples' ? parseRdf(request.text) : parseBody(request.text, request.mediaType, request.base);
+      // N-Quads are the shipped vocabularies' files: their graphs are one ontology
+      const triples =
+        request.mediaType === NTRIPLES ? parseRdf(request.text) : request.mediaType === NQUADS ? toJsQuads(oxigraph.parse(request.text, { format: NQUADS }) as unknown as Quad[]) : parseBody(request.text, request.mediaType, request.base);
       return triples.map((q) => tripleLine(DataFactory.quad(relabel(q.subject), q.predicate, relabel(q.object))) + '\n').join('');
     }
     case 'query': {
