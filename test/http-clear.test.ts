@@ -1,7 +1,8 @@
 /**
  * `<admin>clear` (SPEC §4.7, issue 21) over real HTTPS: an ontology imported from an origin on the
  * loopback interface is kept in memory until a POST clears it, then fetched again; with `uri=` the
- * proxy caches' purge hooks hear of that ontology and the namespace ontology is rebuilt at once;
+ * proxy caches' purge hooks hear of that ontology (the proxy's own cache drops it) and the
+ * namespace ontology is rebuilt at once;
  * 303 to a Referer of this server, else 200; owners only.
  */
 import assert from 'node:assert/strict';
@@ -60,6 +61,19 @@ describe('admin/clear', () => {
     } finally {
       stop();
     }
+  });
+
+  it('with uri=, drops the proxy’s cached copies of that ontology', async () => {
+    origin.serve('vocab', `<${origin.base}vocab#> a <${ns.owl}Ontology> ; <${ns.rdfs}label> "version 4" .`, 'text/turtle', { 'Cache-Control': 'max-age=600' });
+    const proxied = () => s.request('GET', `/?uri=${encodeURIComponent(`${origin.base}vocab`)}`, { headers: { Accept: 'application/n-triples' } });
+    assert.match((await proxied()).body, /version 4/);
+    const hits = origin.hits('vocab');
+    assert.match((await proxied()).body, /version 4/);
+    assert.equal(origin.hits('vocab'), hits, 'the proxy answers from its cache');
+    assert.equal((await s.request('POST', '/admin/clear', { headers: FORM, body: `uri=${encodeURIComponent(`${origin.base}vocab#`)}` })).status, 200);
+    assert.equal(origin.hits('vocab'), hits + 1, 'the namespace ontology fetched it again');
+    await proxied();
+    assert.equal(origin.hits('vocab'), hits + 2, 'and so did the proxy: its copies were dropped');
   });
 
   it('is refused to everybody but the owners, answers 405 to other methods, and 400 or 415 to a bad form', async () => {

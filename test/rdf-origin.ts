@@ -9,15 +9,15 @@ import type { AddressInfo } from 'node:net';
 export interface RdfOrigin {
   /** `http://127.0.0.1:<port>/` */
   base: string;
-  /** Serves `body` as `type` at `path` (relative, no leading slash); `undefined` removes it. */
-  serve(path: string, body: string | undefined, type?: string): void;
+  /** Serves `body` as `type` at `path` (relative, no leading slash), with `headers`; `undefined` removes it. */
+  serve(path: string, body: string | undefined, type?: string, headers?: Record<string, string>): void;
   /** How many GETs `path` has had. */
   hits(path: string): number;
   close(): Promise<void>;
 }
 
 export async function startRdfOrigin(): Promise<RdfOrigin> {
-  const documents = new Map<string, { body: string; type: string }>();
+  const documents = new Map<string, { body: string; type: string; headers: Record<string, string> }>();
   const counts = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').slice(1).replace(/\?.*$/, '');
@@ -27,15 +27,15 @@ export async function startRdfOrigin(): Promise<RdfOrigin> {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
       return;
     }
-    res.writeHead(200, { 'Content-Type': found.type }).end(found.body);
+    res.writeHead(200, { ...found.headers, 'Content-Type': found.type }).end(found.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     base: `http://127.0.0.1:${port}/`,
-    serve(path, body, type = 'text/turtle') {
+    serve(path, body, type = 'text/turtle', headers = {}) {
       if (body === undefined) documents.delete(path);
-      else documents.set(path, { body, type });
+      else documents.set(path, { body, type, headers });
     },
     hits: (path) => counts.get(path) ?? 0,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
