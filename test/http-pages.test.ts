@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { removeTempDirs } from './helpers.js';
+import { removeTempDirs, waitFor } from './helpers.js';
 import { header, startServer, turtle, type TestServer } from './http-helpers.js';
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
@@ -52,6 +52,17 @@ describe('pages over HTTP', () => {
     assert.match(header(res, 'content-type')!, /^text\/css/);
     assert.equal((await s.request('GET', 'static/lodestone.0000000000.css')).status, 404);
     assert.equal((await s.request('GET', '/admin/static/' + css.split('/').pop())).status, 200, 'every dataspace serves them');
+  });
+
+  it('names properties with the labels of the namespace ontology and of the shipped vocabularies', async () => {
+    const ontology = '<#this> a <http://www.w3.org/2002/07/owl#Ontology> . <https://example.org/ns#colour> <http://www.w3.org/2000/01/rdf-schema#label> "favourite colour"@en .';
+    assert.equal((await s.request('PUT', '/admin/ontologies/', { headers: turtle, body: '<> a <https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container> .' })).status, 201);
+    assert.equal((await s.request('PUT', '/admin/ontologies/colours/', { headers: turtle, body: ontology })).status, 201);
+    assert.equal((await s.request('GET', 'ns', { headers: { Accept: 'text/turtle' } })).status, 200, 'the namespace ontology is built');
+    assert.equal((await s.request('PUT', 'coloured/', { headers: turtle, body: '<#this> <https://example.org/ns#colour> "blue" ; <http://xmlns.com/foaf/0.1/homepage> <https://example.org/> .' })).status, 201);
+    const page = await s.request('GET', 'coloured/', { headers: { Accept: 'text/html' } });
+    assert.match(page.body, />favourite colour<\/a>/, 'from the ontology');
+    await waitFor(async () => /> ?homepage<\/a>/.test((await s.request('GET', 'coloured/', { headers: { Accept: 'text/html' } })).body));
   });
 
   it('draws the first 3,000 triples of a larger document and says so', async () => {

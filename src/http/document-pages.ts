@@ -9,7 +9,8 @@ import { childrenOf, type ChildOrder } from '../documents/children.js';
 import type { DocumentHistory, Version } from '../documents/history.js';
 import { documentPage, type ChildList } from '../pages/document-page.js';
 import { diffPage, timemapPage } from '../pages/history-page.js';
-import { withoutPredicate } from '../rdf/canonical-lines.js';
+import { literalsOf, withoutPredicate } from '../rdf/canonical-lines.js';
+import { addVocabularyLabels } from '../pages/labels.js';
 import { JSONLD_COMPACTED, TURTLE, writableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import { parseRdf } from '../rdf/ntriples.js';
@@ -58,11 +59,27 @@ async function childList(ctx: Context, documentUrl: string): Promise<ChildList> 
   return { total, children: children.filter((_, i) => readable[i]), order, page: pageNumber, size: CHILDREN_PER_PAGE };
 }
 
+const labelledClosures = new Set<string>();
+
+/**
+ * The labels of the dataspace's namespace ontology (its classes and properties) join those the
+ * pages use, once per version of it; only a version already built is read: a page never waits
+ * for an ontology to be fetched.
+ */
+function ontologyLabels(runtime: Context['state']['runtime']): void {
+  const closure = runtime.ontology?.lastBuilt();
+  if (!closure || labelledClosures.has(closure.key)) return;
+  labelledClosures.add(closure.key);
+  const found = literalsOf(closure.ntriples, new Set([ns.rdfs + 'label', 'http://www.w3.org/2004/02/skos/core#prefLabel']));
+  addVocabularyLabels([...found].map((l) => ({ iri: l.subject, language: l.language, label: l.value })));
+}
+
 /** The page of the current document at `relativePath` (authorized: the agent holds `modes`). */
 export async function documentHtml(ctx: Context, relativePath: string, modes: ReadonlySet<Mode>, document: { blobId: string; bytes: Buffer }): Promise<void> {
   const { runtime, agent, served } = ctx.state;
   const documentUrl = runtime.documents.url(relativePath);
   const frame = await frameOf(ctx);
+  ontologyLabels(runtime);
   const canonical = document.bytes.toString('utf8');
   const text = publicAgentView(runtime, relativePath, agent) ? withoutPredicate(canonical, ns.foaf + 'mbox') : canonical;
   const write = holds(modes, 'Write');

@@ -87,6 +87,11 @@ export class NamespaceOntology {
     this.vocabularies = options.vocabularies ?? new Vocabularies();
   }
 
+  /** The namespace ontology last built, if any, without building one (pages take labels from it, and never wait for a fetch). */
+  lastBuilt(): Closure | undefined {
+    return this.built?.closure;
+  }
+
   /** The namespace ontology as things are now. */
   async current(): Promise<Closure> {
     const head = this.options.admin.store.head;
