@@ -59,7 +59,11 @@
     const property = form.elements.property.value.trim();
     const value = sparqlTerm(form.elements.value.value);
     const triple = `${subject} <${property}> ${value}`;
-    const update = submitter && submitter.value === 'remove' ? `DELETE { ${triple} } WHERE { ${triple} }` : `INSERT { ${triple} } WHERE {}`;
+    const op = submitter ? submitter.value : 'add';
+    const update =
+      op === 'remove' ? `DELETE { ${triple} } WHERE { ${triple} }`
+      : op === 'set' ? `DELETE { ${subject} <${property}> ?old } INSERT { ${triple} } WHERE { OPTIONAL { ${subject} <${property}> ?old } }`
+      : `INSERT { ${triple} } WHERE {}`;
     const response = await fetch(form.dataset.document, { method: 'PATCH', headers: { 'Content-Type': 'application/sparql-update', Accept: TURTLE, 'If-Match': form.dataset.etag }, body: update, credentials: 'same-origin' });
     if (response.ok) return location.reload();
     say(form, await problem(response));

@@ -159,6 +159,12 @@ describe('the web interface in Chromium', { skip: !present && process.env.CI !==
     await page.fill('#property-value', 'Added from a form');
     await Promise.all([page.waitForEvent('framenavigated'), page.click('form.property-form button[value=add]')]);
     assert.equal(await page.locator('section#this').getByText('Added from a form').count(), 1);
+    await page.click('details.edit-properties summary');
+    await page.fill('#property-iri', `${ns.dct}description`);
+    await page.fill('#property-value', 'Changed from a form');
+    await Promise.all([page.waitForEvent('framenavigated'), page.click('form.property-form button[value=set]')]);
+    assert.equal(await page.locator('section#this').getByText('Changed from a form').count(), 1);
+    assert.equal(await page.locator('section#this').getByText('Added from a form').count(), 0, 'the value was replaced');
 
     page.once('dialog', (dialog) => void dialog.accept());
     await Promise.all([page.waitForURL(`${s.base}notes/`), page.click('form.delete-document button')]);
@@ -237,7 +243,18 @@ describe('the web interface in Chromium', { skip: !present && process.env.CI !==
     await checked(anonymous.page, anonymous.problems, 'forbidden');
     const missing = await anonymous.page.goto(`${s.base}static/nothing.js`);
     assert.equal(missing?.status(), 404);
+    await checked(anonymous.page, [], 'not-found');
     await anonymous.context.close();
+  });
+
+  it('shows a vocabulary term read through the proxy as a page (the shipped FOAF: no network request)', async () => {
+    const { context, page, problems } = await visitor(s.ownerPem);
+    const response = await page.goto(`${s.base}?uri=${encodeURIComponent('http://xmlns.com/foaf/0.1/Person')}`);
+    assert.equal(response?.status(), 200);
+    assert.equal(await page.locator('h1').textContent(), 'Person');
+    assert.match(await page.locator('p.formats a').first().getAttribute('href') ?? '', /\?uri=http%3A%2F%2Fxmlns\.com%2Ffoaf%2F0\.1%2FPerson&accept=text%2Fturtle$/);
+    await checked(page, problems, 'proxied-vocabulary');
+    await context.close();
   });
 
   it('speaks Spanish to a Spanish browser, with a switch, and says so in Content-Language', async () => {

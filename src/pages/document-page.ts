@@ -149,7 +149,7 @@ function editor(input: DocumentPage, t: Frame['t']): Html {
 <form class="property-form" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}" data-subject="${input.documentUrl}#this">
 <p><label for="property-iri">${t.property} (IRI)</label> <input id="property-iri" name="property" type="url" required placeholder="http://purl.org/dc/terms/description"></p>
 <p><label for="property-value">${t.value}</label> <input id="property-value" name="value" required></p>
-<p><button type="submit" name="op" value="add">${t.addValue}</button> <button type="submit" name="op" value="remove">${t.remove}</button></p>
+<p><button type="submit" name="op" value="add">${t.addValue}</button> <button type="submit" name="op" value="set">${t.setValue}</button> <button type="submit" name="op" value="remove">${t.remove}</button></p>
 <p class="status" role="status" aria-live="polite"></p>
 </form></details>
 <form class="delete-document" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}" data-confirm="${t.deleteConfirm}">
