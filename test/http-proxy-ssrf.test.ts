@@ -106,6 +106,15 @@ describe('the proxy without --allow-internal-urls', () => {
       ['http://www.w3.org/ns/auth/cert', /cert#RSAPublicKey>/],
       ['http://www.w3.org/ns/prov#', /prov#Entity>/],
       ['https://schema.org/Person', /<http:\/\/schema.org\/Person> <http:\/\/www.w3.org\/2000\/01\/rdf-schema#label> "Person"/],
+      // the LinkedDataHub namespaces: Lodestone's description of the terms it uses (vocabularies/)
+      ['https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container', /document-hierarchy#Container> <http:\/\/www.w3.org\/2000\/01\/rdf-schema#label> "Container"@en/],
+      ['https://w3id.org/atomgraph/linkeddatahub/apps', /apps#EndUserApplication> <http:\/\/www.w3.org\/2000\/01\/rdf-schema#label> "end-user application"@en/],
+      ['https://w3id.org/atomgraph/linkeddatahub/admin/acl#', /acl#AuthorizationRequest>/],
+      ['https://w3id.org/atomgraph/linkeddatahub/dataspaces', /dataspaces#Package>/],
+      ['https://w3id.org/atomgraph/linkeddatahub/default', /default#Root>/],
+      ['https://w3id.org/atomgraph/linkeddatahub#import', /linkeddatahub#import>/],
+      ['https://w3id.org/atomgraph/core', /core#authToken>/],
+      ['https://www.w3.org/ns/ldt#', /ldt#ontology>/],
     ];
     for (const [url, expected] of cases) {
       const res = await s.request('GET', `/?uri=${encodeURIComponent(url)}`, { headers: { Accept: 'application/n-triples' } });

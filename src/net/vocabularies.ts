@@ -5,10 +5,14 @@
  * The proxy answers a GET of a vocabulary's document (its namespace without the `#`, http or https)
  * with the whole vocabulary, and of a term of a slash namespace (`http://xmlns.com/foaf/0.1/Person`)
  * with the triples about that term, without a network request. Files are read on first use.
+ * The LinkedDataHub namespaces Lodestone uses (dh, def, lds, lapp, lacl, ldh, a, ldt) have no
+ * published package: `vocabularies/` holds Lodestone's own description of the terms it uses, with
+ * their labels.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { LodestoneError } from '../errors.js';
 import { literalsOf } from '../rdf/canonical-lines.js';
 import { ByteCache } from '../util/byte-cache.js';
@@ -18,6 +22,8 @@ interface Vocabulary {
   file: string;
   namespace: string;
 }
+
+const OWN_FOLDER = 'lodestone:vocabularies/';
 
 const VOCABULARIES: readonly Vocabulary[] = [
   ['rdf', 'http://www.w3.org/1999/02/22-rdf-syntax-ns#'],
@@ -33,6 +39,20 @@ const VOCABULARIES: readonly Vocabulary[] = [
   ['prov', 'http://www.w3.org/ns/prov#'],
   ['schema', 'http://schema.org/'],
 ].map(([prefix, namespace]) => ({ file: `@vocabulary/${prefix}/${prefix}.nq`, namespace: namespace! }));
+
+/** Lodestone's description of the LinkedDataHub terms it uses, in `vocabularies/` of the project. */
+const OWN: readonly Vocabulary[] = [
+  ['dh', 'https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#'],
+  ['def', 'https://w3id.org/atomgraph/linkeddatahub/default#'],
+  ['lds', 'https://w3id.org/atomgraph/linkeddatahub/dataspaces#'],
+  ['lapp', 'https://w3id.org/atomgraph/linkeddatahub/apps#'],
+  ['lacl', 'https://w3id.org/atomgraph/linkeddatahub/admin/acl#'],
+  ['ldh', 'https://w3id.org/atomgraph/linkeddatahub#'],
+  ['a', 'https://w3id.org/atomgraph/core#'],
+  ['ldt', 'https://www.w3.org/ns/ldt#'],
+].map(([prefix, namespace]) => ({ file: `${OWN_FOLDER}${prefix}.nt`, namespace: namespace! }));
+
+const ALL: readonly Vocabulary[] = [...VOCABULARIES, ...OWN];
 
 /** What a URL names among the shipped vocabularies. */
 export interface ShippedDocument {
@@ -50,7 +70,8 @@ function httpForm(url: string): string {
 /** The shipped document `url` (without its fragment) names, if any. */
 export function shippedDocument(url: string): ShippedDocument | undefined {
   const wanted = httpForm(url);
-  for (const { file, namespace } of VOCABULARIES) {
+  for (const { file, namespace: declared } of ALL) {
+    const namespace = httpForm(declared); // published under both schemes
     if (namespace.endsWith('#')) {
       if (wanted === namespace.slice(0, -1)) return { file };
     } else if (wanted === namespace || wanted + '/' === namespace) return { file };
@@ -74,7 +95,7 @@ export class Vocabularies {
    * vocabulary at a time, the files read as the proxy reads them.
    */
   async *literals(predicates: ReadonlySet<string>): AsyncGenerator<{ subject: string; predicate: string; value: string; language: string }[]> {
-    for (const { file } of VOCABULARIES) {
+    for (const { file } of ALL) {
       const { text } = await this.read({ file });
       yield [...literalsOf(text, predicates)];
     }
@@ -108,7 +129,7 @@ export class Vocabularies {
   private async load(file: string): Promise<ShippedText> {
     let path: string;
     try {
-      path = resolve(file);
+      path = file.startsWith(OWN_FOLDER) ? fileURLToPath(new URL(`../../vocabularies/${file.slice(OWN_FOLDER.length)}`, import.meta.url)) : resolve(file);
     } catch {
       throw new LodestoneError('Corrupt', `the shipped vocabulary ${file} is not installed: run npm install`);
     }
