@@ -46,7 +46,7 @@ describe('signup (admin/sign%20up)', () => {
   it('serves its form to anyone, and a signup returns a PKCS#12 certificate that authenticates the new agent', async () => {
     const form = await s.request('GET', '/admin/sign%20up', { as: 'anonymous' });
     assert.equal(form.status, 200);
-    assert.match(form.body, /<form method="post"/);
+    assert.match(form.body, /<form class="signup" method="post"/);
     const before = commitCount(adminRepo);
     const res = await sendRequest(new URL('/admin/sign%20up', s.base), { method: 'POST', headers: FORM, rejectUnauthorized: false }, 'name=Zo%C3%AB+Example&email=zoe%40example.org&password=correct+horse');
     assert.equal(res.status, 201, res.body);

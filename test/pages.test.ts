@@ -244,6 +244,10 @@ describe('the web interface in Chromium', { skip: !present && process.env.CI !==
     const missing = await anonymous.page.goto(`${s.base}static/nothing.js`);
     assert.equal(missing?.status(), 404);
     await checked(anonymous.page, [], 'not-found');
+    await anonymous.page.goto(`${s.base}notes/first/`);
+    await Promise.all([anonymous.page.waitForURL(/sign%20up$/), anonymous.page.click('main a:has-text("Sign up")')]);
+    assert.equal(await anonymous.page.locator('h1').textContent(), 'Sign up');
+    await checked(anonymous.page, anonymous.problems, 'signup');
     await anonymous.context.close();
   });
 

@@ -19,30 +19,19 @@ import { runtimeFor } from './locate.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { contentTypeOf } from './representations.js';
 import type { Context, DataspaceRuntime } from './state.js';
+import { frameOf, sendPage } from './html.js';
+import { signupPage } from '../pages/signup-page.js';
 
 const { namedNode, literal, quad, blankNode } = DataFactory;
 
-const SIGNUP_FORM = `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Sign up</title></head>
-<body><h1>Sign up</h1>
-<form method="post" enctype="${FORM}">
-<label>Name <input name="name" required maxlength="200"></label>
-<label>E-mail <input name="email" type="email" required></label>
-<label>Certificate password <input name="password" type="password" required minlength="8"></label>
-<button>Get my certificate</button>
-</form>
-<p>The answer is your client certificate (PKCS#12): use it with <code>curl --cert-type P12 -E cert.p12:PASSWORD</code>, or import it into your browser.</p>
-</body></html>
-`;
 
 export async function signup(ctx: Context): Promise<void> {
   const { runtime, agent } = ctx.state;
   const endpoint = runtime.documents.base + 'sign%20up';
   requireMode(await modesOnEndpoint(runtime.access, endpoint, agent), ctx.method === 'POST' ? 'Append' : 'Read', agent, endpoint);
   if (ctx.method !== 'POST') {
-    ctx.type = 'text/html';
-    ctx.body = SIGNUP_FORM;
-    return;
+    const frame = await frameOf(ctx);
+    return sendPage(ctx, 200, frame.language, signupPage(frame, endpoint));
   }
   if (mediaTypeOf(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the signup as ${FORM} (name, email, password)`);
   const request = parseSignup(decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)), FORM);
