@@ -10,7 +10,9 @@ import type { DocumentHistory, Version } from '../documents/history.js';
 import { documentPage, type ChildList } from '../pages/document-page.js';
 import { diffPage, timemapPage } from '../pages/history-page.js';
 import { literalsOf, withoutPredicate } from '../rdf/canonical-lines.js';
-import { addVocabularyLabels } from '../pages/labels.js';
+import { addVocabularyLabels, labelsVersion } from '../pages/labels.js';
+import type { Html } from '../pages/html.js';
+import { ByteCache } from '../util/byte-cache.js';
 import { JSONLD_COMPACTED, TURTLE, writableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import { parseRdf } from '../rdf/ntriples.js';
@@ -60,6 +62,8 @@ async function childList(ctx: Context, documentUrl: string): Promise<ChildList> 
 }
 
 const labelledClosures = new Set<string>();
+/** Pages of items already drawn: drawing one of a few thousand triples takes tens of milliseconds of the thread that answers everyone. */
+const drawnPages = new ByteCache<Html>(32 * 1024 * 1024, (page) => page.text.length * 2);
 
 /**
  * The labels of the dataspace's namespace ontology (its classes and properties) join those the
@@ -87,6 +91,10 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
   const links = documentLinks(runtime, documentUrl, agent, modes);
   if (links) ctx.set('Link', links);
   ctx.set('Accept-Patch', SPARQL_UPDATE);
+  // a page of an item is kept by everything it is drawn from (a container's lists its children, which change apart)
+  const key = container ? undefined : [document.blobId, frame.url, frame.language, agent ?? '', frame.visitor.name ?? '', [...modes].sort().join(' '), labelsVersion(), frame.visitor.providers.join(' ')].join('\n');
+  const kept = key === undefined ? undefined : drawnPages.get(key);
+  if (kept) return sendPage(ctx, 200, frame.language, kept);
   const content = documentPage({
     frame,
     documentUrl,
@@ -100,6 +108,7 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
     versioned: runtime.documents.history !== undefined,
     proxy: true,
   });
+  if (key !== undefined) drawnPages.put(key, content);
   sendPage(ctx, 200, frame.language, content);
 }
 

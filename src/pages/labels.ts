@@ -11,8 +11,16 @@ import type { Language } from './messages.js';
 /** Labels by IRI and language ('' for a label without one), from vocabularies the server holds. */
 const vocabularyLabels = new Map<string, Map<string, string>>();
 
+let version = 0;
+
+/** Changes whenever labels are added: a page drawn before may name things differently now. */
+export function labelsVersion(): number {
+  return version;
+}
+
 /** Adds the labels of a vocabulary (or of an ontology document) to those every page may use. */
 export function addVocabularyLabels(labels: Iterable<{ iri: string; language: string; label: string }>): void {
+  version++;
   for (const { iri, language, label } of labels) {
     let byLanguage = vocabularyLabels.get(iri);
     if (!byLanguage) vocabularyLabels.set(iri, (byLanguage = new Map()));
