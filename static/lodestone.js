@@ -25,16 +25,52 @@
     return '"' + value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\r/g, '\\r') + '"';
   }
 
-  function editors() {
-    if (typeof window.CodeMirror !== 'function') return;
-    for (const [id, mode] of [['turtle-source', 'text/turtle'], ['query', 'application/sparql-query']]) {
-      const area = document.getElementById(id);
-      if (!area) continue;
-      const editor = window.CodeMirror.fromTextArea(area, { mode, lineNumbers: true, lineWrapping: true, viewportMargin: Infinity });
-      // the label names the editor's own text area for screen readers
-      editor.getInputField().setAttribute('aria-label', document.querySelector(`label[for="${id}"]`)?.textContent || id);
-      area.form?.addEventListener('submit', () => editor.save(), { capture: true });
+  // The code editor and the chart library are loaded when they are first used: a page weighs
+  // only itself and this file until then. An element names what it needs in data-styles and
+  // data-scripts (the server's own static files, allowed by the Content-Security-Policy).
+  const loading = new Map();
+  function load(url, kind) {
+    if (!loading.has(url)) {
+      loading.set(url, new Promise((resolve, reject) => {
+        const element = kind === 'css' ? Object.assign(document.createElement('link'), { rel: 'stylesheet', href: url }) : Object.assign(document.createElement('script'), { src: url, async: false });
+        element.onload = resolve;
+        element.onerror = () => reject(new Error(`${url} could not be loaded`));
+        document.head.append(element);
+      }));
     }
+    return loading.get(url);
+  }
+  async function needs(element) {
+    const urls = (name) => (element.dataset[name] || '').split(' ').filter(Boolean);
+    await Promise.all(urls('styles').map((url) => load(url, 'css')));
+    for (const url of urls('scripts')) await load(url, 'js'); // in order: a mode after the editor
+  }
+
+  /** A text area with data-editor becomes CodeMirror (with its highlighting) the first time it is wanted. */
+  async function upgrade(area) {
+    if (area.dataset.upgraded) return;
+    area.dataset.upgraded = 'yes';
+    await needs(area);
+    const editor = window.CodeMirror.fromTextArea(area, { mode: area.dataset.editor, lineNumbers: true, lineWrapping: true, viewportMargin: Infinity });
+    // the label names the editor's own text area for screen readers
+    editor.getInputField().setAttribute('aria-label', document.querySelector(`label[for="${area.id}"]`)?.textContent || area.id);
+    area.form?.addEventListener('submit', () => editor.save(), { capture: true });
+    return editor;
+  }
+
+  function editors() {
+    const turtle = document.getElementById('turtle-source');
+    turtle?.closest('details')?.addEventListener('toggle', (event) => event.target.open && void upgrade(turtle));
+    const query = document.getElementById('query');
+    // the query editor when the query is first focused or clicked, the cursor where it was put
+    query?.addEventListener('focus', async () => {
+      const at = query.selectionStart;
+      const editor = await upgrade(query);
+      if (editor) {
+        editor.focus();
+        editor.setCursor(editor.posFromIndex(at));
+      }
+    }, { once: true });
   }
 
   async function saveTurtle(form) {
@@ -115,10 +151,11 @@
   });
 
   let chart;
-  function drawChart() {
+  async function drawChart() {
     const form = document.querySelector('.chart-form');
     const table = document.getElementById('results-table');
-    if (!form || !table || typeof window.Chart !== 'function') return;
+    if (!form || !table) return;
+    await needs(form);
     const heads = [...table.tHead.rows[0].cells].map((th) => th.textContent);
     const column = (name) => [...table.tBodies[0].rows].map((row) => row.cells[heads.indexOf(name)]?.dataset.value ?? '');
     const type = form.elements.type.value;
@@ -134,8 +171,11 @@
   function charts() {
     const form = document.querySelector('.chart-form');
     if (!form) return;
-    form.addEventListener('change', drawChart);
-    drawChart();
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      drawChart().catch((error) => say(form, String(error)));
+    });
+    form.addEventListener('change', () => chart && drawChart());
   }
 
   editors();

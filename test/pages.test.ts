@@ -128,7 +128,9 @@ describe('the web interface in Chromium', { skip: !present && process.env.CI !==
     await putTurtle(s, 'notes/edit-me/', `<#this> <${ns.dct}title> "Before" .`);
     const { context, page, problems } = await visitor(s.ownerPem);
     await page.goto(`${s.base}notes/edit-me/`);
+    assert.equal(await page.locator('script[src*="codemirror"]').count(), 0, 'the editor is loaded when it is used');
     await page.click('details.edit-turtle summary');
+    await page.locator('.CodeMirror').waitFor();
     assert.equal(await page.locator('.CodeMirror').count(), 1, 'the Turtle editor is CodeMirror');
     await page.evaluate(() => {
       const cm = (document.querySelector('.CodeMirror') as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror;
@@ -201,8 +203,10 @@ describe('the web interface in Chromium', { skip: !present && process.env.CI !==
   it('queries from the SPARQL page: a table, a chart, downloads, an error in place', async () => {
     const { context, page, problems } = await visitor(s.ownerPem);
     await page.goto(`${s.base}sparql`);
-    assert.equal(await page.locator('.CodeMirror').count(), 1, 'the query editor is CodeMirror');
     await checked(page, problems, 'sparql');
+    await page.focus('#query');
+    await page.locator('.CodeMirror').waitFor();
+    assert.equal(await page.locator('.CodeMirror').count(), 1, 'the query editor is CodeMirror, once the query is focused');
     await page.evaluate(() => {
       const cm = (document.querySelector('.CodeMirror') as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror;
       cm.setValue('SELECT ?title (STRLEN(?title) AS ?length) WHERE { GRAPH ?g { ?s <http://purl.org/dc/terms/title> ?title } } ORDER BY ?title');
@@ -210,8 +214,9 @@ describe('the web interface in Chromium', { skip: !present && process.env.CI !==
     await Promise.all([page.waitForURL(/query=/), page.click('form.sparql-form button[type=submit]')]);
     assert.ok((await page.locator('#results-table tbody tr').count()) >= 3);
     assert.deepEqual(await page.locator('#results-table thead th').allTextContents(), ['title', 'length']);
-    const drawn = await page.evaluate(() => (window as unknown as { Chart: { getChart(c: Element): unknown } }).Chart.getChart(document.getElementById('chart-canvas')!) !== undefined);
-    assert.ok(drawn, 'a chart is drawn from the results');
+    assert.equal(await page.locator('script[src*="chart"]').count(), 0, 'the chart library is loaded when a chart is drawn');
+    await page.click('form.chart-form button[type=submit]');
+    await page.waitForFunction(() => (window as unknown as { Chart?: { getChart(c: Element): unknown } }).Chart?.getChart(document.getElementById('chart-canvas')!) !== undefined);
     await page.selectOption('#chart-type', 'pie');
     const type = await page.evaluate(() => (window as unknown as { Chart: { getChart(c: Element): { config: { type: string } } } }).Chart.getChart(document.getElementById('chart-canvas')!).config.type);
     assert.equal(type, 'pie');

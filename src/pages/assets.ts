@@ -62,6 +62,11 @@ export function assetName(plain: string): string {
   return asset.name;
 }
 
+/** The URLs of assets under the dataspace at `base`, space-separated (for a `data-scripts` attribute the page script loads on demand). */
+export function assetUrls(base: string, ...plain: string[]): string {
+  return plain.map((name) => `${base}static/${assetName(name)}`).join(' ');
+}
+
 /** The asset served at `static/<name>`, if there is one. */
 export function assetNamed(name: string): Asset | undefined {
   return load().byName.get(name);

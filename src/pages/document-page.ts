@@ -9,6 +9,7 @@ import type { Quad } from '@rdfjs/types';
 import { GraphView, blankAnchor, propertyTable, resourceOrder, termLink, type ViewContext } from './graph-view.js';
 import { html, type Html } from './html.js';
 import { labelOf, localName } from './labels.js';
+import { assetUrls } from './assets.js';
 import { page, type Frame } from './layout.js';
 
 const DH = 'https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#';
@@ -98,11 +99,11 @@ ${input.truncated && html`<p class="truncated" role="note">${t.truncated(input.t
 ${sections.length === 0 ? html`<p class="empty">${t.noTriples}</p>` : sections}
 ${input.children && childrenSection(input.children, documentUrl, frame)}
 ${!input.memento && input.modes.append && container && createForm(documentUrl, t)}
-${!input.memento && input.modes.write && editor(input, t)}
+${!input.memento && input.modes.write && editor(input, t, frame.base)}
 ${metadata.quads.length > 0 && html`<section class="metadata"><h2>${t.aboutDocument}</h2>${propertyTable(metadata, `<${documentUrl}>`, context)}</section>`}
 </article>`;
   const banner = input.memento && mementoBanner(documentUrl, input.memento.time, frame);
-  return page({ ...frame, banner, title, kind: container ? 'page-container' : 'page-document', breadcrumbs: breadcrumbsOf(documentUrl, frame.base, t.home, title), alternates, scripts: input.modes.write && !input.memento ? ['codemirror.js', 'codemirror-turtle.js'] : [], styles: input.modes.write && !input.memento ? ['codemirror.css'] : [] }, body);
+  return page({ ...frame, banner, title, kind: container ? 'page-container' : 'page-document', breadcrumbs: breadcrumbsOf(documentUrl, frame.base, t.home, title), alternates}, body);
 }
 
 function childrenSection(list: ChildList, documentUrl: string, frame: DocumentPage['frame']): Html {
@@ -131,12 +132,12 @@ function createForm(containerUrl: string, t: Frame['t']): Html {
 </form></section>`;
 }
 
-function editor(input: DocumentPage, t: Frame['t']): Html {
+function editor(input: DocumentPage, t: Frame['t'], base: string): Html {
   return html`<section class="edit"><h2>${t.edit}</h2>
 <details class="edit-turtle"><summary>${t.editTurtle}</summary>
 <form class="turtle-editor" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}">
 <p><label for="turtle-source">Turtle</label></p>
-<textarea id="turtle-source" name="turtle" rows="16" spellcheck="false">${input.turtle ?? ''}</textarea>
+<textarea id="turtle-source" name="turtle" rows="16" spellcheck="false" data-editor="text/turtle" data-scripts="${assetUrls(base, 'codemirror.js', 'codemirror-turtle.js')}" data-styles="${assetUrls(base, 'codemirror.css')}">${input.turtle ?? ''}</textarea>
 <p><button type="submit">${t.save}</button></p>
 <p class="status" role="status" aria-live="polite"></p>
 <div class="conflict" hidden>

@@ -2,7 +2,9 @@
  * The frame of every page: head (title, the server's own styles and scripts), a header that says
  * who is browsing and how to log in or out, the language switch, breadcrumbs, the page's content
  * and a footer. Scripts are deferred files from `<base>static/`: there is no inline script or
- * style, so the Content-Security-Policy can forbid both.
+ * style, so the Content-Security-Policy can forbid both. A page loads only lodestone.js and its
+ * styles; the code editor and the chart library are loaded by it when they are used (the
+ * elements that need them name them in `data-scripts` and `data-styles`).
  */
 import { assetName } from './assets.js';
 import { html, type Html } from './html.js';
@@ -33,9 +35,6 @@ export interface Frame {
   visitor: Visitor;
   /** From the home page down to this one; the last is the page itself. */
   breadcrumbs?: readonly { label: string; href: string }[];
-  /** Extra assets the page needs (plain names, e.g. 'codemirror.js'). */
-  scripts?: readonly string[];
-  styles?: readonly string[];
   /** Alternate representations (`<link rel="alternate">`). */
   alternates?: readonly { type: string; href: string }[];
   /** A banner above the content (a memento's date). */
@@ -78,7 +77,7 @@ export function page(frame: Frame, content: Html): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title} · ${t.siteName}</title>
 <link rel="stylesheet" href="${asset('lodestone.css')}">
-${(frame.styles ?? []).map((s) => html`<link rel="stylesheet" href="${asset(s)}">\n`)}${(frame.alternates ?? []).map((a) => html`<link rel="alternate" type="${a.type}" href="${a.href}">\n`)}${(frame.scripts ?? []).map((s) => html`<script src="${asset(s)}" defer></script>\n`)}<script src="${asset('lodestone.js')}" defer></script>
+${(frame.alternates ?? []).map((a) => html`<link rel="alternate" type="${a.type}" href="${a.href}">\n`)}<script src="${asset('lodestone.js')}" defer></script>
 </head>
 <body class="${frame.kind}">
 <a class="skip" href="#main">${t.skipToContent}</a>

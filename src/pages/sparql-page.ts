@@ -8,6 +8,7 @@ import type { Quad } from '@rdfjs/types';
 import { GraphView, propertyTable, resourceOrder, termLink, type ViewContext } from './graph-view.js';
 import { html, type Html } from './html.js';
 import { labelOf } from './labels.js';
+import { assetUrls } from './assets.js';
 import { page, type Frame } from './layout.js';
 
 export interface SparqlResultsJson {
@@ -76,16 +77,17 @@ function selectTable(input: SparqlPage, results: SparqlResultsJson, context: Vie
 <tbody>${shown.map((row) => html`<tr>${vars.map((v) => html`<td data-value="${row[v]?.value ?? ''}">${cell(row[v], context)}</td>`)}</tr>\n`)}</tbody>
 </table></div>
 ${pages > 1 && html`<nav class="pager" aria-label="${t.pageOf(current, pages)}">${current > 1 && html`<a href="${pageLink(current - 1)}" rel="prev">${t.previous}</a>`} <span>${t.pageOf(current, pages)}</span> ${current < pages && html`<a href="${pageLink(current + 1)}" rel="next">${t.next}</a>`}</nav>`}
-${vars.length >= 1 && chartForm(vars, t)}`;
+${vars.length >= 1 && chartForm(vars, t, input.frame.base)}`;
 }
 
-function chartForm(vars: readonly string[], t: Frame['t']): Html {
+function chartForm(vars: readonly string[], t: Frame['t'], base: string): Html {
   const options = (selected: number) => vars.map((v, i) => html`<option value="${v}"${i === selected ? html` selected` : ''}>${v}</option>`);
   return html`<section class="chart" aria-labelledby="chart-heading"><h2 id="chart-heading">${t.chart}</h2>
-<form class="chart-form">
+<form class="chart-form" data-scripts="${assetUrls(base, 'chart.js')}">
 <p><label for="chart-type">${t.chartType}</label> <select id="chart-type" name="type"><option value="bar">${t.chartBar}</option><option value="line">${t.chartLine}</option><option value="scatter">${t.chartScatter}</option><option value="pie">${t.chartPie}</option></select>
 <label for="chart-labels">${t.chartLabels}</label> <select id="chart-labels" name="labels">${options(0)}</select>
 <label for="chart-values">${t.chartValues}</label> <select id="chart-values" name="values">${options(Math.min(1, vars.length - 1))}</select></p>
+<p><button type="submit">${t.drawChart}</button></p>
 </form>
 <div class="chart-box"><canvas id="chart-canvas" role="img" aria-label="${t.chart}"></canvas></div>
 </section>`;
@@ -105,7 +107,7 @@ export function sparqlPage(input: SparqlPage): Html {
   const body = html`<h1>${t.sparqlTitle}</h1>
 <form class="sparql-form" method="get" action="${input.endpoint}">
 <p><label for="query">${t.query}</label></p>
-<textarea id="query" name="query" rows="12" spellcheck="false" required>${input.query || EXAMPLE}</textarea>
+<textarea id="query" name="query" rows="12" spellcheck="false" required data-editor="application/sparql-query" data-scripts="${assetUrls(input.frame.base, 'codemirror.js', 'codemirror-sparql.js')}" data-styles="${assetUrls(input.frame.base, 'codemirror.css')}">${input.query || EXAMPLE}</textarea>
 <details${input.defaultGraphs.length + input.namedGraphs.length > 0 ? html` open` : ''}><summary>Dataset</summary>
 <p><label for="default-graph-uri">${t.defaultGraphs}</label></p>
 <textarea id="default-graph-uri" class="graph-list" name="default-graph-uri" rows="2">${input.defaultGraphs.join('\n')}</textarea>
@@ -120,5 +122,5 @@ ${answer && html`<section class="answer" aria-labelledby="answer-heading"><h2 id
 ${downloadLinks(input)}
 ${'select' in answer ? selectTable(input, answer.select, context) : graphView(input, answer.graph, context)}
 </section>`}`;
-  return page({ ...input.frame, title: t.sparqlTitle, kind: 'page-sparql', breadcrumbs: [{ label: t.home, href: input.frame.base }, { label: t.sparqlTitle, href: input.endpoint }], scripts: ['codemirror.js', 'codemirror-sparql.js', 'chart.js'], styles: ['codemirror.css'] }, body);
+  return page({ ...input.frame, title: t.sparqlTitle, kind: 'page-sparql', breadcrumbs: [{ label: t.home, href: input.frame.base }, { label: t.sparqlTitle, href: input.endpoint }]}, body);
 }
