@@ -15,7 +15,8 @@ import { SPARQL_UPDATE, notAcceptable } from './document-read.js';
 import { contentVersion, sendGraph } from './graph-reply.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { contentTypeOf } from './representations.js';
-import { RESULT_TYPES, askBody, protocolRequest, shapeOf } from './sparql.js';
+import { askBody, protocolRequest, shapeOf } from './sparql.js';
+import { resultTypes } from '../rdf/sparql-results.js';
 import type { Context } from './state.js';
 
 const ALLOW = 'GET, HEAD, POST, OPTIONS';
@@ -41,7 +42,7 @@ export async function namespaceOntology(ctx: Context): Promise<void> {
   }
   const request = await protocolRequest(ctx, served.bodyLimit, refuseUpdate);
   const shape = await shapeOf(served, request.query, base, refuseUpdate);
-  const offered = shape.graphResult ? writableTypes : RESULT_TYPES;
+  const offered = shape.graphResult ? writableTypes : resultTypes;
   const type = negotiate(acceptOf(ctx.headers, ctx.querystring), offered);
   ctx.vary('Accept');
   if (!type) throw notAcceptable(offered);

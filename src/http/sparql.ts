@@ -9,7 +9,8 @@
  */
 import { isLodestoneError, LodestoneError } from '../errors.js';
 import { sparqlHtml } from './sparql-pages.js';
-import { serialiseQuads, writableTypes } from '../rdf/formats.js';
+import { NTRIPLES, serialiseQuads, writableTypes } from '../rdf/formats.js';
+import { RESULTS_JSON, resultTypes } from '../rdf/sparql-results.js';
 import { FORM, decodeUtf8, mediaTypeOf, readBody } from './body.js';
 import { notAcceptable } from './document-read.js';
 import { acceptOf, HTML, negotiate } from './negotiate.js';
@@ -20,7 +21,6 @@ import { modesOnEndpoint, requireMode } from './authorize.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { boundNesting, type QueryShape } from '../rdf/sparql-text.js';
 
-export const RESULT_TYPES = ['application/sparql-results+json', 'application/sparql-results+xml', 'text/csv', 'text/tab-separated-values'];
 const SPARQL_QUERY = 'application/sparql-query';
 
 /** Bytes of results kept in a server's cache. */
@@ -130,12 +130,12 @@ export async function sparql(ctx: Context): Promise<void> {
   const endpoint = documents.base + 'sparql';
   requireMode(await modesOnEndpoint(runtime.access, endpoint, agent), 'Read', agent, endpoint);
   const accept = acceptOf(ctx.headers, ctx.querystring);
-  const page = negotiate(accept, [...RESULT_TYPES, ...writableTypes, HTML]) === HTML; // a browser: the query page
+  const page = negotiate(accept, [...resultTypes, ...writableTypes, HTML]) === HTML; // a browser: the query page
   if (ctx.method !== 'POST' && !new URLSearchParams(ctx.querystring).has('query')) return page ? queryPage(ctx, endpoint) : describe(ctx, endpoint);
   const request = await protocolRequest(ctx, served.bodyLimit);
   if (page) return queryPage(ctx, endpoint, request);
   const shape = await shapeOf(served, request.query, documents.base);
-  const offered = shape.graphResult ? writableTypes : RESULT_TYPES;
+  const offered = shape.graphResult ? writableTypes : resultTypes;
   const type = negotiate(accept, offered);
   ctx.vary('Accept');
   if (!type) throw notAcceptable(offered);
@@ -177,7 +177,7 @@ async function queryPage(ctx: Context, endpoint: string, request?: Protocol): Pr
   if (request) {
     try {
       const shape = await shapeOf(served, request.query, runtime.documents.base);
-      const entry = await answer(ctx, request, shape, shape.graphResult ? 'application/n-triples' : 'application/sparql-results+json');
+      const entry = await answer(ctx, request, shape, shape.graphResult ? NTRIPLES : RESULTS_JSON);
       result = { ...request, graph: shape.graphResult, body: entry.body };
     } catch (error) {
       if (!isLodestoneError(error, 'BadQuery') && !isLodestoneError(error, 'BadRequest')) throw error;
@@ -188,6 +188,6 @@ async function queryPage(ctx: Context, endpoint: string, request?: Protocol): Pr
 }
 
 /** The formats an answer can be downloaded in. */
-function shapeFormats(graph: boolean | undefined): string[] {
-  return graph ? writableTypes : RESULT_TYPES;
+function shapeFormats(graph: boolean | undefined): readonly string[] {
+  return graph ? writableTypes : resultTypes;
 }
