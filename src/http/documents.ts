@@ -11,12 +11,12 @@ import { canonicalDocumentPath, parentDocumentPath } from '../document-paths.js'
 import type { WriteMethod } from '../documents/document-service.js';
 import { isLodestoneError, LodestoneError } from '../errors.js';
 import { withoutPredicate } from '../rdf/canonical-lines.js';
-import { readableTypes, writableTypes } from '../rdf/formats.js';
+import { HTML, readableTypes, writableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import { needOf, requireMode, type Need } from './authorize.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { currentDocumentReply, documentLinks, SPARQL_UPDATE, type ReadReply } from './document-read.js';
-import { acceptOf, DOCUMENT_TYPES, HTML, negotiateDocument } from './negotiate.js';
+import { acceptOf, DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
 import { documentHtml } from './document-pages.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
 import { etag, otherRepresentations } from './representations.js';

@@ -7,11 +7,11 @@
  */
 import type Koa from 'koa';
 import { LodestoneError } from '../errors.js';
-import { JSONLD, serialiseQuads, writableTypes } from '../rdf/formats.js';
+import { HTML, JSONLD, serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { errorResource } from '../rdf/error-resource.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import { reasonPhrase, toHttpError } from './http-error.js';
-import { acceptOf, HTML, negotiate } from './negotiate.js';
+import { acceptOf, negotiate } from './negotiate.js';
 import { errorHtml } from './html.js';
 import type { Context } from './state.js';
 import { contentTypeOf } from './representations.js';

@@ -8,12 +8,12 @@
 import { emptyBody } from './body.js';
 import { closestVersion, timemapGraph, type DocumentHistory, type Version } from '../documents/history.js';
 import { LodestoneError } from '../errors.js';
-import { serialiseQuads, writableTypes } from '../rdf/formats.js';
+import { HTML, serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { httpDate, LINK_FORMAT, mementoReply, notAcceptable, rememberMemento, versionLinks } from './document-read.js';
 import { authorizeDocument, documentOf, sendRead } from './documents.js';
 import { historyQuery } from './history-query.js';
-import { acceptOf, DOCUMENT_TYPES, HTML, negotiate, negotiateDocument } from './negotiate.js';
+import { acceptOf, DOCUMENT_TYPES, negotiate, negotiateDocument } from './negotiate.js';
 import { diffHtml, mementoHtml, timemapHtml } from './document-pages.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
 import { contentTypeOf, etag, otherRepresentations } from './representations.js';

@@ -5,12 +5,10 @@
  */
 import Negotiator from 'negotiator';
 import type { IncomingHttpHeaders } from 'node:http';
-import { JSONLD_COMPACTED, writableTypes } from '../rdf/formats.js';
+import { HTML, JSONLD_COMPACTED, writableTypes } from '../rdf/formats.js';
 import { memo } from '../util/memo.js';
 
-/** A page (src/pages/): offered after every RDF type, so only a client that prefers it (a browser) gets it. */
-export const HTML = 'text/html';
-/** What a document URL offers: its RDF and its page. */
+/** What a document URL offers: its RDF, and after every RDF type its page (src/pages/), so only a client that prefers it (a browser) gets one. */
 export const DOCUMENT_TYPES: readonly string[] = [...writableTypes, HTML];
 
 export function acceptOf(headers: IncomingHttpHeaders, querystring: string): string | undefined {

@@ -9,11 +9,11 @@
  */
 import { isLodestoneError, LodestoneError } from '../errors.js';
 import { sparqlHtml } from './sparql-pages.js';
-import { NTRIPLES, serialiseQuads, writableTypes } from '../rdf/formats.js';
+import { HTML, NTRIPLES, serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { RESULTS_JSON, resultTypes } from '../rdf/sparql-results.js';
 import { FORM, decodeUtf8, mediaTypeOf, readBody } from './body.js';
 import { notAcceptable } from './document-read.js';
-import { acceptOf, HTML, negotiate } from './negotiate.js';
+import { acceptOf, negotiate } from './negotiate.js';
 import { contentTypeOf } from './representations.js';
 import { serviceDescription } from './service-description.js';
 import type { Context, Served } from './state.js';

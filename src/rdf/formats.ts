@@ -35,6 +35,8 @@ export const NQUADS = 'application/n-quads';
 export const TRIG = 'application/trig';
 /** The old N-Triples type, which rdflib 6 and raptor still send. */
 export const PLAIN = 'text/plain';
+/** A web page: Lodestone's own pages, and the pages whose JSON-LD the proxy reads. */
+export const HTML = 'text/html';
 /** Compacted JSON-LD: the type plus its profile (JSON-LD 1.1 §9.3), a representation of its own (ETag, cache). */
 export const JSONLD_COMPACTED = 'application/ld+json; profile="http://www.w3.org/ns/json-ld#compacted"';
 

@@ -9,12 +9,11 @@
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
 import { LodestoneError } from '../errors.js';
-import { JSONLD, parseBody, serialise } from './formats.js';
+import { HTML, JSONLD, parseBody, serialise } from './formats.js';
 import { jsonLdBlocks } from './html-json-ld.js';
 import { tripleLine } from './ntriples.js';
 import { readResults, writeResults } from './sparql-results.js';
 
-export const HTML = 'text/html';
 export const XHTML = 'application/xhtml+xml';
 
 export interface Translation {
