@@ -18,7 +18,7 @@ const DOC = `${BASE}things/one/`;
 const frame = (language: 'en' | 'es' = 'en') => ({ language, t: messages(language), base: BASE, url: DOC, visitor: { webId: undefined, adminBase: `${BASE}admin/`, providers: [], signup: true } });
 
 function render(ntriples: string | Quad[], language: 'en' | 'es' = 'en'): string {
-  return documentPage({ frame: frame(language), documentUrl: DOC, quads: typeof ntriples === 'string' ? parseRdf(ntriples) : ntriples, formats: [{ type: 'text/turtle', name: 'Turtle' }], modes: { write: false, append: false }, versioned: false, proxy: true }).text;
+  return documentPage({ frame: frame(language), documentUrl: DOC, quads: typeof ntriples === 'string' ? parseRdf(ntriples) : ntriples, formats: [{ type: 'text/turtle', name: 'Turtle' }], modes: { write: false, append: false }, versioned: false }).text;
 }
 
 describe('pages', () => {

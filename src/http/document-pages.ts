@@ -106,7 +106,6 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
     turtle: write ? (await served.representations.get(document.blobId, TURTLE, () => text)).toString('utf8') : undefined,
     children: container ? await childList(ctx, documentUrl) : undefined,
     versioned: runtime.documents.history !== undefined,
-    proxy: true,
   });
   if (key !== undefined) drawnPages.put(key, content);
   sendPage(ctx, 200, frame.language, content);
@@ -127,7 +126,6 @@ export async function mementoHtml(ctx: Context, relativePath: string, found: { c
     formats: DOCUMENT_FORMATS,
     modes: { write, append: false },
     versioned: true,
-    proxy: true,
     // restore is a write like any other: it quotes the current document's ETag (Turtle, as the script asks)
     memento: { sha: found.commit, time: new Date(found.time * 1000), currentEtag: write && current ? etag(documentUrl, current, TURTLE) : undefined },
   });
@@ -149,6 +147,6 @@ export async function diffHtml(ctx: Context, documentUrl: string, history: Docum
 export async function proxiedPage(ctx: Context, url: string, ntriples: string): Promise<void> {
   const frame = await frameOf(ctx);
   const proxied = (type: string) => `${frame.base}?uri=${encodeURIComponent(url)}&accept=${encodeURIComponent(type)}`;
-  const content = documentPage({ frame, documentUrl: url, ...shownTriples(ntriples), formats: DOCUMENT_FORMATS, formatLink: proxied, modes: { write: false, append: false }, versioned: false, proxy: true });
+  const content = documentPage({ frame, documentUrl: url, ...shownTriples(ntriples), formats: DOCUMENT_FORMATS, formatLink: proxied, modes: { write: false, append: false }, versioned: false });
   sendPage(ctx, 200, frame.language, content);
 }

@@ -41,7 +41,6 @@ export interface DocumentPage {
   children?: ChildList;
   /** Whether the dataspace keeps history (a link to it). */
   versioned: boolean;
-  proxy: boolean;
   /** For a memento: its commit and time; the page then carries the banner and, with Write, restore. */
   memento?: { sha: string; time: Date; currentEtag?: string };
 }
@@ -69,7 +68,7 @@ export function documentPage(input: DocumentPage): Html {
   const { frame, documentUrl } = input;
   const { t, language } = frame;
   const view = new GraphView(input.quads);
-  const context: ViewContext = { language, t, documentUrl, base: frame.base, proxy: input.proxy };
+  const context: ViewContext = { language, t, documentUrl, base: frame.base };
   const title = documentTitle(view, documentUrl, frame);
   const container = view.typesOf(documentUrl).includes(`${DH}Container`) || documentUrl === frame.base;
   const primaryTypes = view.typesOf(`${documentUrl}#this`);

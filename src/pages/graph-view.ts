@@ -27,8 +27,6 @@ export interface ViewContext {
   documentUrl: string;
   /** The base of the dataspace the page is served from: its IRIs (and this origin's) are local links. */
   base: string;
-  /** Whether external IRIs are opened through the proxy (`<base>?uri=`). */
-  proxy: boolean;
 }
 
 /** The quads of one graph, indexed for drawing. */
@@ -172,7 +170,7 @@ export function blankAnchor(label: string): string {
 export function termLink(iri: string, label: string, context: ViewContext, vocabulary = false): Html {
   const local = iri.startsWith(new URL(context.base).origin + '/');
   if (local || !/^https?:/.test(iri)) return html`<a href="${iri}" title="${iri}">${label}</a>`;
-  if (!context.proxy || vocabulary) return html`<a href="${iri}" title="${iri}" rel="noopener">${label}</a>`;
+  if (vocabulary) return html`<a href="${iri}" title="${iri}" rel="noopener">${label}</a>`;
   return html`<a href="${context.base}?uri=${encodeURIComponent(iri)}" title="${iri}">${label}</a> <a href="${iri}" class="external" rel="noopener" aria-label="${iri}">↗</a>`;
 }
 

@@ -102,7 +102,7 @@ ${resourceOrder(view, context.documentUrl).map(({ key, iri }) => html`<section c
 
 export function sparqlPage(input: SparqlPage): Html {
   const { t, language } = input.frame;
-  const context: ViewContext = { language, t, documentUrl: input.endpoint, base: input.frame.base, proxy: true };
+  const context: ViewContext = { language, t, documentUrl: input.endpoint, base: input.frame.base };
   const answer = input.answer;
   const body = html`<h1>${t.sparqlTitle}</h1>
 <form class="sparql-form" method="get" action="${input.endpoint}">
