@@ -48,11 +48,16 @@ export class PackSet {
     return { pack: this.packNames[(code - offset) / 2 ** 32]!, offset, end: -1 };
   }
   private readonly loaded = new Map<string, string[]>(); // pack path → its object ids
-  private readonly handles = new Map<string, fsp.FileHandle>();
+  /** Open packs, as promises: two readers of one pack at once share one open (each its own would leak one). */
+  private readonly handles = new Map<string, Promise<fsp.FileHandle>>();
   private readonly packBytes = new ByteCache<Buffer>(128 * 1024 * 1024, (b) => b.length, 32 * 1024 * 1024);
 
-  constructor(gitdir: string) {
+  private readonly wholePackBytes: number;
+
+  /** `wholePackBytes`: packs up to this size are read whole (tests lower it to read through file handles). */
+  constructor(gitdir: string, options: { wholePackBytes?: number } = {}) {
     this.dir = join(gitdir, 'objects', 'pack');
+    this.wholePackBytes = options.wholePackBytes ?? WHOLE_PACK_BYTES;
   }
 
   /** The ids of the packed objects that start with `prefix` (a scan of the ids in memory: for the odd abbreviated id, not for every read). */
@@ -94,24 +99,25 @@ export class PackSet {
     this.sizes.delete(pack);
     const handle = this.handles.get(pack);
     this.handles.delete(pack);
-    void handle?.close().catch(() => undefined);
+    void closeQuietly(handle);
   }
 
   async close(): Promise<void> {
     const handles = [...this.handles.values()];
     this.handles.clear();
-    await Promise.all(handles.map((h) => h.close().catch(() => undefined)));
+    await Promise.all(handles.map(closeQuietly));
   }
 
-  private async handle(pack: string): Promise<fsp.FileHandle> {
+  private handle(pack: string): Promise<fsp.FileHandle> {
     let handle = this.handles.get(pack);
     if (!handle) {
-      handle = await fsp.open(pack, 'r');
       if (this.handles.size >= 64) {
-        const [oldest, old] = this.handles.entries().next().value as [string, fsp.FileHandle];
+        const [oldest, old] = this.handles.entries().next().value as [string, Promise<fsp.FileHandle>];
         this.handles.delete(oldest);
-        void old.close().catch(() => undefined);
+        void closeQuietly(old); // a read under way on it finishes first (FileHandle.close waits for it)
       }
+      handle = fsp.open(pack, 'r');
+      handle.catch(() => this.handles.get(pack) === handle && this.handles.delete(pack)); // a failed open is not kept
       this.handles.set(pack, handle);
     }
     return handle;
@@ -171,7 +177,7 @@ export class PackSet {
   private async wholePack(pack: string): Promise<Buffer | undefined> {
     const kept = this.packBytes.get(pack);
     if (kept) return kept;
-    if ((await this.sizeOf(pack)) > WHOLE_PACK_BYTES) return undefined;
+    if ((await this.sizeOf(pack)) > this.wholePackBytes) return undefined;
     const bytes = await fsp.readFile(pack);
     this.packBytes.put(pack, bytes);
     return bytes;
@@ -246,4 +252,9 @@ export class PackSet {
     for (const pack of replaced) this.forget(pack);
     return replaced;
   }
+}
+
+/** Closes a pack's handle, if it opened. */
+async function closeQuietly(handle: Promise<fsp.FileHandle> | undefined): Promise<void> {
+  await handle?.then((h) => h.close()).catch(() => undefined);
 }
