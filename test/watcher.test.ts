@@ -160,4 +160,27 @@ describe('the watcher', () => {
     assert.equal(git(dir, 'rev-parse', 'HEAD').trim(), head);
     assert.equal(await ds.index.dump(), indexed);
   });
+
+  it('never takes a file replaced by a round while it was read for an edit (it would revert the last write)', async () => {
+    // the watcher's event for one write's rename arrives while the next write's round replaces the
+    // file: read then, the file held the write before, which is not an edit (issue 25, item 6)
+    const agent = `${base}admin/acl/agents/1/#this`;
+    const before = commitCount(dir);
+    let stop = false;
+    const events = (async () => {
+      while (!stop) await ds.workingTree.fileChanged('graphs/raced.nt');
+    })();
+    const writes = 150;
+    for (let i = 0; i < writes; i++) {
+      await ds.put('raced/', nt(`<${base}raced/> <http://purl.org/dc/terms/title> "v${i}" .\n`), agent);
+      await new Promise((resolve) => setTimeout(resolve, i % 7));
+    }
+    stop = true;
+    await events;
+    await ds.settled();
+    assert.equal(commitCount(dir) - before, writes, 'one commit per write, and none taken from the working tree');
+    assert.equal(git(dir, 'log', '-1', '--format=%an').trim(), agent);
+    assert.match(git(dir, 'show', 'HEAD:graphs/raced.nt'), new RegExp(`"v${writes - 1}"`));
+    assert.equal(git(dir, 'status', '--porcelain', '--', 'graphs/raced.nt'), '');
+  });
 });

@@ -14,7 +14,7 @@ import { canonicalBytes, shallowCanonicalBytes } from '../rdf/canonical.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import { blobObject } from '../git/objects.js';
 import { stageEntryFromStats, statMatches, type StageEntry } from '../git/stage-file.js';
-import type { StageUpdate, WorkingFile, WorkingOutcome } from './disk-protocol.js';
+import type { StageUpdate, WorkingFile } from './disk-protocol.js';
 import type { GitStore, Identity } from './git-store.js';
 import { fileDocument } from '../document-paths.js';
 import { defaultLockOptions } from './refs.js';
@@ -45,7 +45,6 @@ export class WorkingTree {
   private readonly labelDeep: (ntriples: string, what: string) => Promise<Buffer>;
   private readonly synced = new Map<string, StageEntry>();
   private readonly dirty = new Set<string>();
-  private readonly writing = new Map<string, string>();
   /** Paths whose entries a failed stage update did not write: sent again with the next round. */
   private readonly unstaged = new Set<string>();
   /** A round that replaces every entry under the prefix is due (the first, or one that failed). */
@@ -138,7 +137,7 @@ export class WorkingTree {
         this.dirty.add(path);
       } else edits.push(path);
     }
-    for (const path of edits) await this.fileChanged(path);
+    for (const path of edits) await this.takeChange(path);
     this.enqueue(() => this.syncOut(true));
     await this.running;
     return edits;
@@ -150,18 +149,28 @@ export class WorkingTree {
   }
 
   /**
-   * A file under the prefix changed on disk (watcher event, or found at startup). If its content
-   * is not what the working tree was synced to, it is someone's edit: parsed, and if valid
-   * committed in canonical form; if invalid, logged with file, line and column, and left alone;
-   * if it breaks an ontology constraint (`validate`), logged with the report's sentences, and left alone.
+   * A file under the prefix changed on disk (a watcher event). It is looked at between sync rounds,
+   * never during one: read while a round replaced it, it would hold the bytes of the write before
+   * and be taken for an edit that reverts the last one (an acknowledged write).
    */
-  async fileChanged(path: string): Promise<void> {
+  fileChanged(path: string): Promise<void> {
+    return this.enqueue(() => this.takeChange(path));
+  }
+
+  /**
+   * A file under the prefix that may have changed (a watcher event, or found at startup or by a
+   * round), with no round under way. If its content is not what the working tree was synced to, it
+   * is someone's edit: parsed, and if valid committed in canonical form; if invalid, logged with
+   * file, line and column, and left alone; if it breaks an ontology constraint (`validate`), logged
+   * with the report's sentences, and left alone.
+   */
+  private async takeChange(path: string): Promise<void> {
     const relative = fileDocument(path, this.store.prefix);
     if (relative === undefined) return;
     const bytes = await fsp.readFile(this.abs(path)).catch(() => undefined);
     const rawId = bytes ? blobObject(bytes).id : undefined;
     const known = this.synced.get(path)?.id;
-    if (rawId === known || (rawId !== undefined && rawId === this.writing.get(path))) return;
+    if (rawId === known) return;
     if (rawId === undefined && known === undefined) return;
     const url = this.base + relative;
     if (!bytes) {
@@ -210,14 +219,9 @@ export class WorkingTree {
     for (const path of paths) {
       const head = this.store.blobId(path);
       files.push({ path, head: head ?? null, bytes: head ? await this.store.readBlob(head) : null, synced: this.synced.get(path) });
-      if (head) this.writing.set(path, head); // our own renames must not look like edits to the watcher
     }
-    let outcomes: WorkingOutcome[];
-    try {
-      outcomes = await this.store.disk.syncWorkingFiles(this.store.dir, this.store.prefix, this.tmpdir, this.journal, files);
-    } finally {
-      for (const path of paths) this.writing.delete(path);
-    }
+    // the watcher's events for these renames are looked at after the round (fileChanged), when `synced` names what they hold
+    const outcomes = await this.store.disk.syncWorkingFiles(this.store.dir, this.store.prefix, this.tmpdir, this.journal, files);
     const edited: string[] = [];
     for (const result of outcomes) {
       if (result.outcome === 'written') this.synced.set(result.path, result.entry);
@@ -225,7 +229,7 @@ export class WorkingTree {
       else if (result.outcome === 'edited') edited.push(result.path); // someone's edit is waiting: taken in below
     }
     await this.writeStage(paths, force);
-    for (const path of edited) await this.fileChanged(path);
+    for (const path of edited) await this.takeChange(path);
   }
 
   /**
