@@ -4,10 +4,13 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { webOrigin } from './http/origins.js';
 
 interface OptionSpec {
   type: 'string' | 'boolean';
   default?: string | boolean;
+  /** The flag may be given more than once; its values are kept in order. */
+  multiple?: boolean;
   description: string;
 }
 
@@ -18,6 +21,7 @@ export const serveOptions = {
   base: { type: 'string', description: 'base URL of the end-user dataspace (default https://<host>:<port>/)' },
   http: { type: 'boolean', default: false, description: 'serve plain HTTP behind a TLS-terminating proxy (which passes client certificates in Client-Cert)' },
   'trusted-proxy': { type: 'string', default: '127.0.0.1,::1', description: 'comma-separated addresses whose Client-Cert header is believed (with --http)' },
+  'cors-origin': { type: 'string', multiple: true, description: 'an origin (https://app.example) whose pages may act with the visitor\'s credentials, besides the server\'s own; other origins act as anonymous' },
   'body-limit': { type: 'string', default: '2097152', description: 'largest request body in bytes; larger ones answer 413' },
   'sparql-timeout': { type: 'string', default: '30000', description: 'milliseconds a SPARQL query may run before it is stopped' },
   'query-lanes': { type: 'string', default: '2', description: 'copies of each dataspace\'s index that SPARQL queries run on: a slow query holds up only its own, one agent holds all but one at most; each beyond the first costs ~35 MB + 0.55-0.9 GB per million triples' },
@@ -67,6 +71,8 @@ export interface ServeConfig {
   base: string;
   http: boolean;
   trustedProxies: string[];
+  /** Origins (scheme://host[:port]) trusted with credentials everywhere, besides each dataspace's own. */
+  corsOrigins: string[];
   bodyLimit: number;
   sparqlTimeoutMs: number;
   queryLanes: number;
@@ -90,6 +96,14 @@ function wholeNumber(name: string, value: unknown): number {
   return n;
 }
 
+function corsOrigins(values: unknown): string[] {
+  return (Array.isArray(values) ? values : []).map((value: string) => {
+    const origin = webOrigin(value);
+    if (!origin) throw new Error(`--cors-origin must be an origin such as https://app.example.org (scheme, host and port only), not "${value}"`);
+    return origin;
+  });
+}
+
 function accessLogTarget(value: string): string {
   if (value === '') throw new Error('--access-log must be -, off or a file');
   return value === '-' || value === 'off' ? value : resolve(value);
@@ -97,7 +111,7 @@ function accessLogTarget(value: string): string {
 
 export function parseCommand<T extends Record<string, OptionSpec>>(specs: T, args: string[]) {
   const { values, positionals } = parseArgs({ args, options: specs as Record<string, OptionSpec & { type: 'string' | 'boolean' }>, allowPositionals: true, strict: true });
-  return { values: values as Record<string, string | boolean | undefined>, positionals };
+  return { values: values as Record<string, string | boolean | string[] | undefined>, positionals };
 }
 
 export function serveConfig(args: string[]): ServeConfig | 'help' {
@@ -117,6 +131,7 @@ export function serveConfig(args: string[]): ServeConfig | 'help' {
     base,
     http,
     trustedProxies: String(values['trusted-proxy']).split(',').map((s) => s.trim()).filter(Boolean),
+    corsOrigins: corsOrigins(values['cors-origin']),
     bodyLimit: positiveInteger('body-limit', values['body-limit']),
     sparqlTimeoutMs: positiveInteger('sparql-timeout', values['sparql-timeout']),
     queryLanes: positiveInteger('query-lanes', values['query-lanes']),
@@ -133,7 +148,8 @@ export function usage(command: string, summary: string, specs: Record<string, Op
   for (const [name, spec] of Object.entries(specs)) {
     const flag = spec.type === 'string' ? `--${name} <value>` : `--${name}`;
     const fallback = spec.default !== undefined && spec.default !== false ? ` (default: ${String(spec.default)})` : '';
-    lines.push(`  ${flag.padEnd(28)} ${spec.description}${fallback}`);
+    const repeatable = 'multiple' in spec && spec.multiple ? ' (repeatable)' : '';
+    lines.push(`  ${flag.padEnd(28)} ${spec.description}${fallback}${repeatable}`);
   }
   return lines.join('\n');
 }

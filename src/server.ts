@@ -41,6 +41,7 @@ import { openAccessLog } from './http/access-log.js';
 import { agentOf, Authenticator } from './http/authenticate.js';
 import { clientErrorListener } from './http/client-error.js';
 import { fastReader } from './http/fast-read.js';
+import { originTrust } from './http/origins.js';
 import { oidcCallbackUrl } from './http/oauth2.js';
 import { enableOidc } from './http/oidc-endpoints.js';
 import { startMirror } from './mirror/mirror.js';
@@ -230,7 +231,8 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     const found = webId === undefined ? undefined : local(webId.replace(/#.*$/, ''));
     return found && found.runtime.role === 'admin' && found.documents.blobId(found.relative) !== undefined ? webId : undefined;
   });
-  const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, secretary: agents.secretary.webId, session, scheme });
+  const trusts = originTrust(config.corsOrigins, system.corsOrigins);
+  const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, secretary: agents.secretary.webId, session, trusts });
   const representations = new RepresentationCache();
   // the proxy speaks as the secretary, and trusts the server's own certificate besides Node's list (dataspaces of this instance are origins too)
   const secretary = await readCredentials(agents.secretary.credentialsFile);
@@ -245,7 +247,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     for (const url of new Set([uri, uri.replace(/#.*$/, '')])) proxyOut.cache.purge(url);
   };
   for (const runtime of runtimes) if (runtime.role === 'admin') runtime.ontology?.onPurge(purge);
-  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, log, settings });
+  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, trusts, log, settings });
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations });
   const handle = (req: IncomingMessage, res: ServerResponse) => {

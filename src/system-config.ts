@@ -7,7 +7,9 @@
  * `oauth2/login/<name>`: letters, digits, `-`, `_`), `lds:issuer` and `lds:clientId`; one without a
  * client id or secret is declared but disabled. Secrets live apart, in `DIR/secrets/credentials.ttl`
  * (mode 0600): `a:authToken` on a repository resource, `a:clientSecret` on a provider resource; they
- * are never logged. The cookie key is `DIR/secrets/session.key` (32 random bytes, mode 0600). Read at
+ * are never logged. A dataspace trusts the pages of each `lds:corsOrigin` (an origin, such as
+ * `<https://app.example>`) with its visitors' credentials (http/origins.ts). The cookie key is
+ * `DIR/secrets/session.key` (32 random bytes, mode 0600). Read at
  * startup; a new data directory gets a file that declares the default pair of dataspaces (see
  * registry.ts, which reads the dataspaces a file declares), versions the end-user dataspace locally
  * and declares the `google` and `orcid` providers, disabled.
@@ -16,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { Quad } from '@rdfjs/types';
+import { webOrigin } from './http/origins.js';
 import { ns } from './rdf/namespaces.js';
 import { parseRdf } from './rdf/ntriples.js';
 import { declaredPairs, defaultPair, type DataspacePair } from './registry.js';
@@ -49,6 +52,8 @@ export interface SystemConfig {
   versioning: Map<string, VersioningConfig>;
   /** The OpenID providers declared for each (admin) dataspace base, in the order of the file. */
   oidcProviders: Map<string, OidcProviderDeclaration[]>;
+  /** The origins each dataspace base trusts with credentials besides its own (`lds:corsOrigin`), as origins. */
+  corsOrigins: Map<string, string[]>;
 }
 
 export function systemConfigFile(data: string): string {
@@ -81,6 +86,10 @@ export function defaultSystemConfig(endUserBase: string): string {
     '<urn:lodestone:repository:end-user> a doap:GitRepository ;',
     '  repo:branch "main" ;',
     '  repo:pathPrefix "graphs" .',
+    '',
+    '# Another origin\'s pages act as anonymous here: a visitor\'s certificate or login counts on this',
+    '# server\'s own pages only. To trust an origin\'s pages with them (an app of your own), declare it',
+    `# (<${endUserBase}> lds:corsOrigin <https://app.example> .) and restart; serve --cors-origin trusts one everywhere.`,
     '',
     '# OpenID Connect login for browsers, disabled until a client is registered with the provider: add',
     '# lds:clientId "…" here and <urn:lodestone:oidc:NAME> a:clientSecret "…" . to secrets/credentials.ttl',
@@ -125,6 +134,7 @@ export async function readSystemConfig(data: string, endUserBase: string, log: (
   const value = (graph: typeof config, subject: string, predicate: string) => graph.find((q) => q.subject.value === subject && q.predicate.value === predicate)?.object.value;
   const versioning = new Map<string, VersioningConfig>();
   const oidcProviders = new Map<string, OidcProviderDeclaration[]>();
+  const corsOrigins = new Map<string, string[]>();
   for (const q of config) {
     if (q.predicate.value === ns.lds + 'versioningRepository') {
       const repository = q.object.value;
@@ -145,9 +155,13 @@ export async function readSystemConfig(data: string, endUserBase: string, log: (
       if (declared.some((p) => p.name === name)) throw new Error(`${file}: two OpenID providers of <${q.subject.value}> are named ${name}`);
       declared.push({ resource, name, issuer, clientId: value(config, resource, ns.lds + 'clientId'), clientSecret: value(credentials, resource, ns.a + 'clientSecret') });
       oidcProviders.set(q.subject.value, declared);
+    } else if (q.predicate.value === ns.lds + 'corsOrigin') {
+      const origin = webOrigin(q.object.value);
+      if (!origin) throw new Error(`${file}: lds:corsOrigin of <${q.subject.value}> must be an origin such as <https://app.example.org> (scheme, host and port only), not "${q.object.value}"`);
+      corsOrigins.set(q.subject.value, [...(corsOrigins.get(q.subject.value) ?? []), origin]);
     }
   }
-  return { versioning, oidcProviders };
+  return { versioning, oidcProviders, corsOrigins };
 }
 
 /**

@@ -49,7 +49,7 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const memento = route?.query === 'version';
     if (!route || (route.path !== 'document' && route.path !== 'root') || (querystring !== '' && !VERSION_ONLY.test(querystring))) return undefined;
     if (memento && (headers['if-match'] !== undefined || headers['if-none-match'] !== undefined)) return undefined;
-    const agent = options.authenticator.known(req);
+    const agent = options.authenticator.known(req, runtime.documents.base);
     if (agent === UNKNOWN) return undefined;
 
     const relativePath = canonicalDocumentPath(relative);
