@@ -2,6 +2,7 @@
  * The one reader of argv and the environment. Every option is declared once, with its default and
  * a one-line description; `--help` is generated from the same table.
  */
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { webOrigin } from './http/origins.js';
@@ -20,7 +21,8 @@ export const serveOptions = {
   host: { type: 'string', default: 'localhost', description: 'host name or address to listen on' },
   base: { type: 'string', description: 'base URL of the end-user dataspace (default https://<host>:<port>/)' },
   http: { type: 'boolean', default: false, description: 'serve plain HTTP behind a TLS-terminating proxy (which passes client certificates in Client-Cert)' },
-  'trusted-proxy': { type: 'string', default: '127.0.0.1,::1', description: 'comma-separated addresses whose Client-Cert header is believed (with --http)' },
+  'trusted-proxy': { type: 'string', description: 'with --http: comma-separated addresses of the TLS-terminating proxy whose Client-Cert header is believed, when it also sends the proxy secret (default: none, every Client-Cert is ignored)' },
+  'trusted-proxy-secret-file': { type: 'string', description: 'file holding the secret the trusted proxy sends as Lodestone-Proxy-Secret, readable by its owner only (default: DIR/secrets/proxy-secret, made on first start)' },
   'cors-origin': { type: 'string', multiple: true, description: 'an origin (https://app.example) whose pages may act with the visitor\'s credentials, besides the server\'s own; other origins act as anonymous' },
   'body-limit': { type: 'string', default: '2097152', description: 'largest request body in bytes; larger ones answer 413' },
   'sparql-timeout': { type: 'string', default: '30000', description: 'milliseconds a SPARQL query may run before it is stopped' },
@@ -70,7 +72,10 @@ export interface ServeConfig {
   host: string;
   base: string;
   http: boolean;
+  /** Addresses whose Client-Cert header is believed (with the proxy secret); empty: none. */
   trustedProxies: string[];
+  /** The proxy secret's file, when --trusted-proxy-secret-file names one (else DIR/secrets/proxy-secret). */
+  trustedProxySecretFile: string | undefined;
   /** Origins (scheme://host[:port]) trusted with credentials everywhere, besides each dataspace's own. */
   corsOrigins: string[];
   bodyLimit: number;
@@ -94,6 +99,14 @@ function wholeNumber(name: string, value: unknown): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, not "${String(value)}"`);
   return n;
+}
+
+/** The addresses of --trusted-proxy: IP literals, and only with --http (over HTTPS the TLS connection is the certificate). */
+function trustedProxies(value: unknown, http: boolean): string[] {
+  const addresses = typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  if (addresses.length && !http) throw new Error('--trusted-proxy is for --http, behind a TLS-terminating proxy: over HTTPS the client certificate comes with the connection');
+  for (const address of addresses) if (isIP(address) === 0) throw new Error(`--trusted-proxy takes IP addresses, not "${address}"`);
+  return addresses;
 }
 
 function corsOrigins(values: unknown): string[] {
@@ -130,7 +143,8 @@ export function serveConfig(args: string[]): ServeConfig | 'help' {
     host,
     base,
     http,
-    trustedProxies: String(values['trusted-proxy']).split(',').map((s) => s.trim()).filter(Boolean),
+    trustedProxies: trustedProxies(values['trusted-proxy'], http),
+    trustedProxySecretFile: typeof values['trusted-proxy-secret-file'] === 'string' ? resolve(values['trusted-proxy-secret-file']) : undefined,
     corsOrigins: corsOrigins(values['cors-origin']),
     bodyLimit: positiveInteger('body-limit', values['body-limit']),
     sparqlTimeoutMs: positiveInteger('sparql-timeout', values['sparql-timeout']),

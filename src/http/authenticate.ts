@@ -1,8 +1,9 @@
 /**
  * Who is asking, decided here once for every path that answers (the Koa middleware and the read
  * fast path): the TLS client certificate (WebID-TLS); with `--http` behind a TLS-terminating proxy,
- * the RFC 9440 `Client-Cert` header, honoured only when the request comes from a trusted proxy
- * address; else the OpenID Connect session cookie. A certificate that names an
+ * the RFC 9440 `Client-Cert` header, believed only from a `--trusted-proxy` address that also sends
+ * the proxy secret (a header proves nothing about the private key: only the proxy that checked the
+ * handshake may vouch for it); else the OpenID Connect session cookie. A certificate that names an
  * agent wins over a cookie. The agent found is kept on the request (`agentOf`) for the access log.
  *
  * Credentials count only where the browser says the request comes from a trusted place (DESIGN.md,
@@ -21,7 +22,7 @@
  * Otherwise the request acts as anonymous (its certificate is not even verified).
  */
 import { LodestoneError } from '../errors.js';
-import type { X509Certificate } from 'node:crypto';
+import { createHash, timingSafeEqual, type X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type Koa from 'koa';
@@ -34,12 +35,16 @@ export interface AuthenticateOptions {
   verifier: WebIdVerifier;
   /** The secretary's WebID: the one agent that may act On-Behalf-Of another. */
   secretary?: string;
-  /** Addresses whose Client-Cert header is believed. */
+  /** Addresses whose Client-Cert header is believed, when it comes with the proxy secret. */
   trustedProxies: readonly string[];
+  /** What a trusted proxy sends in `Lodestone-Proxy-Secret`; without one, no Client-Cert is believed. Never logged. */
+  proxySecret?: string;
   /** The origins a dataspace trusts with credentials (its own always); default: its own only. */
   trusts?: OriginTrust;
   /** The agent of a session cookie's value (undefined: forged, expired, or its agent is gone); no sessions without it. */
   session?: (cookieValue: string) => string | undefined;
+  /** Where a Client-Cert ignored for want of the proxy's address or secret is said, once. */
+  log?: (line: string) => void;
 }
 
 const AGENT = Symbol('lodestone.agent');
@@ -59,6 +64,11 @@ function normalise(address: string | undefined): string {
   return (address ?? '').replace(/^::ffff:/, '');
 }
 
+/** The header a trusted proxy proves itself with (its value is the secret). */
+export const PROXY_SECRET_HEADER = 'lodestone-proxy-secret';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
 const SAFE = new Set(['GET', 'HEAD']);
 
 /** Whether a request's credentials may act for it, from where the browser says it comes (the module comment). */
@@ -74,14 +84,30 @@ export function credentialsCount(req: IncomingMessage, base: string, trusts: Ori
 
 export class Authenticator {
   private readonly trusted: Set<string>;
+  private readonly secret: Buffer | undefined;
   private readonly trusts: OriginTrust;
   // A TLS connection keeps its client certificate: parse it once per connection, not per request.
   private readonly perSocket = new WeakMap<object, X509Certificate | undefined>();
   private readonly fromHeader = new Map<string, X509Certificate | undefined>();
+  private told = false;
 
   constructor(private readonly options: AuthenticateOptions) {
     this.trusted = new Set(options.trustedProxies.map(normalise));
+    this.secret = options.proxySecret === undefined ? undefined : digest(options.proxySecret);
     this.trusts = options.trusts ?? originTrust([]);
+  }
+
+  /** Whether the request came from the trusted proxy: its address, and the secret compared in constant time (digests of equal length). */
+  private fromProxy(req: IncomingMessage): boolean {
+    const sent = req.headers[PROXY_SECRET_HEADER];
+    const address = this.trusted.has(normalise(req.socket.remoteAddress));
+    if (address && this.secret && typeof sent === 'string' && timingSafeEqual(digest(sent), this.secret)) return true;
+    if (!this.told) {
+      this.told = true;
+      const why = !address ? `it came from ${normalise(req.socket.remoteAddress)}, not a --trusted-proxy address` : `it came without the proxy secret (${PROXY_SECRET_HEADER})`;
+      this.options.log?.(`a Client-Cert header was ignored (the request is anonymous): ${why}; said once`);
+    }
+    return false;
   }
 
   private certificateOf(req: IncomingMessage): X509Certificate | undefined {
@@ -94,7 +120,7 @@ export class Authenticator {
       return cert;
     }
     const header = req.headers['client-cert'];
-    if (typeof header === 'string' && header !== '' && this.trusted.has(normalise(socket.remoteAddress))) {
+    if (typeof header === 'string' && header !== '' && this.fromProxy(req)) {
       // a proxy sends the same certificate on every request of a client: parse each one once
       if (this.fromHeader.has(header)) return this.fromHeader.get(header);
       const cert = clientCertHeader(header);
