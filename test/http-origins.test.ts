@@ -2,18 +2,22 @@
  * Origins over HTTPS (DESIGN.md, "Origins"; src/http/origins.ts, authenticate.ts, app.ts): a request
  * that carries the owner's certificate acts as the owner only from the dataspace's own origin, an
  * origin `--cors-origin` trusts, or one its `lds:corsOrigin` in system.ttl trusts; from anywhere else
- * it is anonymous, and preflights and answers give such origins `*` and never credentials. The
- * server is at https://lodestone.test:<port>/ (reached on loopback with that Host). Refused writes
- * are checked against git.
+ * it is anonymous, and preflights and answers give such origins `*` and never credentials. Every
+ * answer says `Vary: Origin` and `X-Content-Type-Options: nosniff` (fast path, Koa, errors, Node's
+ * own refusals), and HSTS at a real name. The server is at https://lodestone.test:<port>/ (reached on
+ * loopback with that Host), a real name for HSTS. Refused writes are checked against git.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { type WebIdVerifier } from '../src/auth/webid-tls.js';
 import { serveConfig } from '../src/config.js';
-import { credentialsCount } from '../src/http/authenticate.js';
-import { originTrust, webOrigin } from '../src/http/origins.js';
+import { Authenticator, credentialsCount } from '../src/http/authenticate.js';
+import { fastReader } from '../src/http/fast-read.js';
+import { originTrust, strictTransport, webOrigin } from '../src/http/origins.js';
+import { RepresentationCache } from '../src/http/representations.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { defaultSystemConfig } from '../src/system-config.js';
 import { headOf, removeTempDirs, tempDir } from './helpers.js';
@@ -203,5 +207,58 @@ describe('credentialed requests from other origins act as anonymous', () => {
     assertRdfError(await ask('POST', 'by-app/', { headers: { ...form, Origin: ATTACKER, 'If-Match': etag }, body }), 403);
     const taken = await ask('POST', 'by-app/', { headers: { ...form, Origin: EVERYWHERE, 'If-Match': etag }, body });
     assert.equal(taken.status, 204, taken.body);
+  });
+});
+
+describe('the headers every answer carries', () => {
+  const HSTS = 'max-age=31536000';
+  const common = (res: Response, what: string, hsts = true) => {
+    assert.equal(header(res, 'x-content-type-options'), 'nosniff', what);
+    assert.ok(varies(res, 'Origin'), `${what}: Vary: ${header(res, 'vary')}`);
+    assert.equal(header(res, 'strict-transport-security'), hsts ? HSTS : undefined, what);
+  };
+
+  it('on document reads (Koa and the fast path alike), pages, SPARQL, errors and redirects', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await ask('GET', 'private/', { headers: { Accept: 'text/turtle' } });
+      common(res, `GET ${i}`);
+      assert.ok(varies(res, 'Accept'), 'Vary keeps Accept');
+    }
+    common(await ask('GET', 'private/', { headers: { Accept: 'text/html' } }), 'a page');
+    common(await ask('GET', 'sparql?query=' + encodeURIComponent('ASK {}'), { headers: { Accept: 'application/sparql-results+json' } }), 'SPARQL');
+    common(await ask('GET', 'missing/'), '404');
+    common(await ask('GET', 'private/', { as: 'anonymous' }), '403');
+    common(await ask('PROPFIND', 'private/'), '405');
+    common(await ask('GET', 'private'), '308');
+    common(await ask('GET', 'public/', { headers: { Origin: ATTACKER } }), 'a CORS answer');
+    const elsewhere = await sendRequest({ protocol: 'https:', hostname: '127.0.0.1', port, path: '/', headers: { Host: 'unknown.example' }, rejectUnauthorized: false, agent: false });
+    assertRdfError(elsewhere, 404);
+    common(elsewhere, 'an unknown host', false);
+  });
+
+  it('on the fast path’s own answer', async () => {
+    const etag = header(await ask('GET', 'public/', { as: 'anonymous', headers: { Accept: 'text/turtle' } }), 'etag')!;
+    const verifier = { known: () => undefined } as unknown as WebIdVerifier;
+    const read = fastReader({ runtimes: s.running.runtimes, scheme: 'https', authenticator: new Authenticator({ verifier, trustedProxies: [] }), representations: new RepresentationCache() });
+    let written: { status: number; headers: OutgoingHttpHeaders } | undefined;
+    const res = { writeHead: (status: number, headers: OutgoingHttpHeaders) => (written = { status, headers }), end: () => undefined } as unknown as ServerResponse;
+    const req = { method: 'GET', url: '/public/', headers: { host, accept: 'text/turtle', 'if-none-match': etag }, socket: {} } as unknown as IncomingMessage;
+    assert.equal(read(req, res), true, 'the fast path answered');
+    assert.equal(written?.status, 304);
+    assert.equal(written?.headers['X-Content-Type-Options'], 'nosniff');
+    assert.equal(written?.headers.Vary, 'Accept, Origin');
+    assert.equal(written?.headers['Strict-Transport-Security'], HSTS);
+  });
+
+  it('on what Node’s HTTP parser refuses', async () => {
+    const res = await sendRequest({ protocol: 'https:', hostname: '127.0.0.1', port, path: '/', method: 'GET', headers: { Host: host, 'X-Big': 'x'.repeat(20_000) }, rejectUnauthorized: false, agent: false });
+    assert.equal(res.status, 431);
+    assert.equal(header(res, 'x-content-type-options'), 'nosniff');
+  });
+
+  it('sends HSTS for https at a real name only', () => {
+    assert.equal(strictTransport('https://lodestone.test:4443/'), true);
+    assert.equal(strictTransport('https://data.example.org/'), true);
+    for (const base of ['https://localhost:4443/', 'https://second.localhost/', 'https://127.0.0.1/', 'https://[::1]:4443/', 'http://data.example.org/']) assert.equal(strictTransport(base), false, base);
   });
 });

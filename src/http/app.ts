@@ -1,5 +1,6 @@
 /**
- * The HTTP layer as one ordered list of middleware (errors outermost): finding the request's dataspace (an unknown host or base is a 404 with an
+ * The HTTP layer as one ordered list of middleware: the headers every answer carries (origins.ts)
+ * outermost, then errors; finding the request's dataspace (an unknown host or base is a 404 with an
  * RDF body); CORS, with credentials for the origins the dataspace trusts only; refusing other sites'
  * forms (cross-site.ts); authentication (who is asking, given where from: authenticate.ts), then the
  * route table (routes.ts). Nothing below this layer imports Koa.
@@ -14,7 +15,7 @@ import { credentialsCount, type Authenticator } from './authenticate.js';
 import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
-import type { OriginTrust } from './origins.js';
+import { answerHeaders, type OriginTrust } from './origins.js';
 import type { RepresentationCache } from './representations.js';
 import { dispatch, redirectToSlash } from './routes.js';
 import type { DataspaceRuntime, Served, State } from './state.js';
@@ -53,6 +54,12 @@ export function createApp(options: AppOptions): Koa<State> {
     updateGraph: (graph, update, base) => options.composer.update(graph, update, base),
     settings: options.settings,
   };
+  const headersOf = new Map(options.runtimes.map((runtime) => [runtime.documents.base, answerHeaders(runtime.documents.base)]));
+  app.use(async (ctx, next) => {
+    await next(); // errors included: the error middleware answers inside this one
+    ctx.set(headersOf.get(ctx.state.runtime?.documents.base) ?? answerHeaders(undefined));
+    ctx.vary('Origin'); // credentials count or not by Origin (authenticate.ts), so every answer may depend on it
+  });
   app.use(errorMiddleware(options.log));
   app.use(async (ctx, next) => {
     const host = ctx.get('Host');
