@@ -261,4 +261,11 @@ describe('the headers every answer carries', () => {
     assert.equal(strictTransport('https://data.example.org/'), true);
     for (const base of ['https://localhost:4443/', 'https://second.localhost/', 'https://127.0.0.1/', 'https://[::1]:4443/', 'http://data.example.org/']) assert.equal(strictTransport(base), false, base);
   });
+
+  it('logs out by POST only: GET is 405 with Allow', async () => {
+    const res = await ask('GET', `${admin}oauth2/logout`);
+    assertRdfError(res, 405);
+    assert.equal(header(res, 'allow'), 'POST, OPTIONS');
+    common(res, 'logout GET');
+  });
 });
