@@ -4,10 +4,12 @@
  * public document; in process, `Policy.build` from 10,000 generated authorizations and the time per
  * decision, cold and cached; through `lodestone serve`, a reader's GET with 10,000 authorization
  * documents in the admin dataspace against the same GET with the bootstrap's handful. wrk cannot
- * present a client certificate, so the server runs with `--http` and wrk sends RFC 9440 Client-Cert.
+ * present a client certificate, so the server runs with `--http` and wrk sends RFC 9440 Client-Cert
+ * (with the proxy secret, as a trusted proxy does).
  */
 import type { ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
@@ -287,8 +289,10 @@ async function throughServer(context: BenchContext, n: number): Promise<Row[]> {
     const [owner, secretary] = await Promise.all(['owner', 'secretary'].map((name) => readCredentials(join(dataA, `secrets/${name}.pem`))));
     const ownerWebId = webIdsOf(new X509Certificate(owner!.certPem))[0]!;
     const secretaryWebId = webIdsOf(new X509Certificate(secretary!.certPem))[0]!;
-    const asOwner = { 'Client-Cert': clientCertValue(owner!.certPem) };
-    const asReader = { 'Client-Cert': clientCertValue(secretary!.certPem) };
+    // the proxy secret made on the first start (the second server's data directory is a copy: the same secret)
+    const fromProxy = { 'Lodestone-Proxy-Secret': readFileSync(join(dataA, 'secrets', 'proxy-secret'), 'utf8').trim() };
+    const asOwner = { ...fromProxy, 'Client-Cert': clientCertValue(owner!.certPem) };
+    const asReader = { ...fromProxy, 'Client-Cert': clientCertValue(secretary!.certPem) };
     const sendA = client(portA, host);
     const turtle = { 'Content-Type': 'text/turtle' };
     for (const [path, body] of [['bench/', `<> a <${ns.dh}Container> .`], [DOCUMENT, documentTurtle()], ['admin/acl/authorizations/bench-public/', `<#this> a <${ns.acl}Authorization> ; <${ns.acl}agentClass> <${ns.foaf}Agent> ; <${ns.acl}mode> <${ns.acl}Read> ; <${ns.acl}accessTo> <${base}${DOCUMENT}> .`]] as const) {

@@ -49,7 +49,7 @@ const LEGEND = [
   'fsync calls per commit are counted by the disk worker, which makes every fdatasync and fsync of a write (src/store/disk-ops.ts).',
   'Reads: "cold" is the first store.read of a document after GitStore.open (the OS page cache is warm: files were just written).',
   'Access: `lodestone serve --http --trusted-proxy 127.0.0.1`; wrk sends the client certificate in RFC 9440 Client-Cert from 127.0.0.1,',
-  '  as a TLS-terminating proxy would. There is no switch to turn access control off: the owner\'s GET (no decision) stands for it.',
+  '  with the proxy secret (Lodestone-Proxy-Secret), as a TLS-terminating proxy would. There is no switch to turn access control off: the owner\'s GET (no decision) stands for it.',
   '  Decisions: one Policy.modes call each, timed alone; "first" is the first decision of an (agent, document) pair, later ones are cached.',
   'Settings: a server in the bench process over HTTPS, one request at a time; the shapes\' writes are validated in the ontology workers.',
 ];

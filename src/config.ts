@@ -2,12 +2,16 @@
  * The one reader of argv and the environment. Every option is declared once, with its default and
  * a one-line description; `--help` is generated from the same table.
  */
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { webOrigin } from './http/origins.js';
 
 interface OptionSpec {
   type: 'string' | 'boolean';
   default?: string | boolean;
+  /** The flag may be given more than once; its values are kept in order. */
+  multiple?: boolean;
   description: string;
 }
 
@@ -17,7 +21,9 @@ export const serveOptions = {
   host: { type: 'string', default: 'localhost', description: 'host name or address to listen on' },
   base: { type: 'string', description: 'base URL of the end-user dataspace (default https://<host>:<port>/)' },
   http: { type: 'boolean', default: false, description: 'serve plain HTTP behind a TLS-terminating proxy (which passes client certificates in Client-Cert)' },
-  'trusted-proxy': { type: 'string', default: '127.0.0.1,::1', description: 'comma-separated addresses whose Client-Cert header is believed (with --http)' },
+  'trusted-proxy': { type: 'string', description: 'with --http: comma-separated addresses of the TLS-terminating proxy whose Client-Cert header is believed, when it also sends the proxy secret (default: none, every Client-Cert is ignored)' },
+  'trusted-proxy-secret-file': { type: 'string', description: 'file holding the secret the trusted proxy sends as Lodestone-Proxy-Secret, readable by its owner only (default: DIR/secrets/proxy-secret, made on first start)' },
+  'cors-origin': { type: 'string', multiple: true, description: 'an origin (https://app.example) whose pages may act with the visitor\'s credentials, besides the server\'s own; other origins act as anonymous' },
   'body-limit': { type: 'string', default: '2097152', description: 'largest request body in bytes; larger ones answer 413' },
   'sparql-timeout': { type: 'string', default: '30000', description: 'milliseconds a SPARQL query may run before it is stopped' },
   'query-lanes': { type: 'string', default: '2', description: 'copies of each dataspace\'s index that SPARQL queries run on: a slow query holds up only its own, one agent holds all but one at most; each beyond the first costs ~35 MB + 0.55-0.9 GB per million triples' },
@@ -66,7 +72,12 @@ export interface ServeConfig {
   host: string;
   base: string;
   http: boolean;
+  /** Addresses whose Client-Cert header is believed (with the proxy secret); empty: none. */
   trustedProxies: string[];
+  /** The proxy secret's file, when --trusted-proxy-secret-file names one (else DIR/secrets/proxy-secret). */
+  trustedProxySecretFile: string | undefined;
+  /** Origins (scheme://host[:port]) trusted with credentials everywhere, besides each dataspace's own. */
+  corsOrigins: string[];
   bodyLimit: number;
   sparqlTimeoutMs: number;
   queryLanes: number;
@@ -90,6 +101,22 @@ function wholeNumber(name: string, value: unknown): number {
   return n;
 }
 
+/** The addresses of --trusted-proxy: IP literals, and only with --http (over HTTPS the TLS connection is the certificate). */
+function trustedProxies(value: unknown, http: boolean): string[] {
+  const addresses = typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  if (addresses.length && !http) throw new Error('--trusted-proxy is for --http, behind a TLS-terminating proxy: over HTTPS the client certificate comes with the connection');
+  for (const address of addresses) if (isIP(address) === 0) throw new Error(`--trusted-proxy takes IP addresses, not "${address}"`);
+  return addresses;
+}
+
+function corsOrigins(values: unknown): string[] {
+  return (Array.isArray(values) ? values : []).map((value: string) => {
+    const origin = webOrigin(value);
+    if (!origin) throw new Error(`--cors-origin must be an origin such as https://app.example.org (scheme, host and port only), not "${value}"`);
+    return origin;
+  });
+}
+
 function accessLogTarget(value: string): string {
   if (value === '') throw new Error('--access-log must be -, off or a file');
   return value === '-' || value === 'off' ? value : resolve(value);
@@ -97,7 +124,7 @@ function accessLogTarget(value: string): string {
 
 export function parseCommand<T extends Record<string, OptionSpec>>(specs: T, args: string[]) {
   const { values, positionals } = parseArgs({ args, options: specs as Record<string, OptionSpec & { type: 'string' | 'boolean' }>, allowPositionals: true, strict: true });
-  return { values: values as Record<string, string | boolean | undefined>, positionals };
+  return { values: values as Record<string, string | boolean | string[] | undefined>, positionals };
 }
 
 export function serveConfig(args: string[]): ServeConfig | 'help' {
@@ -116,7 +143,9 @@ export function serveConfig(args: string[]): ServeConfig | 'help' {
     host,
     base,
     http,
-    trustedProxies: String(values['trusted-proxy']).split(',').map((s) => s.trim()).filter(Boolean),
+    trustedProxies: trustedProxies(values['trusted-proxy'], http),
+    trustedProxySecretFile: typeof values['trusted-proxy-secret-file'] === 'string' ? resolve(values['trusted-proxy-secret-file']) : undefined,
+    corsOrigins: corsOrigins(values['cors-origin']),
     bodyLimit: positiveInteger('body-limit', values['body-limit']),
     sparqlTimeoutMs: positiveInteger('sparql-timeout', values['sparql-timeout']),
     queryLanes: positiveInteger('query-lanes', values['query-lanes']),
@@ -133,7 +162,8 @@ export function usage(command: string, summary: string, specs: Record<string, Op
   for (const [name, spec] of Object.entries(specs)) {
     const flag = spec.type === 'string' ? `--${name} <value>` : `--${name}`;
     const fallback = spec.default !== undefined && spec.default !== false ? ` (default: ${String(spec.default)})` : '';
-    lines.push(`  ${flag.padEnd(28)} ${spec.description}${fallback}`);
+    const repeatable = 'multiple' in spec && spec.multiple ? ' (repeatable)' : '';
+    lines.push(`  ${flag.padEnd(28)} ${spec.description}${fallback}${repeatable}`);
   }
   return lines.join('\n');
 }

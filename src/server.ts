@@ -29,7 +29,7 @@ import type { ServeConfig } from './config.js';
 import { lockDataDir, type DataLock } from './data-lock.js';
 import { Dataspace, descriptionFile } from './dataspace.js';
 import { dataspaceDir, requireDefaultPair, type DataspacePair, type DataspaceSpec } from './registry.js';
-import { readDataspaces, readSessionKey, readSystemConfig, systemConfigFile, type OidcProviderDeclaration } from './system-config.js';
+import { readDataspaces, readProxySecret, readSessionKey, readSystemConfig, systemConfigFile, type OidcProviderDeclaration } from './system-config.js';
 import { SystemSettings } from './settings.js';
 import { NamespaceOntology } from './ontology/namespace.js';
 import { OntologyWorkers } from './ontology/workers.js';
@@ -41,6 +41,7 @@ import { openAccessLog } from './http/access-log.js';
 import { agentOf, Authenticator } from './http/authenticate.js';
 import { clientErrorListener } from './http/client-error.js';
 import { fastReader } from './http/fast-read.js';
+import { originTrust } from './http/origins.js';
 import { oidcCallbackUrl } from './http/oauth2.js';
 import { enableOidc } from './http/oidc-endpoints.js';
 import { startMirror } from './mirror/mirror.js';
@@ -88,7 +89,9 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     const pairs = await readDataspaces(config.data, config.base);
     await checkBase(config, descriptionFile(join(dataspaceDir(config.data, pairs[0]!.endUser.id), '.git')));
     requireDefaultPair(pairs, systemConfigFile(config.data), config.base);
-    return await start(config, pairs, log, lock, seams);
+    // before anything is opened: a proxy secret that cannot be used stops the start with nothing to close
+    const proxySecret = config.trustedProxies.length ? await readProxySecret(config.data, config.trustedProxySecretFile) : undefined;
+    return await start(config, pairs, log, lock, seams, proxySecret);
   } catch (error) {
     lock.release();
     throw error;
@@ -112,7 +115,7 @@ interface PairRuntimes {
   admin: DataspaceRuntime;
 }
 
-async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: (line: string) => void, lock: DataLock, seams: ServeSeams): Promise<Running> {
+async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: (line: string) => void, lock: DataLock, seams: ServeSeams, proxySecret: { secret: string; file: string } | undefined): Promise<Running> {
   const accessLog = openAccessLog(config.accessLog, agentOf, log); // first: a file it cannot open stops the start
   const composer = new Composer({ log });
   const disk = new DiskClient(); // one disk worker makes the writes of every dataspace
@@ -213,7 +216,8 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
       return document && { blobId: document.blobId, quads: parseRdf(document.bytes.toString('utf8')) };
     },
   });
-  const scheme = config.http ? 'http' : 'https';
+  // the scheme clients reach the server by: the base's (https behind a TLS-terminating proxy too)
+  const scheme = new URL(config.base).protocol === 'https:' ? 'https' : 'http';
   const secret = await readSessionKey(config.data, log);
   const logins: OidcLogin[] = [];
   for (const { endUser, admin } of paired) {
@@ -230,7 +234,9 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     const found = webId === undefined ? undefined : local(webId.replace(/#.*$/, ''));
     return found && found.runtime.role === 'admin' && found.documents.blobId(found.relative) !== undefined ? webId : undefined;
   });
-  const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, secretary: agents.secretary.webId, session, scheme });
+  if (proxySecret) log(`trusted proxy ${config.trustedProxies.join(', ')}: its Client-Cert is believed with Lodestone-Proxy-Secret, the text of ${proxySecret.file}`);
+  const trusts = originTrust(config.corsOrigins, system.corsOrigins);
+  const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, proxySecret: proxySecret?.secret, secretary: agents.secretary.webId, session, trusts, log });
   const representations = new RepresentationCache();
   // the proxy speaks as the secretary, and trusts the server's own certificate besides Node's list (dataspaces of this instance are origins too)
   const secretary = await readCredentials(agents.secretary.credentialsFile);
@@ -245,7 +251,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     for (const url of new Set([uri, uri.replace(/#.*$/, '')])) proxyOut.cache.purge(url);
   };
   for (const runtime of runtimes) if (runtime.role === 'admin') runtime.ontology?.onPurge(purge);
-  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, log, settings });
+  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, trusts, log, settings });
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations });
   const handle = (req: IncomingMessage, res: ServerResponse) => {

@@ -7,15 +7,19 @@
  * `oauth2/login/<name>`: letters, digits, `-`, `_`), `lds:issuer` and `lds:clientId`; one without a
  * client id or secret is declared but disabled. Secrets live apart, in `DIR/secrets/credentials.ttl`
  * (mode 0600): `a:authToken` on a repository resource, `a:clientSecret` on a provider resource; they
- * are never logged. The cookie key is `DIR/secrets/session.key` (32 random bytes, mode 0600). Read at
+ * are never logged. A dataspace trusts the pages of each `lds:corsOrigin` (an origin, such as
+ * `<https://app.example>`) with its visitors' credentials (http/origins.ts). The cookie key is
+ * `DIR/secrets/session.key` (32 random bytes, mode 0600); the secret a trusted proxy sends,
+ * `DIR/secrets/proxy-secret` (made when `--trusted-proxy` is first given). Read at
  * startup; a new data directory gets a file that declares the default pair of dataspaces (see
  * registry.ts, which reads the dataspaces a file declares), versions the end-user dataspace locally
  * and declares the `google` and `orcid` providers, disabled.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fsp } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Quad } from '@rdfjs/types';
+import { webOrigin } from './http/origins.js';
 import { ns } from './rdf/namespaces.js';
 import { parseRdf } from './rdf/ntriples.js';
 import { declaredPairs, defaultPair, type DataspacePair } from './registry.js';
@@ -49,6 +53,8 @@ export interface SystemConfig {
   versioning: Map<string, VersioningConfig>;
   /** The OpenID providers declared for each (admin) dataspace base, in the order of the file. */
   oidcProviders: Map<string, OidcProviderDeclaration[]>;
+  /** The origins each dataspace base trusts with credentials besides its own (`lds:corsOrigin`), as origins. */
+  corsOrigins: Map<string, string[]>;
 }
 
 export function systemConfigFile(data: string): string {
@@ -81,6 +87,10 @@ export function defaultSystemConfig(endUserBase: string): string {
     '<urn:lodestone:repository:end-user> a doap:GitRepository ;',
     '  repo:branch "main" ;',
     '  repo:pathPrefix "graphs" .',
+    '',
+    '# Another origin\'s pages act as anonymous here: a visitor\'s certificate or login counts on this',
+    '# server\'s own pages only. To trust an origin\'s pages with them (an app of your own), declare it',
+    `# (<${endUserBase}> lds:corsOrigin <https://app.example> .) and restart; serve --cors-origin trusts one everywhere.`,
     '',
     '# OpenID Connect login for browsers, disabled until a client is registered with the provider: add',
     '# lds:clientId "…" here and <urn:lodestone:oidc:NAME> a:clientSecret "…" . to secrets/credentials.ttl',
@@ -125,6 +135,7 @@ export async function readSystemConfig(data: string, endUserBase: string, log: (
   const value = (graph: typeof config, subject: string, predicate: string) => graph.find((q) => q.subject.value === subject && q.predicate.value === predicate)?.object.value;
   const versioning = new Map<string, VersioningConfig>();
   const oidcProviders = new Map<string, OidcProviderDeclaration[]>();
+  const corsOrigins = new Map<string, string[]>();
   for (const q of config) {
     if (q.predicate.value === ns.lds + 'versioningRepository') {
       const repository = q.object.value;
@@ -145,9 +156,13 @@ export async function readSystemConfig(data: string, endUserBase: string, log: (
       if (declared.some((p) => p.name === name)) throw new Error(`${file}: two OpenID providers of <${q.subject.value}> are named ${name}`);
       declared.push({ resource, name, issuer, clientId: value(config, resource, ns.lds + 'clientId'), clientSecret: value(credentials, resource, ns.a + 'clientSecret') });
       oidcProviders.set(q.subject.value, declared);
+    } else if (q.predicate.value === ns.lds + 'corsOrigin') {
+      const origin = webOrigin(q.object.value);
+      if (!origin) throw new Error(`${file}: lds:corsOrigin of <${q.subject.value}> must be an origin such as <https://app.example.org> (scheme, host and port only), not "${q.object.value}"`);
+      corsOrigins.set(q.subject.value, [...(corsOrigins.get(q.subject.value) ?? []), origin]);
     }
   }
-  return { versioning, oidcProviders };
+  return { versioning, oidcProviders, corsOrigins };
 }
 
 /**
@@ -156,18 +171,8 @@ export async function readSystemConfig(data: string, endUserBase: string, log: (
  * with OpenID Connect, and no session cookie is believed.
  */
 export async function readSessionKey(data: string, log: (line: string) => void = () => undefined): Promise<Buffer | undefined> {
-  const dir = join(data, 'secrets');
-  const file = join(dir, 'session.key');
-  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-  if (!existsSync(file)) {
-    // written aside and linked into place: a crash leaves no half key, and of two servers starting on one directory the first key wins
-    const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-    await fsp.writeFile(tmp, randomBytes(32), { mode: 0o600 });
-    await fsp.link(tmp, file).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    });
-    await fsp.unlink(tmp);
-  }
+  const file = join(data, 'secrets', 'session.key');
+  await makeOnce(file, () => randomBytes(32));
   if (!(await ownerOnly(file, log, 'the session key is not used and OpenID Connect login is off (chmod 600 it to enable it)'))) return undefined;
   const key = await fsp.readFile(file);
   if (key.length < 32) {
@@ -175,6 +180,36 @@ export async function readSessionKey(data: string, log: (line: string) => void =
     return undefined;
   }
   return key;
+}
+
+/**
+ * The secret a trusted proxy sends in `Lodestone-Proxy-Secret` (http/authenticate.ts): the text of
+ * `file` (`--trusted-proxy-secret-file`), else of `DIR/secrets/proxy-secret`, made on first need
+ * (32 random bytes as hex, mode 0600). Throws, stopping the start, when the file is missing, others
+ * may read it, or it holds fewer than 16 characters: a proxy nobody can verify must not be believed.
+ */
+export async function readProxySecret(data: string, file?: string): Promise<{ secret: string; file: string }> {
+  const path = file ?? join(data, 'secrets', 'proxy-secret');
+  if (!file) await makeOnce(path, () => Buffer.from(randomBytes(32).toString('hex') + '\n'));
+  if (!existsSync(path)) throw new Error(`--trusted-proxy-secret-file ${path} does not exist: write the secret the proxy sends in Lodestone-Proxy-Secret there (mode 0600)`);
+  let why = '';
+  if (!(await ownerOnly(path, (line) => (why = line), 'no proxy is believed with a secret others may read (chmod 600 it)'))) throw new Error(why);
+  const secret = (await fsp.readFile(path, 'utf8')).trim();
+  if (secret.length < 16) throw new Error(`${path} holds a secret of ${secret.length} characters: the proxy secret must have 16 at least (delete the file to have one made)`);
+  return { secret, file: path };
+}
+
+/** Makes `file` (mode 0600, in a folder only its owner may enter) with `content` when it does not exist yet. */
+async function makeOnce(file: string, content: () => Buffer): Promise<void> {
+  await fsp.mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  if (existsSync(file)) return;
+  // written aside and linked into place: a crash leaves no half file, and of two servers starting on one directory the first one wins
+  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  await fsp.writeFile(tmp, content(), { mode: 0o600 });
+  await fsp.link(tmp, file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  await fsp.unlink(tmp);
 }
 
 /** The credentials secret is enabled when its file exists and only its owner may read it (like an SSH key). */

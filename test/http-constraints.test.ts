@@ -296,30 +296,40 @@ describe('OPTIONS, CORS and unknown methods', () => {
     assert.equal(header(res, 'accept-patch'), 'application/sparql-update');
   });
 
-  it('answers a cross-origin request with Access-Control-Allow-Origin and exposes ETag and Location', async () => {
+  it('answers a cross-origin request with Access-Control-Allow-Origin and exposes ETag and Location; credentials only for trusted origins (test/http-origins.test.ts)', async () => {
     const origin = { Origin: 'https://example.org' };
     const got = await s.request('GET', '/options/', { headers: origin });
-    assert.equal(got.status, 200);
-    assert.equal(header(got, 'access-control-allow-origin'), 'https://example.org');
+    assertRdfError(got, 403); // the owner's certificate, from an origin not trusted: anonymous, who may not read it
+    assert.equal(header(got, 'access-control-allow-origin'), '*', 'an origin not trusted: any page may read what anonymous may');
+    assert.equal(header(got, 'access-control-allow-credentials'), undefined);
     const exposed = (header(got, 'access-control-expose-headers') ?? '').toLowerCase().split(',').map((h) => h.trim());
     for (const name of ['etag', 'location', 'allow']) assert.ok(exposed.includes(name), `Access-Control-Expose-Headers: ${header(got, 'access-control-expose-headers')}`);
 
-    const created = await s.request('PUT', '/cors-created/', { headers: { ...origin, ...turtle }, body: '' });
-    assert.equal(created.status, 201, created.body);
-    assert.equal(header(created, 'access-control-allow-origin'), 'https://example.org');
-    assert.equal(header(created, 'location'), `${s.base}cors-created/`);
-
+    // from an origin not trusted, the owner's certificate does not count: the PUT is anonymous's, refused
+    const before = headOf(dir);
     const refused = await s.request('PUT', '/cors-created/', { headers: { ...origin, ...turtle }, body: '' });
-    assertRdfError(refused, 428);
-    assert.equal(header(refused, 'access-control-allow-origin'), 'https://example.org', 'errors keep the CORS headers');
+    assertRdfError(refused, 403);
+    assert.equal(header(refused, 'access-control-allow-origin'), '*', 'errors keep the CORS headers');
+    assert.equal(headOf(dir), before);
+
+    const own = { Origin: new URL(s.base).origin };
+    const created = await s.request('PUT', '/cors-created/', { headers: { ...own, ...turtle }, body: '' });
+    assert.equal(created.status, 201, created.body);
+    assert.equal(header(created, 'access-control-allow-origin'), own.Origin);
+    assert.equal(header(created, 'access-control-allow-credentials'), 'true');
+    assert.equal(header(created, 'location'), `${s.base}cors-created/`);
+    const again = await s.request('PUT', '/cors-created/', { headers: { ...own, ...turtle }, body: '' });
+    assertRdfError(again, 428);
+    assert.equal(header(again, 'access-control-allow-origin'), own.Origin, 'errors keep the CORS headers');
   });
 
-  it('answers a CORS preflight for a conditional PUT', async () => {
+  it('answers a CORS preflight for a conditional PUT (without credentials for an origin not trusted)', async () => {
     const res = await s.request('OPTIONS', '/options/', {
       headers: { Origin: 'https://example.org', 'Access-Control-Request-Method': 'PUT', 'Access-Control-Request-Headers': 'if-match, content-type' },
     });
     assert.ok(res.status === 200 || res.status === 204, String(res.status));
-    assert.equal(header(res, 'access-control-allow-origin'), 'https://example.org');
+    assert.equal(header(res, 'access-control-allow-origin'), '*');
+    assert.equal(header(res, 'access-control-allow-credentials'), undefined);
     assert.ok(methodsOf(header(res, 'access-control-allow-methods')).includes('PUT'), header(res, 'access-control-allow-methods'));
     assert.match(header(res, 'access-control-allow-headers') ?? '', /if-match/i);
   });

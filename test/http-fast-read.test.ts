@@ -87,11 +87,15 @@ describe('the read fast path', () => {
     }
   });
 
-  it('leaves CORS to Koa: a request with an Origin gets its CORS headers', async () => {
+  it('leaves CORS to Koa: a request with an Origin gets its CORS headers (and, from an origin not trusted, is anonymous)', async () => {
     await s.request('GET', 'fast/');
-    const res = await s.request('GET', 'fast/', { headers: { Origin: 'https://app.example' } });
+    const own = new URL(s.base).origin;
+    const res = await s.request('GET', 'fast/', { headers: { Origin: own } });
     assert.equal(res.status, 200);
-    assert.equal(header(res, 'access-control-allow-origin'), 'https://app.example');
+    assert.equal(header(res, 'access-control-allow-origin'), own);
+    const elsewhere = await s.request('GET', 'fast/', { headers: { Origin: 'https://app.example' } });
+    assertRdfError(elsewhere, 403);
+    assert.equal(header(elsewhere, 'access-control-allow-origin'), '*');
   });
 
   it('leaves malformed paths to Koa, which answers 400 (and the server keeps running)', async () => {

@@ -110,7 +110,7 @@ describe('the Linked Data proxy: reads', () => {
           assert.equal(res.status, 200, `${type} as ${accept}: ${res.body}`);
           assert.equal((header(res, 'content-type') ?? '').split(';')[0], accept);
           assert.deepEqual(triplesOf(res, url), expected, `${type} as ${accept}`);
-          assert.equal(header(res, 'vary'), 'Accept');
+          assert.equal(header(res, 'vary'), 'Accept, Origin'); // Origin: every answer (http/origins.ts)
         }
       }
     });

@@ -117,8 +117,18 @@ export class WebIdVerifier {
   }
 }
 
-/** RFC 9440: `Client-Cert: :<base64 DER>:` (a structured-field byte sequence). */
+/**
+ * RFC 9440: `Client-Cert: :<base64 DER>:` (a structured-field byte sequence); or the URL-encoded PEM
+ * nginx gives as `$ssl_client_escaped_cert`, so `proxy_set_header Client-Cert $ssl_client_escaped_cert;` is all nginx needs.
+ */
 export function clientCertHeader(value: string | undefined): X509Certificate | undefined {
-  const match = value && /^:([A-Za-z0-9+/=]+):$/.exec(value.trim());
-  return match ? parseCertificate(Buffer.from(match[1]!, 'base64')) : undefined;
+  const trimmed = value?.trim() ?? '';
+  const match = /^:([A-Za-z0-9+/=]+):$/.exec(trimmed);
+  if (match) return parseCertificate(Buffer.from(match[1]!, 'base64'));
+  if (!trimmed.startsWith('-----BEGIN')) return undefined;
+  try {
+    return new X509Certificate(decodeURIComponent(trimmed));
+  } catch {
+    return undefined;
+  }
 }

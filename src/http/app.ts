@@ -1,7 +1,9 @@
 /**
- * The HTTP layer as one ordered list of middleware (errors outermost): CORS, finding the request's
- * dataspace (an unknown host or base is a 404 with an RDF body), refusing other sites' forms
- * (cross-site.ts), authentication, then the route table (routes.ts). Nothing below this layer imports Koa.
+ * The HTTP layer as one ordered list of middleware: the headers every answer carries (origins.ts)
+ * outermost, then errors; finding the request's dataspace (an unknown host or base is a 404 with an
+ * RDF body); CORS, with credentials for the origins the dataspace trusts only; refusing other sites'
+ * forms (cross-site.ts); authentication (who is asking, given where from: authenticate.ts), then the
+ * route table (routes.ts). Nothing below this layer imports Koa.
  */
 import cors from '@koa/cors';
 import Koa from 'koa';
@@ -9,10 +11,11 @@ import type { Composer } from '../documents/composer.js';
 import type { SystemSettings } from '../settings.js';
 import { LodestoneError } from '../errors.js';
 import type { Outbound } from '../net/outbound.js';
-import type { Authenticator } from './authenticate.js';
+import { credentialsCount, type Authenticator } from './authenticate.js';
 import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
+import { answerHeaders, type OriginTrust } from './origins.js';
 import type { RepresentationCache } from './representations.js';
 import { dispatch, redirectToSlash } from './routes.js';
 import type { DataspaceRuntime, Served, State } from './state.js';
@@ -29,8 +32,10 @@ export interface AppOptions {
   outbound: Outbound;
   /** The dataspaces' settings (system.ttl). */
   settings?: SystemSettings;
-  /** The scheme the server is reached by (https, or http behind a proxy). */
+  /** The scheme the server is reached by (the base's: https, or http behind a proxy without TLS). */
   scheme: 'https' | 'http';
+  /** The origins each dataspace trusts with its visitors' credentials, besides its own. */
+  trusts: OriginTrust;
   log: (line: string) => void;
 }
 
@@ -49,9 +54,13 @@ export function createApp(options: AppOptions): Koa<State> {
     updateGraph: (graph, update, base) => options.composer.update(graph, update, base),
     settings: options.settings,
   };
+  const headersOf = new Map(options.runtimes.map((runtime) => [runtime.documents.base, answerHeaders(runtime.documents.base)]));
+  app.use(async (ctx, next) => {
+    await next(); // errors included: the error middleware answers inside this one
+    ctx.set(headersOf.get(ctx.state.runtime?.documents.base) ?? answerHeaders(undefined));
+    ctx.vary('Origin'); // credentials count or not by Origin (authenticate.ts), so every answer may depend on it
+  });
   app.use(errorMiddleware(options.log));
-  const corsHeaders = cors({ credentials: true, exposeHeaders: EXPOSED, keepHeadersOnError: true });
-  app.use((ctx, next) => (ctx.get('Origin') ? corsHeaders(ctx, next) : next()));
   app.use(async (ctx, next) => {
     const host = ctx.get('Host');
     if (!host) throw new LodestoneError('BadRequest', 'the request has no Host header');
@@ -62,10 +71,16 @@ export function createApp(options: AppOptions): Koa<State> {
     ctx.state.runtime = located.runtime;
     ctx.state.url = located.url;
     ctx.state.relative = located.relative;
-    if (located.url + '/' === located.runtime.documents.base) return redirectToSlash(ctx);
     await next();
   });
-  app.use(crossSiteForms());
+  // Fetch §3.2: a trusted origin is answered with itself and Access-Control-Allow-Credentials; any
+  // other with `*`, which a browser refuses for a request made with credentials (and a preflight
+  // answered so stops one before it is sent), while public data stays usable from any page
+  const trusted = (ctx: Koa.Context) => credentialsCount(ctx.req, (ctx.state as State).runtime.documents.base, options.trusts);
+  const corsHeaders = cors({ origin: (ctx) => (trusted(ctx) ? ctx.get('Origin') : '*'), credentials: trusted, exposeHeaders: EXPOSED, keepHeadersOnError: true });
+  app.use((ctx, next) => (ctx.get('Origin') ? corsHeaders(ctx, next) : next()));
+  app.use((ctx, next) => (ctx.state.url + '/' === ctx.state.runtime.documents.base ? redirectToSlash(ctx) : next()));
+  app.use(crossSiteForms(options.trusts));
   app.use(options.authenticator.middleware());
   app.use(dispatch());
   return app;

@@ -31,7 +31,7 @@ export async function clientErrorListener(refused: (status: number, bytes: numbe
   for (const [code, title] of Object.entries(titles)) {
     const status = Number(code);
     const body = Buffer.from(await serialiseQuads(errorResource(status, reasonPhrase(status), title), TURTLE));
-    const head = `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nContent-Type: ${TURTLE}; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+    const head = `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\nContent-Type: ${TURTLE}; charset=utf-8\r\nContent-Length: ${body.length}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n`;
     answers.set(status, { bytes: Buffer.concat([Buffer.from(head), body]), body: body.length });
   }
   // Node reports the same failure again for each later chunk of the connection: answer it once

@@ -3,11 +3,15 @@
  * request (a form's POST: url-encoded, multipart or text/plain, no custom header) without asking
  * CORS first, and the browser attaches the visitor's client certificate to it. Such a request that
  * would change something, coming from another site (Sec-Fetch-Site, or an Origin that is not
- * this server's), is refused before it is read. Requests that need a CORS preflight (PUT, PATCH,
- * DELETE, a POST of RDF) are left to CORS, and clients outside browsers send neither header.
+ * this server's), is refused before it is read, unless its Origin is one the dataspace trusts
+ * (origins.ts). Requests that need a CORS preflight (PUT, PATCH, DELETE, a POST of RDF) are left to
+ * CORS, and clients outside browsers send neither header. (Such a form would act as anonymous anyway,
+ * authenticate.ts; refusing it unread also spares an anonymous write where anonymous may append.)
  */
 import type Koa from 'koa';
 import { LodestoneError } from '../errors.js';
+import { credentialsCount } from './authenticate.js';
+import type { OriginTrust } from './origins.js';
 import type { State } from './state.js';
 
 const SIMPLE_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
@@ -22,10 +26,12 @@ export function crossSiteForm(method: string, contentType: string | undefined, s
   return origin !== undefined && origin !== 'null' ? origin !== ownOrigin : origin === 'null';
 }
 
-export function crossSiteForms(): Koa.Middleware<State> {
+export function crossSiteForms(trusts: OriginTrust): Koa.Middleware<State> {
   return async (ctx, next) => {
-    const own = new URL(ctx.state.runtime.documents.base).origin;
-    if (crossSiteForm(ctx.method, ctx.get('Content-Type') || undefined, ctx.get('Sec-Fetch-Site') || undefined, ctx.get('Origin') || undefined, own)) {
+    const base = ctx.state.runtime.documents.base;
+    const own = new URL(base).origin;
+    const trusted = ctx.get('Origin') !== '' && credentialsCount(ctx.req, base, trusts);
+    if (!trusted && crossSiteForm(ctx.method, ctx.get('Content-Type') || undefined, ctx.get('Sec-Fetch-Site') || undefined, ctx.get('Origin') || undefined, own)) {
       throw new LodestoneError('Forbidden', `a ${ctx.method} from another site's page is refused here (a form of this server's own pages, or a client outside a browser, may send it)`);
     }
     await next();

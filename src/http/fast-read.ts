@@ -7,7 +7,7 @@
  * Koa routes answer with. It answers only when all of it is known without waiting (an agent already
  * verified, a decided policy, a cached body) and nothing is out of the ordinary (an Origin, a
  * query other than `?version=<sha>`, an error to send); otherwise it returns false untouched, and
- * Koa answers from scratch.
+ * Koa answers from scratch. Its answers carry the headers every answer carries (origins.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UNKNOWN } from '../auth/webid-tls.js';
@@ -16,6 +16,7 @@ import type { Authenticator } from './authenticate.js';
 import { holds, needOf } from './authorize.js';
 import { currentDocumentReply, knownMemento, mementoReply, type ReadReply } from './document-read.js';
 import { locate } from './locate.js';
+import { answerHeaders, varyOrigin } from './origins.js';
 import { HTML } from '../rdf/formats.js';
 import { DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
 import type { RepresentationCache } from './representations.js';
@@ -35,7 +36,7 @@ export interface FastReaderOptions {
 }
 
 export function fastReader(options: FastReaderOptions): FastReader {
-  const answer = (req: IncomingMessage): { reply: ReadReply; body: Buffer | undefined } | undefined => {
+  const answer = (req: IncomingMessage): { reply: ReadReply; body: Buffer | undefined; base: string } | undefined => {
     const { method, url, headers } = req;
     if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return undefined;
     if (headers.origin !== undefined || headers.host === undefined || headers['on-behalf-of'] !== undefined) return undefined;
@@ -49,7 +50,7 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const memento = route?.query === 'version';
     if (!route || (route.path !== 'document' && route.path !== 'root') || (querystring !== '' && !VERSION_ONLY.test(querystring))) return undefined;
     if (memento && (headers['if-match'] !== undefined || headers['if-none-match'] !== undefined)) return undefined;
-    const agent = options.authenticator.known(req);
+    const agent = options.authenticator.known(req, runtime.documents.base);
     if (agent === UNKNOWN) return undefined;
 
     const relativePath = canonicalDocumentPath(relative);
@@ -64,10 +65,12 @@ export function fastReader(options: FastReaderOptions): FastReader {
     } else {
       reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: runtime.documents.blobId(relativePath), type, headers });
     }
-    if (!reply.body) return { reply, body: undefined };
+    if (!reply.body) return { reply, body: undefined, base: runtime.documents.base };
     const body = options.representations.peek(reply.body.blobId, reply.body.type + reply.body.variant);
-    return body && { reply, body };
+    return body && { reply, body, base: runtime.documents.base };
   };
+  // the headers every answer carries (origins.ts), as the Koa app sets them
+  const headersOf = new Map(options.runtimes.map((runtime) => [runtime.documents.base, answerHeaders(runtime.documents.base)]));
 
   return (req, res) => {
     let answered: ReturnType<typeof answer>;
@@ -77,8 +80,9 @@ export function fastReader(options: FastReaderOptions): FastReader {
       return false; // an error to send (404, 406, 412, an invalid path): Koa answers it as it deserves
     }
     if (!answered) return false;
-    const { reply, body } = answered;
-    const head = body ? { ...reply.headers, 'Content-Length': body.length } : reply.headers;
+    const { reply, body, base } = answered;
+    const head: Record<string, string | number> = { ...reply.headers, ...headersOf.get(base), Vary: varyOrigin(reply.headers.Vary) };
+    if (body) head['Content-Length'] = body.length;
     res.writeHead(reply.status, head);
     res.end(req.method === 'HEAD' ? undefined : body);
     return true;

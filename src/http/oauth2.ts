@@ -1,8 +1,8 @@
 /**
  * OpenID Connect for browsers in the admin dataspace (SPEC §4.7, §5.1): `oauth2/login/<provider>`
  * (302 to the provider), `oauth2/authorize/<provider>` (the callback: finds or creates the
- * account's agent, starts the session, 302 home) and `oauth2/logout`, open to anyone (they are how
- * one stops being anonymous). No code, token or secret reaches a log line or an error message.
+ * account's agent, starts the session, 302 home) and `oauth2/logout` (POST only, 303 home), open to
+ * anyone (they are how one stops being anonymous). No code, token or secret reaches a log line or an error message.
  */
 import { emptyBody } from './body.js';
 import type Koa from 'koa';
@@ -94,5 +94,5 @@ async function agentOfAccount(admin: DataspaceRuntime, claims: OidcClaims, log: 
 export async function oidcLogout(ctx: Context): Promise<void> {
   const endpoints = oidcOf.get(ctx.state.runtime);
   if (endpoints?.login) ctx.append('Set-Cookie', serializeCookie(endpoints.login.logout(readCookie(ctx.get('Cookie'), SESSION_COOKIE))));
-  redirect(ctx, endpoints?.home ?? ctx.state.runtime.documents.base, ctx.method === 'POST' ? 303 : 302); // RFC 9110 §15.4.4: after a POST, GET the target
+  redirect(ctx, endpoints?.home ?? ctx.state.runtime.documents.base, 303); // RFC 9110 §15.4.4: after a POST, GET the target
 }

@@ -67,7 +67,8 @@ export const routes: readonly Route[] = [
   { name: 'clearing the cached ontologies', in: 'admin', path: 'clear', methods: { POST: clearOntologies } },
   { name: 'OpenID Connect login', in: 'admin', path: /^oauth2\/login\/([^/]*)$/, methods: { GET: oidcLogin } },
   { name: 'the OpenID Connect callback', in: 'admin', path: /^oauth2\/authorize\/([^/]*)$/, methods: { GET: oidcCallback } },
-  { name: 'OpenID Connect logout', in: 'admin', path: 'oauth2/logout', methods: { GET: oidcLogout, POST: oidcLogout } },
+  // by POST only: a GET would let any page, link or image end a visitor's session
+  { name: 'OpenID Connect logout', in: 'admin', path: 'oauth2/logout', methods: { POST: oidcLogout } },
 ];
 
 /** The methods a row answers, in the usual order, OPTIONS included. */
