@@ -35,6 +35,25 @@ describe('pages', () => {
     assert.equal(html`<p title="${'"><b>'}">${raw('<i>ok</i>')}${['a', '<b>']}</p>`.text, '<p title="&quot;&gt;&lt;b&gt;"><i>ok</i>a&lt;b&gt;</p>');
   });
 
+  it('links and loads only http(s) IRIs: javascript: and data: IRIs are text, in every position', () => {
+    const { quad, namedNode, literal } = DataFactory;
+    const hostile = ['javascript:alert(document.domain)', 'JavaScript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'data:image/svg+xml,<svg onload=alert(1)>', 'vbscript:msgbox', 'file:///etc/passwd'];
+    const page = render(hostile.flatMap((iri) => [
+      quad(namedNode(`${DOC}#this`), namedNode('http://xmlns.com/foaf/0.1/img'), namedNode(iri)),
+      quad(namedNode(`${DOC}#this`), namedNode('http://www.w3.org/2000/01/rdf-schema#seeAlso'), namedNode(iri)),
+      quad(namedNode(`${DOC}#this`), namedNode('http://www.w3.org/1999/02/22-rdf-syntax-ns#type'), namedNode(iri)),
+      quad(namedNode(`${DOC}#this`), namedNode(iri), literal('a value')),
+      quad(namedNode(iri), namedNode('http://purl.org/dc/terms/title'), literal('a subject')),
+      quad(namedNode(`${DOC}#this`), namedNode('https://example.org/ns#typed'), literal('x', namedNode(iri))),
+    ]));
+    for (const [, attribute, value] of page.matchAll(/\b(href|src|action|formaction)="([^"]*)"/g)) {
+      assert.match(value!, /^(https?:|\/|#|\?)/, `${attribute}="${value}" is a web link`);
+    }
+    assert.ok(page.includes('title="javascript:alert(document.domain)"'), 'the IRI is still shown');
+    assert.ok(!/<img[^>]+src="(?!https?:)/.test(page), 'no image from another scheme');
+    assert.match(render(`<${DOC}#this> <http://xmlns.com/foaf/0.1/img> <https://images.example/cat.png> .\n`), /<img src="https:\/\/images\.example\/cat\.png"/, 'http(s) images still show');
+  });
+
   it('titles a document from its #this, then itself, in the page language first, then its name', () => {
     const view = new GraphView(parseRdf(`<${DOC}#this> <http://www.w3.org/2000/01/rdf-schema#label> "Label" .
 <${DOC}#this> <http://purl.org/dc/terms/title> "Title"@en .

@@ -2,12 +2,13 @@
  * A document's graph as HTML: its resources grouped by subject (`#this` first, the other
  * `#fragments` of the document with anchors, then other subjects; the document's own metadata kept
  * apart), each a table of properties and values. Values by kind: IRIs of this server are links,
- * other IRIs open through the server's Linked Data proxy (with the plain link beside); literals show
+ * other http(s) IRIs open through the server's Linked Data proxy (with the plain link beside), IRIs of
+ * any other scheme (`javascript:`, `data:`) are text, never links or images; literals show
  * their language and datatype, dates and numbers formatted; images are shown; a blank node used
  * once is nested where it is used; an RDF list shows as a numbered list.
  */
 import type { Quad, Term } from '@rdfjs/types';
-import { html, type Html } from './html.js';
+import { html, webUrl, type Html } from './html.js';
 import { TITLE_PREDICATES } from '../rdf/namespaces.js';
 import { labelOf, pickLabel } from './labels.js';
 import type { Language, Messages } from './messages.js';
@@ -144,8 +145,9 @@ function valueList(values: Term[], predicate: string, view: GraphView, context: 
 export function valueOf(term: Term, predicate: string, view: GraphView, context: ViewContext, depth: number): Html {
   switch (term.termType) {
     case 'NamedNode': {
-      if (IMAGE_PREDICATES.has(predicate) || IMAGE_FILE.test(new URL(term.value).pathname)) {
-        if (/^https?:/.test(term.value)) return html`<a href="${term.value}"><img src="${term.value}" alt="${labelOf(term.value, context.language, view.labels)}" loading="lazy"></a>`;
+      const web = webUrl(term.value);
+      if (web && (IMAGE_PREDICATES.has(predicate) || IMAGE_FILE.test(web.pathname))) {
+        return html`<a href="${term.value}"><img src="${term.value}" alt="${labelOf(term.value, context.language, view.labels)}" loading="lazy"></a>`;
       }
       return termLink(term.value, labelOf(term.value, context.language, view.labels), context, predicate === TYPE);
     }
@@ -166,10 +168,10 @@ export function blankAnchor(label: string): string {
   return `b-${label.replace(/[^A-Za-z0-9_-]/g, '')}`;
 }
 
-/** A link to an IRI: this server's IRIs directly, others through the proxy with the plain link beside. */
+/** A link to an IRI: this server's IRIs directly, other web IRIs through the proxy with the plain link beside, any other IRI as text. */
 export function termLink(iri: string, label: string, context: ViewContext, vocabulary = false): Html {
-  const local = iri.startsWith(new URL(context.base).origin + '/');
-  if (local || !/^https?:/.test(iri)) return html`<a href="${iri}" title="${iri}">${label}</a>`;
+  if (!webUrl(iri)) return html`<span class="iri" title="${iri}">${label}</span>`;
+  if (iri.startsWith(new URL(context.base).origin + '/')) return html`<a href="${iri}" title="${iri}">${label}</a>`;
   if (vocabulary) return html`<a href="${iri}" title="${iri}" rel="noopener">${label}</a>`;
   return html`<a href="${context.base}?uri=${encodeURIComponent(iri)}" title="${iri}">${label}</a> <a href="${iri}" class="external" rel="noopener" aria-label="${iri}">↗</a>`;
 }
