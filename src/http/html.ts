@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { LodestoneError } from '../errors.js';
 import { assetNamed } from '../pages/assets.js';
-import { errorPage } from '../pages/error-page.js';
+import { errorPage, type ErrorPage } from '../pages/error-page.js';
 import type { Frame, Visitor } from '../pages/layout.js';
 import { messages, pageLanguage } from '../pages/messages.js';
 import type { Html } from '../pages/html.js';
@@ -83,13 +83,16 @@ export function sendPage(ctx: Context, status: number, language: string, content
   ctx.body = body;
 }
 
-/** The page of an error status (the RDF error embedded); the request's document is the one an access request names. */
-export async function errorHtml(ctx: Context, status: number, reason: string, message: string, jsonld: string): Promise<void> {
+/**
+ * The page of an error status (the RDF error embedded); the request's document is the one an access
+ * request names. `foreign`: the error is another origin's, read through the proxy, and its body is shown as text.
+ */
+export async function errorHtml(ctx: Context, status: number, reason: string, message: string, jsonld: string, foreign?: ErrorPage['foreign']): Promise<void> {
   const frame = await frameOf(ctx);
-  const target = ctx.state.url && ctx.state.runtime ? ctx.state.url : undefined;
+  const target = ctx.state.url && ctx.state.runtime && !foreign ? ctx.state.url : undefined;
   ctx.set(pageHeaders(frame.language));
   ctx.status = status;
-  ctx.body = errorPage({ frame, status, reason, message, jsonld, target }).text;
+  ctx.body = errorPage({ frame, status, reason, message, jsonld, target, foreign }).text;
 }
 
 /** `GET <base>static/<name>`: a script or style of the pages, named by its digest, cached for a year. */
