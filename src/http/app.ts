@@ -10,6 +10,7 @@ import type { SystemSettings } from '../settings.js';
 import { LodestoneError } from '../errors.js';
 import type { Outbound } from '../net/outbound.js';
 import type { Authenticator } from './authenticate.js';
+import type { PageDrawer } from './page-drawer.js';
 import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
@@ -29,6 +30,8 @@ export interface AppOptions {
   outbound: Outbound;
   /** The dataspaces' settings (system.ttl). */
   settings?: SystemSettings;
+  /** Where pages are drawn. */
+  pages: PageDrawer;
   /** The scheme the server is reached by (https, or http behind a proxy). */
   scheme: 'https' | 'http';
   log: (line: string) => void;
@@ -48,6 +51,7 @@ export function createApp(options: AppOptions): Koa<State> {
     translate: (job) => options.composer.translate(job),
     updateGraph: (graph, update, base) => options.composer.update(graph, update, base),
     settings: options.settings,
+    pages: options.pages,
   };
   app.use(errorMiddleware(options.log));
   const corsHeaders = cors({ credentials: true, exposeHeaders: EXPOSED, keepHeadersOnError: true });

@@ -10,7 +10,7 @@
 import type { Quad, Term } from '@rdfjs/types';
 import { html, webUrl, type Html } from './html.js';
 import { TITLE_PREDICATES } from '../rdf/namespaces.js';
-import { labelOf, pickLabel } from './labels.js';
+import { labelOf, pickLabel, type Labels } from './labels.js';
 import type { Language, Messages } from './messages.js';
 
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
@@ -28,6 +28,8 @@ export interface ViewContext {
   documentUrl: string;
   /** The base of the dataspace the page is served from: its IRIs (and this origin's) are local links. */
   base: string;
+  /** The labels of the dataspace's pages. */
+  labels: Labels;
 }
 
 /** The quads of one graph, indexed for drawing. */
@@ -133,7 +135,7 @@ export function propertyTable(view: GraphView, key: string, context: ViewContext
 }
 
 function predicateLabel(predicate: string, view: GraphView, context: ViewContext): string {
-  return labelOf(predicate, context.language, view.labels);
+  return labelOf(predicate, context.language, context.labels, view.labels);
 }
 
 function valueList(values: Term[], predicate: string, view: GraphView, context: ViewContext, depth: number): Html {
@@ -147,9 +149,9 @@ export function valueOf(term: Term, predicate: string, view: GraphView, context:
     case 'NamedNode': {
       const web = webUrl(term.value);
       if (web && (IMAGE_PREDICATES.has(predicate) || IMAGE_FILE.test(web.pathname))) {
-        return html`<a href="${term.value}"><img src="${term.value}" alt="${labelOf(term.value, context.language, view.labels)}" loading="lazy"></a>`;
+        return html`<a href="${term.value}"><img src="${term.value}" alt="${labelOf(term.value, context.language, context.labels, view.labels)}" loading="lazy"></a>`;
       }
-      return termLink(term.value, labelOf(term.value, context.language, view.labels), context, predicate === TYPE);
+      return termLink(term.value, labelOf(term.value, context.language, context.labels, view.labels), context, predicate === TYPE);
     }
     case 'Literal':
       return literal(term, context);
@@ -192,5 +194,5 @@ function literal(term: Term & { termType: 'Literal' }, context: ViewContext): Ht
   }
   if (datatype === `${XSD}string`) return html`<span class="literal">${value}</span>`;
   if (datatype === `${XSD}boolean`) return html`<span class="literal">${value}</span>`;
-  return html`<span class="literal">${value}</span> <span class="datatype" title="${datatype}">${labelOf(datatype, context.language)}</span>`;
+  return html`<span class="literal">${value}</span> <span class="datatype" title="${datatype}">${labelOf(datatype, context.language, context.labels)}</span>`;
 }

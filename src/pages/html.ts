@@ -5,11 +5,22 @@
  * so a value from a document, a header or a query can never become markup; and only `webUrl`s
  * (http, https) become a link or an image source.
  */
+import { createHash } from 'node:crypto';
 
 export class Html {
+  private encoded: { bytes: Buffer; tag: string } | undefined;
   constructor(readonly text: string) {}
   toString(): string {
     return this.text;
+  }
+
+  /** The markup as UTF-8, and a strong validator over those bytes: computed once, so a page kept once drawn costs neither again. */
+  get bytes(): { bytes: Buffer; tag: string } {
+    if (!this.encoded) {
+      const bytes = Buffer.from(this.text, 'utf8');
+      this.encoded = { bytes, tag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
+    }
+    return this.encoded;
   }
 }
 
