@@ -58,6 +58,24 @@ describe('pages, as a stranger who signed up sees and shapes them', () => {
     assert.equal(s.running.pages.draws.worker, drawn.worker + 1, 'in the page worker');
     assert.equal(s.running.pages.draws.main, drawn.main);
   });
+
+  it('shows a container’s count, order and pages over the children the viewer may read only', async () => {
+    await putTurtle(s, 'shelf/', `<> a <${ns.dh}Container> ; <${ns.dct}title> "Shelf" .`);
+    for (const [slug, title] of [['a-secret', 'AAA secret plans'], ['b-open', 'BBB open notes'], ['c-open', 'CCC open list'], ['d-secret', 'DDD secret list']]) await putTurtle(s, `shelf/${slug}/`, `<#this> <${ns.dct}title> "${title}" .`);
+    await putTurtle(s, '/admin/acl/authorizations/mallory-shelf/', `<#this> a <${ns.acl}Authorization> ; <${ns.acl}agent> <${stranger.webId}> ; <${ns.acl}mode> <${ns.acl}Read> ; <${ns.acl}accessTo> <${s.base}shelf/>, <${s.base}shelf/b-open/>, <${s.base}shelf/c-open/> .`);
+    const owner = await s.request('GET', 'shelf/?order=title', { headers: HTML });
+    assert.match(owner.body, /\(4 documents\)/, 'the owner reads all');
+    for (const order of ['title', 'newest']) {
+      const page = await stranger.as('GET', `/shelf/?order=${order}`, HTML);
+      assert.equal(page.status, 200);
+      assert.match(page.body, /\(2 documents\)/, 'the count is of readable children');
+      assert.deepEqual([...page.body.matchAll(/<li><a href="[^"]*shelf\/([^"/]+)\/">/g)].map((m) => m[1]).sort(), ['b-open', 'c-open']);
+      assert.doesNotMatch(page.body, /secret/);
+    }
+    const second = await stranger.as('GET', '/shelf/?order=title&page=2', HTML);
+    assert.match(second.body, /\(2 documents\)[^]*<p>Nothing here yet\.<\/p>/, 'no second page of what cannot be read');
+    assert.doesNotMatch(second.body, /rel="prev"/, 'one page of readable children: no pager');
+  });
 });
 
 describe('the page cache, against a thousand query strings', () => {

@@ -47,16 +47,15 @@ function shownTriples(ntriples: string): { ntriples: string; truncated?: { shown
   return { ntriples: ntriples.slice(0, end + 1), truncated: { shown: count, total } };
 }
 
-/** The children of a container to show: a page of them, each one the agent may read. */
+/** The children of a container to show: a page of those the agent may read, counted and ordered over those only. */
 async function childList(ctx: Context, documentUrl: string): Promise<ChildList> {
   const { runtime, agent, served } = ctx.state;
   const query = new URLSearchParams(ctx.querystring);
   const order: ChildOrder = query.get('order') === 'title' ? 'title' : 'newest';
   const pageNumber = Math.max(1, Math.min(1_000_000, Number.parseInt(query.get('page') ?? '1', 10) || 1));
-  const { total, children } = await childrenOf(runtime.documents, documentUrl, { order, offset: (pageNumber - 1) * CHILDREN_PER_PAGE, size: CHILDREN_PER_PAGE, holder: agent, timeoutMs: served.sparqlTimeoutMs });
-  const base = runtime.documents.base;
-  const readable = await Promise.all(children.map(async (child) => child.url.startsWith(base) && holds(await runtime.access.modesOn(runtime, child.url.slice(base.length), agent), 'Read')));
-  return { total, children: children.filter((_, i) => readable[i]), order, page: pageNumber, size: CHILDREN_PER_PAGE };
+  const readable = await runtime.access.readableGraphs(runtime, agent);
+  const { total, children } = await childrenOf(runtime.documents, documentUrl, { order, offset: (pageNumber - 1) * CHILDREN_PER_PAGE, size: CHILDREN_PER_PAGE, holder: agent, timeoutMs: served.sparqlTimeoutMs, readable: readable?.graphs });
+  return { total, children, order, page: pageNumber, size: CHILDREN_PER_PAGE };
 }
 
 /** What a page of a document is drawn from besides its data: who looks, with which modes, in which language, at which URL. */
