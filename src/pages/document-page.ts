@@ -13,6 +13,9 @@ import { assetUrls } from './assets.js';
 import { page, type Frame } from './layout.js';
 
 const DH = 'https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#';
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
+/** The types the property form offers for a new value: how the script writes it (`auto` guesses from the text). */
+const VALUE_KINDS = { auto: 'auto', text: `${XSD}string`, integer: `${XSD}integer`, decimal: `${XSD}decimal`, date: `${XSD}date`, dateTime: `${XSD}dateTime`, boolean: `${XSD}boolean`, iri: 'iri' } as const;
 
 export interface ChildList {
   total: number;
@@ -70,7 +73,8 @@ export function documentPage(input: DocumentPage): Html {
   const { frame, documentUrl } = input;
   const { t, language } = frame;
   const view = new GraphView(input.quads);
-  const context: ViewContext = { language, t, documentUrl, base: frame.base, labels: input.labels };
+  const editing = !input.memento && input.modes.write;
+  const context: ViewContext = { language, t, documentUrl, base: frame.base, labels: input.labels, editable: editing ? `<${documentUrl}#this>` : undefined };
   const title = documentTitle(view, documentUrl, frame);
   const container = view.typesOf(documentUrl).includes(`${DH}Container`) || documentUrl === frame.base;
   const primaryTypes = view.typesOf(`${documentUrl}#this`);
@@ -149,9 +153,12 @@ function editor(input: DocumentPage, t: Frame['t'], base: string): Html {
 </div>
 </form></details>
 <details class="edit-properties"><summary>${t.editProperties}</summary>
-<form class="property-form" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}" data-subject="${input.documentUrl}#this">
+<form class="property-form" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}" data-subject="${input.documentUrl}#this" data-unchanged="${t.nothingChanged}" data-invalid="${t.invalidValue}" data-picked="${t.pickedValue}">
+<p>${t.propertyHelp}</p>
 <p><label for="property-iri">${t.property} (IRI)</label> <input id="property-iri" name="property" type="url" required placeholder="http://purl.org/dc/terms/description"></p>
 <p><label for="property-value">${t.value}</label> <input id="property-value" name="value" required></p>
+<p><label for="property-kind">${t.valueType}</label> <select id="property-kind" name="kind">${Object.entries(VALUE_KINDS).map(([kind, value]) => html`<option value="${value}">${t.valueKinds[kind as keyof typeof VALUE_KINDS]}</option>`)}</select>
+<label for="property-language">${t.valueLanguage}</label> <input id="property-language" name="language" size="10" pattern="[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*" placeholder="en"></p>
 <p><button type="submit" name="op" value="add">${t.addValue}</button> <button type="submit" name="op" value="set">${t.setValue}</button> <button type="submit" name="op" value="remove">${t.remove}</button></p>
 <p class="status" role="status" aria-live="polite"></p>
 </form></details>

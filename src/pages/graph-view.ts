@@ -30,6 +30,8 @@ export interface ViewContext {
   base: string;
   /** The labels of the dataspace's pages. */
   labels: Labels;
+  /** The subject (its key, `<iri>`) whose values the property form edits: each gets a button that picks it, its exact term in its data. */
+  editable?: string;
 }
 
 /** The quads of one graph, indexed for drawing. */
@@ -129,7 +131,7 @@ export function propertyTable(view: GraphView, key: string, context: ViewContext
   return html`<table class="properties">${caption && html`<caption>${caption}</caption>`}
 <thead><tr><th scope="col">${context.t.property}</th><th scope="col">${context.t.value}</th></tr></thead>
 <tbody>${predicates.map(
-    (predicate) => html`<tr><th scope="row">${termLink(predicate, predicateLabel(predicate, view, context), context, true)}</th><td>${valueList(byPredicate.get(predicate)!, predicate, view, context, depth)}</td></tr>
+    (predicate) => html`<tr><th scope="row">${termLink(predicate, predicateLabel(predicate, view, context), context, true)}</th><td>${valueList(byPredicate.get(predicate)!, predicate, view, context, depth, context.editable === key && depth === 0)}</td></tr>
 `,
   )}</tbody></table>`;
 }
@@ -138,8 +140,8 @@ function predicateLabel(predicate: string, view: GraphView, context: ViewContext
   return labelOf(predicate, context.language, context.labels, view.labels);
 }
 
-function valueList(values: Term[], predicate: string, view: GraphView, context: ViewContext, depth: number): Html {
-  const drawn = values.map((value) => valueOf(value, predicate, view, context, depth));
+function valueList(values: Term[], predicate: string, view: GraphView, context: ViewContext, depth: number, editable: boolean): Html {
+  const drawn = values.map((value) => (editable && value.termType !== 'BlankNode' ? html`${valueOf(value, predicate, view, context, depth)} ${pickButton(value, predicate, context)}` : valueOf(value, predicate, view, context, depth)));
   return drawn.length === 1 ? drawn[0]! : html`<ul class="values">${drawn.map((d) => html`<li>${d}</li>`)}</ul>`;
 }
 
@@ -164,6 +166,17 @@ export function valueOf(term: Term, predicate: string, view: GraphView, context:
     default:
       return html`${term.value}`;
   }
+}
+
+/**
+ * The button that picks a value for the property form (static/lodestone.js): the value's exact term
+ * travels in its data (an IRI, or a literal's lexical form with its datatype or language), so the
+ * form removes or replaces that term and no other.
+ */
+function pickButton(term: Term, predicate: string, context: ViewContext): Html {
+  const literal = term.termType === 'Literal' ? term : undefined;
+  const datatype = literal && !literal.language ? literal.datatype.value : '';
+  return html`<button type="button" class="pick-value" data-property="${predicate}" data-kind="${literal ? 'literal' : 'iri'}" data-value="${term.value}" data-datatype="${datatype}" data-language="${literal?.language ?? ''}" aria-label="${context.t.editValue(term.value.length > 80 ? `${term.value.slice(0, 80)}…` : term.value)}" hidden>✎</button>`;
 }
 
 export function blankAnchor(label: string): string {
