@@ -15,8 +15,6 @@ import { OidcLogin } from './auth/oidc.js';
 import { WebIdVerifier } from './auth/webid-tls.js';
 import { RemoteWebIds } from './auth/remote-webid.js';
 import { outbound, type OutboundOptions } from './net/outbound.js';
-import { asLabels, LABEL_PREDICATES } from './pages/labels.js';
-import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { ProxyCache } from './net/proxy-cache.js';
 import { safeFetch } from './net/safe-fetch.js';
 import { readCredentials } from './auth/certificates.js';
@@ -269,7 +267,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   log(`owner certificate: ${agents.owner.credentialsFile} (curl -k -E ${agents.owner.credentialsFile} ${config.base})`);
   log(`secretary certificate: ${agents.secretary.credentialsFile}`);
   log(readyLine(config, server.address() as AddressInfo));
-  void pageLabels(proxyOut, pages, log);
+  void pages.readShippedLabels(proxyOut.vocabularies, log);
   return {
     server,
     runtimes,
@@ -289,16 +287,4 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
       lock.release();
     },
   };
-}
-
-/** The labels of the shipped vocabularies, shared by every dataspace's pages: read once the server answers, a vocabulary at a time between requests. */
-async function pageLabels(out: ReturnType<typeof outbound>, pages: PageDrawer, log: (line: string) => void): Promise<void> {
-  try {
-    for await (const found of out.vocabularies.literals(LABEL_PREDICATES)) {
-      pages.shared.add(asLabels(found));
-      await afterPendingIo();
-    }
-  } catch (error) {
-    log(`the shipped vocabularies' labels: ${(error as Error).message}`);
-  }
 }

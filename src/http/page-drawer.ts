@@ -6,9 +6,11 @@
  * tens of milliseconds, which would hold the thread that answers everyone. A small page is drawn
  * on that thread, where it costs less than the trip to a worker (`npm run bench -- --only pages`).
  */
+import { setImmediate as afterPendingIo } from 'node:timers/promises';
+import type { Vocabularies } from '../net/vocabularies.js';
 import { drawingSize, draw, type Drawing } from '../pages/draw.js';
 import { raw, type Html } from '../pages/html.js';
-import { DataspaceLabels, LabelTable, PAGE_TERMS, type LabelEntry, type Labels, type OntologyVersion } from '../pages/labels.js';
+import { asLabels, DataspaceLabels, LABEL_PREDICATES, LabelTable, PAGE_TERMS, type LabelEntry, type Labels, type OntologyVersion } from '../pages/labels.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { WorkerPool } from '../util/worker-pool.js';
 
@@ -50,6 +52,18 @@ export class PageDrawer {
     this.mainThreadChars = options.mainThreadChars ?? MAIN_THREAD_CHARS;
     this.kept = new ByteCache<Html>(options.keptBytes ?? 32 * 1024 * 1024, (page) => page.text.length * 2);
     this.pool = new WorkerPool<PageRequest>(new URL('./page-worker.js', import.meta.url), { size: 1, deadlineMs: options.deadlineMs ?? 10_000, demoteAfterMs: 1_000, maxDemoted: 1, maxQueue: 64 });
+  }
+
+  /** Adds the shipped vocabularies' labels to the shared ones: once the server answers, a vocabulary at a time between requests. */
+  async readShippedLabels(vocabularies: Vocabularies, log: (line: string) => void): Promise<void> {
+    try {
+      for await (const found of vocabularies.literals(LABEL_PREDICATES)) {
+        this.shared.add(asLabels(found));
+        await afterPendingIo();
+      }
+    } catch (error) {
+      log(`the shipped vocabularies' labels: ${(error as Error).message}`);
+    }
   }
 
   /** The labels of a dataspace's pages: the shared ones and those of its namespace ontology, as last built. */
