@@ -79,7 +79,7 @@ export function pageHeaders(language: string): Record<string, string> {
 
 /** Sends a page with `status`; a 200 carries an ETag over its bytes and answers If-None-Match with 304. */
 export function sendPage(ctx: Context, status: number, language: string, content: Html): void {
-  const { bytes: body, tag } = content.bytes;
+  const { bytes: body, tag } = content.encoded;
   ctx.set(pageHeaders(language));
   ctx.status = status;
   if (status === 200) {

@@ -8,19 +8,19 @@
 import { createHash } from 'node:crypto';
 
 export class Html {
-  private encoded: { bytes: Buffer; tag: string } | undefined;
+  private utf8: { bytes: Buffer; tag: string } | undefined;
   constructor(readonly text: string) {}
   toString(): string {
     return this.text;
   }
 
   /** The markup as UTF-8, and a strong validator over those bytes: computed once, so a page kept once drawn costs neither again. */
-  get bytes(): { bytes: Buffer; tag: string } {
-    if (!this.encoded) {
+  get encoded(): { bytes: Buffer; tag: string } {
+    if (!this.utf8) {
       const bytes = Buffer.from(this.text, 'utf8');
-      this.encoded = { bytes, tag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
+      this.utf8 = { bytes, tag: `"${createHash('sha1').update(bytes).digest('base64url')}"` };
     }
-    return this.encoded;
+    return this.utf8;
   }
 }
 
