@@ -2,15 +2,21 @@
  * The web interface: the HTML GET of a 100-triple document against the Turtle GET of the same
  * document (wrk, 16 connections, anonymous under a public authorization as in the HTTP section;
  * the owner's page, with its editor, by a Node client one request at a time), and what a page
- * weighs: its HTML plus the scripts and styles it loads, against 50 KB.
+ * weighs: its HTML plus the scripts and styles it loads, against 50 KB. Then where a page is
+ * drawn (http/page-drawer.ts): by its size, the time to draw it on the thread that answers
+ * requests against in the page worker, and how much of it that thread is busy either way.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { ns } from '../src/rdf/namespaces.js';
 import { freePort } from '../test/http-helpers.js';
 import { client, documentTurtle, startChild, stop } from './http.js';
-import { ms, num, ratio, rate, target, type BenchContext, type Row, type Section } from './table.js';
+import { PageDrawer } from '../src/http/page-drawer.js';
+import type { Drawing } from '../src/pages/draw.js';
+import { Labels } from '../src/pages/labels.js';
+import { ms, num, quantile, ratio, rate, target, type BenchContext, type Row, type Section } from './table.js';
 import { alternate, hasWrk, wrk } from './wrk.js';
 
 const PAGE_BUDGET = 50 * 1024;
@@ -81,6 +87,50 @@ async function run(context: BenchContext): Promise<Row[]> {
     }
   } finally {
     await stop(server);
+  }
+  rows.push(...(await drawing(context)));
+  return rows;
+}
+
+/** A document page of `triples` triples, as data (a title each, as a document of notes has). */
+function documentOf(triples: number): Drawing {
+  const url = 'https://localhost/notes/d/';
+  const ntriples = Array.from({ length: triples }, (_, i) => `<${url}#n${i}> <${ns.dct}title> "note number ${i}, with a few words" .\n`).join('');
+  const visitor = { webId: undefined, adminBase: 'https://localhost/admin/', providers: [], signup: true };
+  return { page: 'document', input: { frame: { language: 'en', base: 'https://localhost/', url, visitor }, documentUrl: url, ntriples, formats: [], modes: { write: false, append: false }, versioned: false } };
+}
+
+/** How long `work` takes, and how much of that the thread running it was busy (event-loop utilisation: time descheduled in between does not count). */
+async function held(work: () => Promise<unknown>): Promise<{ took: number; busy: number }> {
+  const before = performance.eventLoopUtilization();
+  const started = performance.now();
+  await work();
+  return { took: performance.now() - started, busy: performance.eventLoopUtilization(before).active };
+}
+
+/** Each size drawn in the worker, then here (the garbage of drawing here is not collected while the worker draws), medians of the time taken and of this thread's busy time. */
+async function drawing(context: BenchContext): Promise<Row[]> {
+  const rows: Row[] = [];
+  const here = new PageDrawer({ mainThreadChars: Infinity });
+  const there = new PageDrawer({ mainThreadChars: 0 });
+  const rounds = context.quick ? 5 : 21;
+  try {
+    for (const triples of [10, 100, 300, 1_000, 3_000]) {
+      const page = documentOf(triples);
+      const labels = (drawer: PageDrawer) => new Labels([{ key: 'shared', table: drawer.shared }]);
+      await there.draw(page, labels(there)); // the worker started, the labels sent
+      const samples = { here: [] as { took: number; busy: number }[], there: [] as { took: number; busy: number }[] };
+      for (let i = 0; i < rounds; i++) samples.there.push(await held(() => there.draw(page, labels(there))));
+      for (let i = 0; i < rounds; i++) samples.here.push(await held(() => here.draw(page, labels(here))));
+      const median = (values: number[]) => quantile(values, 0.5);
+      const [hereTook, thereTook] = [median(samples.here.map((s) => s.took)), median(samples.there.map((s) => s.took))];
+      const [hereHeld, thereHeld] = [median(samples.here.map((s) => s.busy)), median(samples.there.map((s) => s.busy))];
+      const kb = num(page.page === 'document' ? page.input.ntriples.length / 1024 : 0, 1);
+      rows.push({ section: 'pages', measure: `draw a ${num(triples)}-triple page (${kb} KB): in the worker, median`, value: ms(thereTook), baseline: `here: ${ms(hereTook)}`, ratio: ratio(thereTook / hereTook) });
+      rows.push({ section: 'pages', measure: '  of which the thread that answers requests was busy, median', value: ms(thereHeld), baseline: `here: ${ms(hereHeld)}` });
+    }
+  } finally {
+    await Promise.all([here.close(), there.close()]);
   }
   return rows;
 }

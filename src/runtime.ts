@@ -4,6 +4,7 @@ import type { Dataspace } from './dataspace.js';
 import type { DocumentService } from './documents/document-service.js';
 import type { Pusher } from './mirror/pusher.js';
 import type { NamespaceOntology } from './ontology/namespace.js';
+import type { DataspaceLabels } from './pages/labels.js';
 import type { Role } from './registry.js';
 
 export interface DataspaceRuntime {
@@ -18,4 +19,6 @@ export interface DataspaceRuntime {
   mirror?: Pusher;
   /** The namespace ontology of the dataspace's pair (`ns`, packages, SHACL constraints; shared by a dataspace and its admin). */
   ontology?: NamespaceOntology;
+  /** The labels its pages use (shared by a dataspace and its admin: their namespace ontology's and the shipped vocabularies'). */
+  labels: DataspaceLabels;
 }

@@ -15,9 +15,6 @@ import { OidcLogin } from './auth/oidc.js';
 import { WebIdVerifier } from './auth/webid-tls.js';
 import { RemoteWebIds } from './auth/remote-webid.js';
 import { outbound, type OutboundOptions } from './net/outbound.js';
-import { addVocabularyLabels } from './pages/labels.js';
-import { ns } from './rdf/namespaces.js';
-import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { ProxyCache } from './net/proxy-cache.js';
 import { safeFetch } from './net/safe-fetch.js';
 import { readCredentials } from './auth/certificates.js';
@@ -48,6 +45,7 @@ import { startMirror } from './mirror/mirror.js';
 import { DiskClient } from './store/disk.js';
 import { AccessControl } from './access/access-control.js';
 import { RepresentationCache } from './http/representations.js';
+import { PageDrawer } from './http/page-drawer.js';
 import type { DataspaceRuntime } from './runtime.js';
 
 export interface Running {
@@ -56,6 +54,8 @@ export interface Running {
   agents: Bootstrapped;
   /** The proxy's cache: `purge(url)` drops every agent's copies of a URL (admin/clear). */
   proxyCache: ProxyCache;
+  /** Where pages are drawn (its `draws` count pages drawn rather than taken from those kept). */
+  pages: PageDrawer;
   close(): Promise<void>;
 }
 
@@ -156,6 +156,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   for (const { lines } of opened) lines.forEach((line) => log(line));
   const settings = new SystemSettings(systemConfigFile(config.data), config.base, pairs, log);
   const ontologyWorkers = new OntologyWorkers({ queryMs: config.sparqlTimeoutMs });
+  const pages = new PageDrawer();
   const fetchRdf = (url: string) => safeFetch(url, { allowInternal: config.allowInternalUrls });
   for (const [index, pair] of pairs.entries()) {
     const endUser = opened[2 * index]!.dataspace;
@@ -164,6 +165,8 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     // the pair's namespace ontology: its SHACL shapes constrain the end-user dataspace's writes, those of people's edits included
     const ontology = new NamespaceOntology({ admin, imports: () => settings.imports(endUser.base), fetch: fetchRdf, workers: ontologyWorkers, log });
     const validate = (url: string, bytes: Buffer) => ontology.validate(url, bytes);
+    // the pair's pages name things with the shipped vocabularies and this ontology's labels, replaced when it changes
+    const labels = pages.labelsOf(() => ontology.lastBuilt());
     endUser.workingTree.validate = validate;
     const runtime = (dataspace: Dataspace, spec: DataspaceSpec): DataspaceRuntime => ({
       dataspace,
@@ -171,6 +174,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
       documents: new DocumentService(dataspace, { compose, validate: spec.role === 'end-user' ? validate : undefined }),
       access,
       ontology,
+      labels,
     });
     paired.push({ endUser: runtime(endUser, pair.endUser), admin: runtime(admin, pair.admin) });
   }
@@ -251,7 +255,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     for (const url of new Set([uri, uri.replace(/#.*$/, '')])) proxyOut.cache.purge(url);
   };
   for (const runtime of runtimes) if (runtime.role === 'admin') runtime.ontology?.onPurge(purge);
-  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, trusts, log, settings });
+  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, trusts, log, settings, pages });
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -269,12 +273,13 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   log(`owner certificate: ${agents.owner.credentialsFile} (curl -k -E ${agents.owner.credentialsFile} ${config.base})`);
   log(`secretary certificate: ${agents.secretary.credentialsFile}`);
   log(readyLine(config, server.address() as AddressInfo));
-  void pageLabels(proxyOut, log);
+  void pages.readShippedLabels(proxyOut.vocabularies, log);
   return {
     server,
     runtimes,
     agents,
     proxyCache: proxyOut.cache,
+    pages,
     async close() {
       server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -283,20 +288,9 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
       await disk.close();
       await composer.close();
       await ontologyWorkers.close();
+      await pages.close();
       await accessLog?.close();
       lock.release();
     },
   };
-}
-
-/** The labels of the shipped vocabularies, for the pages: read once the server answers, a vocabulary at a time between requests. */
-async function pageLabels(out: ReturnType<typeof outbound>, log: (line: string) => void): Promise<void> {
-  try {
-    for await (const found of out.vocabularies.literals(new Set([ns.rdfs + 'label', 'http://www.w3.org/2004/02/skos/core#prefLabel']))) {
-      addVocabularyLabels(found.map((l) => ({ iri: l.subject, language: l.language, label: l.value })));
-      await afterPendingIo();
-    }
-  } catch (error) {
-    log(`the shipped vocabularies' labels: ${(error as Error).message}`);
-  }
 }

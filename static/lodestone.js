@@ -19,10 +19,49 @@
     if (status) status.textContent = text;
   }
 
-  /** A string as a SPARQL literal, or an IRI when it is one. */
-  function sparqlTerm(value) {
-    if (/^https?:\/\/[^\s<>"{}|\\^`]+$/.test(value)) return `<${value}>`;
+  const XSD = 'http://www.w3.org/2001/XMLSchema#';
+  /** A string as a SPARQL string literal (its quotes, backslashes and line ends escaped). */
+  function quoted(value) {
     return '"' + value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\r/g, '\\r') + '"';
+  }
+  const IRI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"{}|\\^`]*$/;
+  const WEB_IRI = /^(https?:\/\/|urn:|mailto:)[^\s<>"{}|\\^`]+$/i;
+  /** How the lexical forms of the types the form offers are written (XML Schema 1.1 Part 2). */
+  const LEXICAL = {
+    [`${XSD}integer`]: /^[+-]?\d+$/,
+    [`${XSD}decimal`]: /^[+-]?(\d+(\.\d*)?|\.\d+)$/,
+    [`${XSD}date`]: /^-?\d{4,}-\d{2}-\d{2}(Z|[+-]\d{2}:\d{2})?$/,
+    [`${XSD}dateTime`]: /^-?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/,
+    [`${XSD}boolean`]: /^(true|false|1|0)$/,
+  };
+  /** A literal with its datatype (none for xsd:string), or its language. */
+  function literal(value, datatype, language) {
+    if (language) return `${quoted(value)}@${language}`;
+    return !datatype || datatype === `${XSD}string` ? quoted(value) : `${quoted(value)}^^<${datatype}>`;
+  }
+
+  /**
+   * The RDF term of a new value, in SPARQL: with a language, a language-tagged string; as typed
+   * (`auto`), an integer, a decimal, a date, a date and time, a web IRI, else a string; else the
+   * type chosen, its lexical form checked. Undefined when the text does not fit the type.
+   */
+  function termOf(text, kind, language) {
+    if (language) return kind === 'auto' || kind === `${XSD}string` ? literal(text, undefined, language) : undefined;
+    if (kind === 'iri') return IRI.test(text) ? `<${text}>` : undefined;
+    if (kind === 'auto') {
+      const minutes = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(Z|[+-]\d{2}:\d{2})?$/.exec(text); // a date and time without seconds
+      if (minutes) return literal(`${minutes[1]}:00${minutes[2] || ''}`, `${XSD}dateTime`);
+      const typed = [`${XSD}integer`, `${XSD}decimal`, `${XSD}date`, `${XSD}dateTime`].find((type) => LEXICAL[type].test(text));
+      if (typed) return literal(text, typed);
+      return WEB_IRI.test(text) ? `<${text}>` : literal(text);
+    }
+    if (LEXICAL[kind] && !LEXICAL[kind].test(text)) return undefined;
+    return literal(text, kind);
+  }
+
+  /** The exact term of a value picked on the page (its button's data). */
+  function pickedTerm(data) {
+    return data.kind === 'iri' ? `<${data.value}>` : literal(data.value, data.datatype, data.language);
   }
 
   // The code editor and the chart library are loaded when they are first used: a page weighs
@@ -90,17 +129,54 @@
     say(form, await problem(response));
   }
 
-  async function patch(form, submitter) {
+  /** A value picked with its ✎ button fills the form; Change and Remove then act on that exact term. */
+  function pick(button) {
+    const form = document.querySelector('form.property-form');
+    if (!form) return;
+    const data = button.dataset;
+    form.closest('details').open = true;
+    form.elements.property.value = data.property;
+    form.elements.value.value = data.value;
+    form.elements.language.value = data.language;
+    const kinds = form.elements.kind;
+    const kind = data.kind === 'iri' ? 'iri' : data.language ? 'auto' : data.datatype || `${XSD}string`;
+    if (![...kinds.options].some((option) => option.value === kind)) kinds.append(new Option(kind, kind)); // a datatype the form does not list
+    kinds.value = kind;
+    form.picked = { property: data.property, term: pickedTerm(data) };
+    say(form, form.dataset.picked);
+    form.elements.value.focus();
+  }
+
+  /** The SPARQL update of the property form: add a value, change (the picked one, or all), remove (the picked one, or those typed). */
+  function propertyUpdate(form, op) {
     const subject = `<${form.dataset.subject}>`;
-    const property = form.elements.property.value.trim();
-    const value = sparqlTerm(form.elements.value.value);
-    const triple = `${subject} <${property}> ${value}`;
-    const op = submitter ? submitter.value : 'add';
-    const update =
-      op === 'remove' ? `DELETE { ${triple} } WHERE { ${triple} }`
-      : op === 'set' ? `DELETE { ${subject} <${property}> ?old } INSERT { ${triple} } WHERE { OPTIONAL { ${subject} <${property}> ?old } }`
-      : `INSERT { ${triple} } WHERE {}`;
+    const property = `<${form.elements.property.value.trim()}>`;
+    const text = form.elements.value.value;
+    const kind = form.elements.kind.value;
+    const language = form.elements.language.value.trim();
+    const picked = form.picked && form.picked.property === form.elements.property.value.trim() ? form.picked.term : undefined;
+    if (op === 'remove') {
+      if (picked) return `DELETE { ${subject} ${property} ${picked} } WHERE { ${subject} ${property} ${picked} }`;
+      // what was typed: as typed, any value written so (40 removes the integer 40 and the text "40"); with a type or language, that term
+      const term = termOf(text, kind, language);
+      if (term === undefined) return undefined;
+      const match = kind === 'auto' && !language ? `sameTerm(?value, ${term}) || STR(?value) = ${quoted(text)}` : `sameTerm(?value, ${term})`;
+      return `DELETE { ${subject} ${property} ?value } WHERE { ${subject} ${property} ?value FILTER(${match}) }`;
+    }
+    const term = termOf(text, kind, language);
+    if (term === undefined) return undefined;
+    if (op === 'set' && picked) return `DELETE { ${subject} ${property} ${picked} } INSERT { ${subject} ${property} ${term} } WHERE { ${subject} ${property} ${picked} }`;
+    if (op === 'set') return `DELETE { ${subject} ${property} ?old } INSERT { ${subject} ${property} ${term} } WHERE { OPTIONAL { ${subject} ${property} ?old } }`;
+    return `INSERT { ${subject} ${property} ${term} } WHERE {}`;
+  }
+
+  async function patch(form, submitter) {
+    const update = propertyUpdate(form, submitter ? submitter.value : 'add');
+    if (update === undefined) return say(form, form.dataset.invalid);
+    say(form, '…');
     const response = await fetch(form.dataset.document, { method: 'PATCH', headers: { 'Content-Type': 'application/sparql-update', Accept: TURTLE, 'If-Match': form.dataset.etag }, body: update, credentials: 'same-origin' });
+    // a 204 with the ETag sent: the update matched nothing, or changed nothing (LinkedDataHub habit: PATCH answers the new ETag)
+    if (response.ok && response.headers.get('ETag') === form.dataset.etag) return say(form, form.dataset.unchanged);
     if (response.ok) return location.reload();
     say(form, await problem(response));
   }
@@ -118,7 +194,7 @@
     const slug = (form.elements.slug.value.trim() || title.normalize('NFKD').replace(/[^\w\s-]/g, '').trim().replace(/\s+/g, '-').toLowerCase() || 'untitled').slice(0, 100);
     const url = `${form.dataset.container}${encodeURIComponent(slug)}/`;
     const container = form.elements.kind.value === 'Container';
-    const body = `${container ? '<> a <https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container> .\n' : ''}<> <http://purl.org/dc/terms/title> ${sparqlTerm(title)} .\n`;
+    const body = `${container ? '<> a <https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container> .\n' : ''}<> <http://purl.org/dc/terms/title> ${quoted(title)} .\n`;
     const response = await fetch(url, { method: 'PUT', headers: { 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
     if (response.ok) return location.assign(url);
     say(form, await problem(response));
@@ -177,6 +253,13 @@
     });
     form.addEventListener('change', () => chart && drawChart());
   }
+
+  // the ✎ buttons that pick a value for the property form work only with this script: shown by it
+  for (const button of document.querySelectorAll('button.pick-value')) button.hidden = false;
+  document.addEventListener('click', (event) => {
+    const button = event.target.closest && event.target.closest('button.pick-value');
+    if (button) pick(button);
+  });
 
   editors();
   charts();

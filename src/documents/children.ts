@@ -2,7 +2,8 @@
  * The children of a container (the documents whose `sioc:has_parent` or `sioc:has_container` is
  * it), a page at a time, with their titles and times, counted: two SPARQL queries on the index,
  * so listing a container with many children costs the thread that answers requests nothing but
- * reading a few rows.
+ * reading a few rows. Given the documents a viewer may read, both queries run over those only: the
+ * count, the order and the pages never tell of a child the viewer cannot read.
  */
 import { LodestoneError } from '../errors.js';
 import { TITLE_PREDICATES } from '../rdf/namespaces.js';
@@ -25,11 +26,24 @@ interface Bindings {
   results: { bindings: Record<string, { value: string } | undefined>[] };
 }
 
-/** The children of the container at `containerUrl`, `size` from `offset`, and how many there are. */
-export async function childrenOf(documents: DocumentService, containerUrl: string, options: { order: ChildOrder; offset: number; size: number; holder: string | undefined; timeoutMs: number }): Promise<{ total: number; children: Child[] }> {
+export interface ChildrenOptions {
+  order: ChildOrder;
+  offset: number;
+  size: number;
+  holder: string | undefined;
+  timeoutMs: number;
+  /** The documents the viewer may read (undefined: every one, for the owner). */
+  readable: readonly string[] | undefined;
+}
+
+/** The children of the container at `containerUrl` that the viewer may read, `size` from `offset`, and how many there are. */
+export async function childrenOf(documents: DocumentService, containerUrl: string, options: ChildrenOptions): Promise<{ total: number; children: Child[] }> {
   if (/[<>"{}|^`\\\s]/.test(containerUrl)) throw new LodestoneError('BadRequest', `${containerUrl} cannot be named in a query`);
+  if (options.readable?.length === 0) return { total: 0, children: [] };
   const head = documents.head();
-  const run = async (query: string) => JSON.parse(String(await documents.query({ query: PREFIXES + query, format: 'application/sparql-results+json' }, head, options.timeoutMs, options.holder))) as Bindings;
+  // the dataset is the readable documents (SPARQL 1.1 Protocol §2.1.4): GRAPH ?doc ranges over them only
+  const dataset = options.readable ? { defaultGraphs: [...options.readable], namedGraphs: [...options.readable] } : {};
+  const run = async (query: string) => JSON.parse(String(await documents.query({ query: PREFIXES + query, ...dataset, format: 'application/sparql-results+json' }, head, options.timeoutMs, options.holder))) as Bindings;
   const member = `GRAPH ?doc { ?doc sioc:has_parent|sioc:has_container <${containerUrl}> }`;
   const count = await run(`SELECT (COUNT(DISTINCT ?doc) AS ?n) WHERE { ${member} }`);
   const total = Number(count.results.bindings[0]?.n?.value ?? 0);

@@ -7,7 +7,8 @@
 import type { Quad } from '@rdfjs/types';
 import { canonicalBytes, deepLimits, shallowCanonicalBytes } from '../rdf/canonical.js';
 import { parseBody, TURTLE } from '../rdf/formats.js';
-import { linesAbout } from '../rdf/canonical-lines.js';
+import { linesAbout, literalObject } from '../rdf/canonical-lines.js';
+import { ns } from '../rdf/namespaces.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import { asksForContainer, readMetadata, withMetadata, type Metadata } from './metadata.js';
 import { applyUpdate, validateUpdate } from './patch.js';
@@ -55,7 +56,21 @@ export async function composeDocument(input: ComposeInput): Promise<Buffer | { d
     creator: input.agent,
     owner: input.agent,
   };
-  return shallowCanonicalBytes(withMetadata(graph, { documentUrl: url, parentUrl: input.parentUrl, metadata, modified: input.now }));
+  const composed = await shallowCanonicalBytes(withMetadata(graph, { documentUrl: url, parentUrl: input.parentUrl, metadata, modified: input.now }));
+  return method === 'PATCH' && Buffer.isBuffer(composed) ? unlessUnchanged(composed, existing!, url, input.now) : composed;
+}
+
+/**
+ * A PATCH whose update changes no triple (it matched nothing, or added what was there) leaves the
+ * document as it was: not even dct:modified changes, so there is no commit and the ETag stays the
+ * one the client sent (which tells it nothing changed). The canonical line of dct:modified sorts
+ * where it did, so swapping its time back gives the stored bytes exactly when nothing else changed.
+ */
+function unlessUnchanged(composed: Buffer, existing: string, url: string, now: string): Buffer {
+  const before = literalObject(existing, url, ns.dct + 'modified');
+  if (before === undefined) return composed;
+  const line = `<${url}> <${ns.dct}modified> "`;
+  return composed.toString('utf8').replace(line + now + '"', line + before + '"') === existing ? Buffer.from(existing, 'utf8') : composed;
 }
 
 /** A graph's canonical bytes with deep labelling (the labelling worker's job). */

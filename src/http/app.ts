@@ -12,6 +12,7 @@ import type { SystemSettings } from '../settings.js';
 import { LodestoneError } from '../errors.js';
 import type { Outbound } from '../net/outbound.js';
 import { credentialsCount, type Authenticator } from './authenticate.js';
+import type { PageDrawer } from './page-drawer.js';
 import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
@@ -32,6 +33,8 @@ export interface AppOptions {
   outbound: Outbound;
   /** The dataspaces' settings (system.ttl). */
   settings?: SystemSettings;
+  /** Where pages are drawn. */
+  pages: PageDrawer;
   /** The scheme the server is reached by (the base's: https, or http behind a proxy without TLS). */
   scheme: 'https' | 'http';
   /** The origins each dataspace trusts with its visitors' credentials, besides its own. */
@@ -53,6 +56,7 @@ export function createApp(options: AppOptions): Koa<State> {
     translate: (job) => options.composer.translate(job),
     updateGraph: (graph, update, base) => options.composer.update(graph, update, base),
     settings: options.settings,
+    pages: options.pages,
   };
   const headersOf = new Map(options.runtimes.map((runtime) => [runtime.documents.base, answerHeaders(runtime.documents.base)]));
   app.use(async (ctx, next) => {

@@ -2,23 +2,21 @@
  * The pages of documents and of their history (src/pages/ draws them): a current document (with
  * the editor for agents with Write, the children of a container), a memento with its banner, the
  * TimeMap, and a comparison of two versions. Each is answered where the RDF of the same URL is,
- * once negotiation chose HTML; access was decided before, as for the RDF.
+ * once negotiation chose HTML; access was decided before, as for the RDF. Document pages are drawn
+ * by the page drawer (page-drawer.ts: kept once drawn, large ones in a worker) from what they show.
  */
 import type { Mode } from '../access/access-control.js';
 import { childrenOf, type ChildOrder } from '../documents/children.js';
 import type { DocumentHistory, Version } from '../documents/history.js';
-import { documentPage, type ChildList } from '../pages/document-page.js';
+import type { ChildList } from '../pages/document-page.js';
+import type { Drawing, FrameData } from '../pages/draw.js';
 import { diffPage, timemapPage } from '../pages/history-page.js';
-import { literalsOf, withoutPredicate } from '../rdf/canonical-lines.js';
-import { addVocabularyLabels, labelsVersion } from '../pages/labels.js';
-import type { Html } from '../pages/html.js';
-import { ByteCache } from '../util/byte-cache.js';
+import { withoutPredicate } from '../rdf/canonical-lines.js';
 import { JSONLD_COMPACTED, TURTLE, writableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
-import { parseRdf } from '../rdf/ntriples.js';
 import { holds } from './authorize.js';
 import { documentLinks, publicAgentView, SPARQL_UPDATE } from './document-read.js';
-import { frameOf, sendPage } from './html.js';
+import { frameDataOf, frameOf, sendPage } from './html.js';
 import { etag } from './representations.js';
 import type { Context } from './state.js';
 
@@ -40,96 +38,88 @@ const CHILDREN_PER_PAGE = 20;
 const TRIPLES_PER_PAGE = 3_000;
 
 /** The triples a page draws (canonical lines are sorted, so a subject's triples stay together), and how many there are when that is not all. */
-function shownTriples(ntriples: string): { quads: ReturnType<typeof parseRdf>; truncated?: { shown: number; total: number } } {
+function shownTriples(ntriples: string): { ntriples: string; truncated?: { shown: number; total: number } } {
   let end = -1;
   let count = 0;
   while (count < TRIPLES_PER_PAGE && (end = ntriples.indexOf('\n', end + 1)) >= 0) count++;
-  if (end < 0 || end === ntriples.length - 1) return { quads: parseRdf(ntriples) };
+  if (end < 0 || end === ntriples.length - 1) return { ntriples };
   const total = count + ntriples.slice(end + 1).split('\n').filter(Boolean).length;
-  return { quads: parseRdf(ntriples.slice(0, end + 1)), truncated: { shown: count, total } };
+  return { ntriples: ntriples.slice(0, end + 1), truncated: { shown: count, total } };
 }
 
-/** The children of a container to show: a page of them, each one the agent may read. */
+/** The children of a container to show: a page of those the agent may read, counted and ordered over those only. */
 async function childList(ctx: Context, documentUrl: string): Promise<ChildList> {
   const { runtime, agent, served } = ctx.state;
   const query = new URLSearchParams(ctx.querystring);
   const order: ChildOrder = query.get('order') === 'title' ? 'title' : 'newest';
   const pageNumber = Math.max(1, Math.min(1_000_000, Number.parseInt(query.get('page') ?? '1', 10) || 1));
-  const { total, children } = await childrenOf(runtime.documents, documentUrl, { order, offset: (pageNumber - 1) * CHILDREN_PER_PAGE, size: CHILDREN_PER_PAGE, holder: agent, timeoutMs: served.sparqlTimeoutMs });
-  const base = runtime.documents.base;
-  const readable = await Promise.all(children.map(async (child) => child.url.startsWith(base) && holds(await runtime.access.modesOn(runtime, child.url.slice(base.length), agent), 'Read')));
-  return { total, children: children.filter((_, i) => readable[i]), order, page: pageNumber, size: CHILDREN_PER_PAGE };
+  const readable = await runtime.access.readableGraphs(runtime, agent);
+  const { total, children } = await childrenOf(runtime.documents, documentUrl, { order, offset: (pageNumber - 1) * CHILDREN_PER_PAGE, size: CHILDREN_PER_PAGE, holder: agent, timeoutMs: served.sparqlTimeoutMs, readable: readable?.graphs });
+  return { total, children, order, page: pageNumber, size: CHILDREN_PER_PAGE };
 }
 
-const labelledClosures = new Set<string>();
-/** Pages of items already drawn: drawing one of a few thousand triples takes tens of milliseconds of the thread that answers everyone. */
-const drawnPages = new ByteCache<Html>(32 * 1024 * 1024, (page) => page.text.length * 2);
-
-/**
- * The labels of the dataspace's namespace ontology (its classes and properties) join those the
- * pages use, once per version of it; only a version already built is read: a page never waits
- * for an ontology to be fetched.
- */
-function ontologyLabels(runtime: Context['state']['runtime']): void {
-  const closure = runtime.ontology?.lastBuilt();
-  if (!closure || labelledClosures.has(closure.key)) return;
-  labelledClosures.add(closure.key);
-  const found = literalsOf(closure.ntriples, new Set([ns.rdfs + 'label', 'http://www.w3.org/2004/02/skos/core#prefLabel']));
-  addVocabularyLabels([...found].map((l) => ({ iri: l.subject, language: l.language, label: l.value })));
+/** What a page of a document is drawn from besides its data: who looks, with which modes, in which language, at which URL. */
+function keyOf(frame: FrameData, agent: string | undefined, modes: ReadonlySet<Mode>, ...more: string[]): string {
+  return [frame.url, frame.language, agent ?? '', frame.visitor.name ?? '', [...modes].sort().join(' '), frame.visitor.providers.join(' '), ...more].join('\n');
 }
 
 /** The page of the current document at `relativePath` (authorized: the agent holds `modes`). */
 export async function documentHtml(ctx: Context, relativePath: string, modes: ReadonlySet<Mode>, document: { blobId: string; bytes: Buffer }): Promise<void> {
   const { runtime, agent, served } = ctx.state;
   const documentUrl = runtime.documents.url(relativePath);
-  const frame = await frameOf(ctx);
-  ontologyLabels(runtime);
   const canonical = document.bytes.toString('utf8');
   const text = publicAgentView(runtime, relativePath, agent) ? withoutPredicate(canonical, ns.foaf + 'mbox') : canonical;
   const write = holds(modes, 'Write');
   const container = documentUrl === runtime.documents.base || text.includes(`<${documentUrl}> <${ns.rdf}type> <${ns.dh}Container> .`);
+  const children = container ? await childList(ctx, documentUrl) : undefined;
+  // the page echoes only what it reads of the query (a container's order and page): any other query string is the same page
+  const frame = await frameDataOf(ctx, children ? { order: children.order, page: String(children.page) } : {});
   const links = documentLinks(runtime, documentUrl, agent, modes);
   if (links) ctx.set('Link', links);
   ctx.set('Accept-Patch', SPARQL_UPDATE);
-  // a page of an item is kept by everything it is drawn from (a container's lists its children, which change apart)
-  const key = container ? undefined : [document.blobId, frame.url, frame.language, agent ?? '', frame.visitor.name ?? '', [...modes].sort().join(' '), labelsVersion(), frame.visitor.providers.join(' ')].join('\n');
-  const kept = key === undefined ? undefined : drawnPages.get(key);
-  if (kept) return sendPage(ctx, 200, frame.language, kept);
-  const content = documentPage({
-    frame,
-    documentUrl,
-    ...shownTriples(text),
-    formats: DOCUMENT_FORMATS,
-    modes: { write, append: holds(modes, 'Append') },
-    // the editor writes Turtle, so it quotes the Turtle representation's ETag
-    etag: write ? etag(documentUrl, document.blobId, TURTLE) : undefined,
-    turtle: write ? (await served.representations.get(document.blobId, TURTLE, () => text)).toString('utf8') : undefined,
-    children: container ? await childList(ctx, documentUrl) : undefined,
-    versioned: runtime.documents.history !== undefined,
-  });
-  if (key !== undefined) drawnPages.put(key, content);
-  sendPage(ctx, 200, frame.language, content);
+  // kept by everything it is drawn from: the blob, the children shown, who looks, how
+  const key = keyOf(frame, agent, modes, document.blobId, children ? JSON.stringify(children) : '');
+  const drawing: Drawing = {
+    page: 'document',
+    input: {
+      frame,
+      documentUrl,
+      ...shownTriples(text),
+      formats: DOCUMENT_FORMATS,
+      modes: { write, append: holds(modes, 'Append') },
+      // the editor writes Turtle, so it quotes the Turtle representation's ETag
+      etag: write ? etag(documentUrl, document.blobId, TURTLE) : undefined,
+      turtle: write ? (await served.representations.get(document.blobId, TURTLE, () => text)).toString('utf8') : undefined,
+      children,
+      versioned: runtime.documents.history !== undefined,
+    },
+  };
+  sendPage(ctx, 200, frame.language, await served.pages.draw(drawing, runtime.labels.current(), key));
 }
 
 /** The page of a memento: the document as it was, with the banner; restore for agents with Write. */
 export async function mementoHtml(ctx: Context, relativePath: string, found: { commit: string; time: number; blob: string }, bytes: Buffer): Promise<void> {
-  const { runtime, agent } = ctx.state;
+  const { runtime, agent, served } = ctx.state;
   const documentUrl = runtime.documents.url(relativePath);
-  const frame = await frameOf(ctx);
+  const frame = await frameDataOf(ctx, { version: found.commit });
   const modes = await runtime.access.modesOn(runtime, relativePath, agent);
   const write = holds(modes, 'Write');
   const current = runtime.documents.blobId(relativePath);
-  const content = documentPage({
-    frame,
-    documentUrl,
-    ...shownTriples(bytes.toString('utf8')),
-    formats: DOCUMENT_FORMATS,
-    modes: { write, append: false },
-    versioned: true,
-    // restore is a write like any other: it quotes the current document's ETag (Turtle, as the script asks)
-    memento: { sha: found.commit, time: new Date(found.time * 1000), currentEtag: write && current ? etag(documentUrl, current, TURTLE) : undefined },
-  });
-  sendPage(ctx, 200, frame.language, content);
+  const drawing: Drawing = {
+    page: 'document',
+    input: {
+      frame,
+      documentUrl,
+      ...shownTriples(bytes.toString('utf8')),
+      formats: DOCUMENT_FORMATS,
+      modes: { write, append: false },
+      versioned: true,
+      // restore is a write like any other: it quotes the current document's ETag (Turtle, as the script asks)
+      memento: { sha: found.commit, time: new Date(found.time * 1000), currentEtag: write && current ? etag(documentUrl, current, TURTLE) : undefined },
+    },
+  };
+  const key = keyOf(frame, agent, modes, found.blob, current ?? '');
+  sendPage(ctx, 200, frame.language, await served.pages.draw(drawing, runtime.labels.current(), key));
 }
 
 export async function timemapHtml(ctx: Context, documentUrl: string, versions: readonly Version[]): Promise<void> {
@@ -145,8 +135,8 @@ export async function diffHtml(ctx: Context, documentUrl: string, history: Docum
 
 /** Lodestone's page of another server's RDF, read through the proxy (read only; every format through the proxy too). */
 export async function proxiedPage(ctx: Context, url: string, ntriples: string): Promise<void> {
-  const frame = await frameOf(ctx);
-  const proxied = (type: string) => `${frame.base}?uri=${encodeURIComponent(url)}&accept=${encodeURIComponent(type)}`;
-  const content = documentPage({ frame, documentUrl: url, ...shownTriples(ntriples), formats: DOCUMENT_FORMATS, formatLink: proxied, modes: { write: false, append: false }, versioned: false });
-  sendPage(ctx, 200, frame.language, content);
+  const { runtime, served } = ctx.state;
+  const frame = await frameDataOf(ctx, { uri: url });
+  const drawing: Drawing = { page: 'document', input: { frame, documentUrl: url, ...shownTriples(ntriples), formats: DOCUMENT_FORMATS, formatsAt: `${frame.base}?uri=${encodeURIComponent(url)}`, modes: { write: false, append: false }, versioned: false } };
+  sendPage(ctx, 200, frame.language, await served.pages.draw(drawing, runtime.labels.current()));
 }

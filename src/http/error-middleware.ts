@@ -18,6 +18,11 @@ import { contentTypeOf } from './representations.js';
 
 const KEPT = ['allow', 'etag', 'vary', 'link', 'location', 'retry-after', 'access-control-allow-origin', 'access-control-expose-headers', 'access-control-allow-credentials'];
 
+/** The format an error is answered in: the client's choice of the RDF formats and HTML, else Turtle. */
+export function errorType(ctx: Pick<Koa.Context, 'headers' | 'querystring'>): string {
+  return negotiate(acceptOf(ctx.headers, ctx.querystring), [...writableTypes, HTML]) ?? writableTypes[0]!;
+}
+
 export async function sendError(ctx: Koa.Context, status: number, title: string, headers: Record<string, string> = {}, report?: string): Promise<void> {
   const kept: Record<string, string> = {};
   for (const name of KEPT) {
@@ -27,8 +32,7 @@ export async function sendError(ctx: Koa.Context, status: number, title: string,
   for (const name of Object.keys(ctx.response.headers)) ctx.remove(name);
   ctx.set({ ...kept, ...headers });
   const reason = reasonPhrase(status);
-  const accept = acceptOf(ctx.headers, ctx.querystring);
-  const type = negotiate(accept, [...writableTypes, HTML]) ?? writableTypes[0]!;
+  const type = errorType(ctx);
   const resource = [...errorResource(status, reason, title), ...(report ? parseRdf(report) : [])];
   if (type === HTML) return errorHtml(ctx as Context, status, reason, title, await serialiseQuads(resource, JSONLD));
   ctx.status = status;

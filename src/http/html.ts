@@ -5,10 +5,10 @@
  * Content-Security-Policy, an ETag over the page, 304 on a match). The pages themselves are
  * src/pages/, which knows nothing of Koa.
  */
-import { createHash } from 'node:crypto';
 import { LodestoneError } from '../errors.js';
 import { assetNamed } from '../pages/assets.js';
-import { errorPage } from '../pages/error-page.js';
+import { errorPage, type ErrorPage } from '../pages/error-page.js';
+import type { FrameData } from '../pages/draw.js';
 import type { Frame, Visitor } from '../pages/layout.js';
 import { messages, pageLanguage } from '../pages/messages.js';
 import type { Html } from '../pages/html.js';
@@ -44,11 +44,23 @@ export async function visitorOf(ctx: Context): Promise<Visitor> {
   };
 }
 
-/** The parts of a page's frame that come from the request. */
-export async function frameOf(ctx: Context): Promise<Pick<Frame, 'language' | 't' | 'base' | 'url' | 'visitor'>> {
+/**
+ * The parts of a page's frame that come from the request, without its messages (they follow from
+ * the language). The URL the page echoes (in its language switch) has the request's query, or with
+ * `echo` only the parameters the page reads, as it read them: a page kept once drawn must not be
+ * drawn again for every other query string.
+ */
+export async function frameDataOf(ctx: Context, echo?: Record<string, string>): Promise<FrameData> {
   const language = pageLanguage(ctx.get('Accept-Language') || undefined, new URLSearchParams(ctx.querystring).get('lang'));
   const base = ctx.state.runtime?.documents.base ?? `${ctx.protocol}://${ctx.host}/`;
-  return { language, t: messages(language), base, url: ctx.state.url ? ctx.state.url + (ctx.querystring ? `?${ctx.querystring}` : '') : ctx.href, visitor: await visitorOf(ctx) };
+  const query = echo ? new URLSearchParams(echo).toString() : ctx.querystring;
+  return { language, base, url: ctx.state.url ? ctx.state.url + (query ? `?${query}` : '') : ctx.href, visitor: await visitorOf(ctx) };
+}
+
+/** The parts of a page's frame that come from the request, with the messages of its language. */
+export async function frameOf(ctx: Context): Promise<Pick<Frame, 'language' | 't' | 'base' | 'url' | 'visitor'>> {
+  const data = await frameDataOf(ctx);
+  return { ...data, t: messages(data.language) };
 }
 
 /** The headers every page carries. */
@@ -67,11 +79,10 @@ export function pageHeaders(language: string): Record<string, string> {
 
 /** Sends a page with `status`; a 200 carries an ETag over its bytes and answers If-None-Match with 304. */
 export function sendPage(ctx: Context, status: number, language: string, content: Html): void {
-  const body = Buffer.from(content.text, 'utf8');
+  const { bytes: body, tag } = content.encoded;
   ctx.set(pageHeaders(language));
   ctx.status = status;
   if (status === 200) {
-    const tag = `"${createHash('sha1').update(body).digest('base64url')}"`;
     ctx.set('ETag', tag);
     const match = ctx.get('If-None-Match');
     if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === tag || t.trim() === '*')) {
@@ -83,13 +94,16 @@ export function sendPage(ctx: Context, status: number, language: string, content
   ctx.body = body;
 }
 
-/** The page of an error status (the RDF error embedded); the request's document is the one an access request names. */
-export async function errorHtml(ctx: Context, status: number, reason: string, message: string, jsonld: string): Promise<void> {
+/**
+ * The page of an error status (the RDF error embedded); the request's document is the one an access
+ * request names. `foreign`: the error is another origin's, read through the proxy, and its body is shown as text.
+ */
+export async function errorHtml(ctx: Context, status: number, reason: string, message: string, jsonld: string, foreign?: ErrorPage['foreign']): Promise<void> {
   const frame = await frameOf(ctx);
-  const target = ctx.state.url && ctx.state.runtime ? ctx.state.url : undefined;
+  const target = ctx.state.url && ctx.state.runtime && !foreign ? ctx.state.url : undefined;
   ctx.set(pageHeaders(frame.language));
   ctx.status = status;
-  ctx.body = errorPage({ frame, status, reason, message, jsonld, target }).text;
+  ctx.body = errorPage({ frame, status, reason, message, jsonld, target, foreign }).text;
 }
 
 /** `GET <base>static/<name>`: a script or style of the pages, named by its digest, cached for a year. */

@@ -5,7 +5,10 @@
  * §4.5.10) is requested from its origin through the guarded fetch, as the secretary on behalf of
  * the agent (§4.5.9), with the client's Accept, preconditions and write body as they came
  * (§4.5.3, §4.5.5); its status, validators and Link headers come back (§4.5.5–7), its RDF or an
- * HTML page's JSON-LD re-serialised for the client's Accept (§4.5.3–4), SPARQL results too.
+ * HTML page's JSON-LD re-serialised for the client's Accept (§4.5.3–4), SPARQL results too. An
+ * origin's error keeps its status, but its body is never served as markup from this origin: a
+ * browser gets Lodestone's error page with the body shown as text, other clients get HTML or XML
+ * bodies as text/plain.
  * Reaching an origin needs acl:Read on the dataspace (its root document): the proxy reads through
  * the dataspace, for those who may read it.
  */
@@ -18,7 +21,9 @@ import { HTML, NQUADS, NTRIPLES, RDFPOST, readableTypes } from '../rdf/formats.j
 import { readableResultTypes, resultTypes } from '../rdf/sparql-results.js';
 import { isHtml, type Translation } from '../rdf/translate.js';
 import { requireMode } from './authorize.js';
-import { emptyBody, readBody } from './body.js';
+import { readBody } from './body.js';
+import { errorType } from './error-middleware.js';
+import { originBody, originErrorPage } from './origin-errors.js';
 import { notAcceptable } from './document-read.js';
 import { runtimeFor } from './locate.js';
 import { proxiedPage } from './document-pages.js';
@@ -242,6 +247,8 @@ async function answer(ctx: Context, response: StoredResponse, variant: CachedVar
   const success = status >= 200 && status < 300 && (bytes.length > 0 || (head && origin !== undefined) || kind !== 'other');
   if (success && kind === 'other') throw new LodestoneError('BadGateway', `${response.url} answered ${origin ?? 'a body without a media type'}, which is neither RDF, an HTML page with JSON-LD, nor SPARQL results`);
   const type = success ? chosenType(kind, accept, origin!) : undefined;
+  // a browser gets an origin's error inside Lodestone's own page, its body as text (a fake page of another origin never shows here)
+  if (!type && status >= 400 && errorType(ctx) === HTML) return originErrorPage(ctx, response);
   for (const name of FORWARDED) {
     const value = headers[name];
     if (value === undefined) continue;
@@ -250,15 +257,8 @@ async function answer(ctx: Context, response: StoredResponse, variant: CachedVar
   }
   ctx.status = status;
   if (status === 204 || status === 304 || status < 200) return;
-  if (!type) {
-    // SPEC §4.5.6: an origin's error (or redirect, or empty answer) reaches the client with its body as it came
-    if (headers['content-type']) ctx.set('Content-Type', headers['content-type']);
-    if (head) return;
-    if (bytes.length === 0) return emptyBody(ctx);
-    if (!headers['content-type']) ctx.type = 'application/octet-stream';
-    ctx.body = bytes;
-    return;
-  }
+  // SPEC §4.5.6: an origin's error (or redirect, or empty answer) reaches the client with its status and body, markup as text
+  if (!type) return originBody(ctx, response);
   const text = decodeBody(bytes, charset);
   if (type === HTML) {
     const ntriples = await translateOrigin(ctx, { kind: 'rdf', text, mediaType: origin!, base: response.url, to: NTRIPLES }, response.url, origin!);

@@ -1,8 +1,8 @@
-/** The query page of `<base>sparql` for browsers (src/pages/sparql-page.ts draws it). */
-import { sparqlPage, type SparqlResultsJson } from '../pages/sparql-page.js';
-import { parseRdf } from '../rdf/ntriples.js';
+/** The query page of `<base>sparql` for browsers (src/pages/sparql-page.ts draws it; the page drawer, a large answer in a worker). */
+import type { Drawing } from '../pages/draw.js';
+import { messages } from '../pages/messages.js';
 import { DOCUMENT_FORMATS } from './document-pages.js';
-import { frameOf, sendPage } from './html.js';
+import { frameDataOf, sendPage } from './html.js';
 import type { Context } from './state.js';
 
 const RESULT_NAMES: Record<string, string> = {
@@ -28,29 +28,33 @@ export interface QueryOutcome {
 }
 
 export async function sparqlHtml(ctx: Context, endpoint: string, outcome: QueryOutcome | undefined, formats: readonly string[]): Promise<void> {
-  const frame = await frameOf(ctx);
+  const { served, runtime } = ctx.state;
+  const frame = await frameDataOf(ctx);
   const pageNumber = Math.max(1, Number.parseInt(new URLSearchParams(ctx.querystring).get('page') ?? '1', 10) || 1);
-  let answer: Parameters<typeof sparqlPage>[0]['answer'];
+  let answer: { select: string } | { graph: string } | undefined;
   let error = outcome?.error;
   if (outcome?.body !== undefined && outcome.body.length > PAGE_ANSWER_BYTES) {
-    // drawing it would hold the thread that answers everyone: the downloads still have it all
-    error = frame.t.tooLargeToShow(Math.round(outcome.body.length / 1024 / 1024));
+    // too large to read on a page: the downloads still have it all
+    error = messages(frame.language).tooLargeToShow(Math.round(outcome.body.length / 1024 / 1024));
   } else if (outcome?.body !== undefined) {
-    answer = outcome.graph ? { graph: parseRdf(outcome.body) } : { select: JSON.parse(outcome.body) as SparqlResultsJson };
+    answer = outcome.graph ? { graph: outcome.body } : { select: outcome.body };
   }
   const named = (type: string) => ({ type, name: RESULT_NAMES[type] ?? DOCUMENT_FORMATS.find((f) => f.type === type)?.name ?? type });
-  const content = sparqlPage({
-    frame,
-    endpoint,
-    query: outcome?.query ?? '',
-    defaultGraphs: outcome?.defaultGraphs ?? [],
-    namedGraphs: outcome?.namedGraphs ?? [],
-    answer,
-    formats: formats.map(named),
-    page: pageNumber,
-    size: ROWS_PER_PAGE,
-    error,
-    downloadsOnly: error !== undefined && outcome?.error === undefined,
-  });
-  sendPage(ctx, outcome?.error ? 400 : 200, frame.language, content);
+  const drawing: Drawing = {
+    page: 'sparql',
+    input: {
+      frame,
+      endpoint,
+      query: outcome?.query ?? '',
+      defaultGraphs: outcome?.defaultGraphs ?? [],
+      namedGraphs: outcome?.namedGraphs ?? [],
+      answer,
+      formats: formats.map(named),
+      page: pageNumber,
+      size: ROWS_PER_PAGE,
+      error,
+      downloadsOnly: error !== undefined && outcome?.error === undefined,
+    },
+  };
+  sendPage(ctx, outcome?.error ? 400 : 200, frame.language, await served.pages.draw(drawing, runtime.labels.current()));
 }

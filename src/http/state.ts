@@ -4,6 +4,7 @@ import type { QueryShape } from '../rdf/sparql-text.js';
 import type { Translation } from '../rdf/translate.js';
 import type { DataspaceRuntime } from '../runtime.js';
 import type { SystemSettings } from '../settings.js';
+import type { PageDrawer } from './page-drawer.js';
 import type { RepresentationCache } from './representations.js';
 
 export type { DataspaceRuntime } from '../runtime.js';
@@ -24,6 +25,8 @@ export interface Served {
   updateGraph: (graph: string, update: string, base: string) => Promise<string>;
   /** The dataspaces' settings in the system configuration (undefined: `settings` answers 404). */
   settings?: SystemSettings;
+  /** Where pages are drawn (kept once drawn, large ones off the thread that answers requests). */
+  pages: PageDrawer;
 }
 
 export interface State {

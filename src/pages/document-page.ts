@@ -8,11 +8,14 @@
 import type { Quad } from '@rdfjs/types';
 import { GraphView, blankAnchor, propertyTable, resourceOrder, termLink, type ViewContext } from './graph-view.js';
 import { html, type Html } from './html.js';
-import { labelOf, localName } from './labels.js';
+import { labelOf, localName, type Labels } from './labels.js';
 import { assetUrls } from './assets.js';
 import { page, type Frame } from './layout.js';
 
 const DH = 'https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#';
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
+/** The types the property form offers for a new value: how the script writes it (`auto` guesses from the text). */
+const VALUE_KINDS = { auto: 'auto', text: `${XSD}string`, integer: `${XSD}integer`, decimal: `${XSD}decimal`, date: `${XSD}date`, dateTime: `${XSD}dateTime`, boolean: `${XSD}boolean`, iri: 'iri' } as const;
 
 export interface ChildList {
   total: number;
@@ -27,12 +30,14 @@ export interface DocumentPage {
   frame: Omit<Frame, 'title' | 'kind' | 'breadcrumbs' | 'alternates'>;
   documentUrl: string;
   quads: readonly Quad[];
+  /** The labels of the dataspace's pages. */
+  labels: Labels;
   /** When the page draws only the first triples: how many it shows of how many. */
   truncated?: { shown: number; total: number };
   /** The RDF formats the document can be had in: media type and a short name. */
   formats: readonly { type: string; name: string }[];
-  /** Where the document is had in a format (default: its URL with `?accept=`; the proxy's for another server's). */
-  formatLink?: (type: string) => string;
+  /** Where the document is had in other formats: a URL that `accept=<type>` is added to (default: the document's URL; the proxy's for another server's). */
+  formatsAt?: string;
   modes: { write: boolean; append: boolean };
   /** The representation's ETag, which the editor sends as If-Match. */
   etag?: string;
@@ -68,12 +73,14 @@ export function documentPage(input: DocumentPage): Html {
   const { frame, documentUrl } = input;
   const { t, language } = frame;
   const view = new GraphView(input.quads);
-  const context: ViewContext = { language, t, documentUrl, base: frame.base };
+  const editing = !input.memento && input.modes.write;
+  const context: ViewContext = { language, t, documentUrl, base: frame.base, labels: input.labels, editable: editing ? `<${documentUrl}#this>` : undefined };
   const title = documentTitle(view, documentUrl, frame);
   const container = view.typesOf(documentUrl).includes(`${DH}Container`) || documentUrl === frame.base;
   const primaryTypes = view.typesOf(`${documentUrl}#this`);
   const mementoQuery = input.memento ? `&version=${input.memento.sha}` : '';
-  const formatLink = input.formatLink ?? ((type: string) => `${documentUrl}?accept=${encodeURIComponent(type)}${mementoQuery}`);
+  const formatsAt = input.formatsAt ?? documentUrl;
+  const formatLink = (type: string) => `${formatsAt}${formatsAt.includes('?') ? '&' : '?'}accept=${encodeURIComponent(type)}${mementoQuery}`;
   const alternates = input.formats.map((f) => ({ type: f.type, href: formatLink(f.type) }));
 
   // what the document says about itself (hierarchy, times, owner) is drawn last, apart from what it is about
@@ -82,14 +89,14 @@ export function documentPage(input: DocumentPage): Html {
   const content = new GraphView(input.quads.filter((q) => !aboutDocument(q)));
   const sections = resourceOrder(content, documentUrl).map(({ key, iri, fragment }) => {
     const anchor = fragment !== undefined ? fragment : iri ? undefined : blankAnchor(key.slice(2));
-    const heading = iri ? termLink(iri, content.titleOf(iri, language) ?? (fragment !== undefined ? `#${fragment}` : labelOf(iri, language, content.labels)), context) : t.blankNode;
+    const heading = iri ? termLink(iri, content.titleOf(iri, language) ?? (fragment !== undefined ? `#${fragment}` : labelOf(iri, language, input.labels, content.labels)), context) : t.blankNode;
     return html`<section class="resource"${anchor !== undefined ? html` id="${anchor}"` : ''}><h2>${heading}</h2>
 ${propertyTable(content, key, context)}</section>`;
   });
 
   const body = html`<article class="document" data-document="${documentUrl}"${input.etag ? html` data-etag="${input.etag}"` : ''}>
 <header class="document-head">
-<p class="kind">${container ? t.container : t.document}${primaryTypes.length > 0 && html` · <span class="types">${primaryTypes.map((type, i) => html`${i > 0 ? ', ' : ''}${termLink(type, labelOf(type, language, view.labels), context, true)}`)}</span>`}</p>
+<p class="kind">${container ? t.container : t.document}${primaryTypes.length > 0 && html` · <span class="types">${primaryTypes.map((type, i) => html`${i > 0 ? ', ' : ''}${termLink(type, labelOf(type, language, input.labels, view.labels), context, true)}`)}</span>`}</p>
 <h1>${title}</h1>
 <p class="formats">${t.formats} ${input.formats.map((f, i) => html`${i > 0 ? ' · ' : ''}<a href="${formatLink(f.type)}" type="${f.type}">${f.name}</a>`)}${input.versioned && !input.memento && html` · <a href="${documentUrl}?timemap">${t.history}</a>`}</p>
 </header>
@@ -146,9 +153,12 @@ function editor(input: DocumentPage, t: Frame['t'], base: string): Html {
 </div>
 </form></details>
 <details class="edit-properties"><summary>${t.editProperties}</summary>
-<form class="property-form" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}" data-subject="${input.documentUrl}#this">
+<form class="property-form" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}" data-subject="${input.documentUrl}#this" data-unchanged="${t.nothingChanged}" data-invalid="${t.invalidValue}" data-picked="${t.pickedValue}">
+<p>${t.propertyHelp}</p>
 <p><label for="property-iri">${t.property} (IRI)</label> <input id="property-iri" name="property" type="url" required placeholder="http://purl.org/dc/terms/description"></p>
 <p><label for="property-value">${t.value}</label> <input id="property-value" name="value" required></p>
+<p><label for="property-kind">${t.valueType}</label> <select id="property-kind" name="kind">${Object.entries(VALUE_KINDS).map(([kind, value]) => html`<option value="${value}">${t.valueKinds[kind as keyof typeof VALUE_KINDS]}</option>`)}</select>
+<label for="property-language">${t.valueLanguage}</label> <input id="property-language" name="language" size="10" pattern="[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*" placeholder="en"></p>
 <p><button type="submit" name="op" value="add">${t.addValue}</button> <button type="submit" name="op" value="set">${t.setValue}</button> <button type="submit" name="op" value="remove">${t.remove}</button></p>
 <p class="status" role="status" aria-live="polite"></p>
 </form></details>

@@ -1,7 +1,8 @@
 /**
  * The page of an error status: what happened in words, what to do next (log in or ask for access
  * on a 401 or 403, the start page on a 404), and the RDF error resource of SPEC §2.4 embedded as
- * JSON-LD, so that a program reading the page finds the same error a client of the API gets.
+ * JSON-LD, so that a program reading the page finds the same error a client of the API gets. An
+ * error another origin answered through the proxy shows that origin's body as text, never as markup.
  */
 import { html, raw, type Html } from './html.js';
 import { page, type Frame } from './layout.js';
@@ -15,6 +16,8 @@ export interface ErrorPage {
   jsonld: string;
   /** For a 401/403 on a document: its URL, for the access request form. */
   target?: string;
+  /** An error of another origin read through the proxy: its URL and the body it answered, shown as text. */
+  foreign?: { url: string; text: string; truncatedAt?: number };
 }
 
 /** JSON in a `<script>` data block: `<` escaped so no `</script>` can end the block. */
@@ -26,7 +29,12 @@ export function errorPage(input: ErrorPage): Html {
   const { t, visitor } = input.frame;
   const title = t.errorTitle(input.status, input.reason);
   const denied = input.status === 401 || input.status === 403;
-  const help = denied
+  const foreign = input.foreign;
+  const help = foreign
+    ? html`<section class="foreign" aria-labelledby="foreign-heading"><h2 id="foreign-heading">${t.foreignAnswer(foreign.url)}</h2>
+<pre class="foreign-body" tabindex="0">${foreign.text}</pre>
+${foreign.truncatedAt !== undefined && html`<p>${t.foreignTruncated(Math.round(foreign.truncatedAt / 1024))}</p>`}</section>`
+    : denied
     ? html`<p>${t.forbiddenHelp}</p>
 ${!visitor.webId && html`<ul class="login-options">${visitor.providers.map((p) => html`<li><a href="${visitor.adminBase}oauth2/login/${p}">${t.logInWith} ${p}</a></li>`)}${visitor.signup && html`<li><a href="${visitor.adminBase}sign%20up">${t.signUp}</a></li>`}</ul>
 <p>${t.certificateHelp}</p>`}

@@ -2,14 +2,15 @@
  * A document's graph as HTML: its resources grouped by subject (`#this` first, the other
  * `#fragments` of the document with anchors, then other subjects; the document's own metadata kept
  * apart), each a table of properties and values. Values by kind: IRIs of this server are links,
- * other IRIs open through the server's Linked Data proxy (with the plain link beside); literals show
+ * other http(s) IRIs open through the server's Linked Data proxy (with the plain link beside), IRIs of
+ * any other scheme (`javascript:`, `data:`) are text, never links or images; literals show
  * their language and datatype, dates and numbers formatted; images are shown; a blank node used
  * once is nested where it is used; an RDF list shows as a numbered list.
  */
 import type { Quad, Term } from '@rdfjs/types';
-import { html, type Html } from './html.js';
+import { html, webUrl, type Html } from './html.js';
 import { TITLE_PREDICATES } from '../rdf/namespaces.js';
-import { labelOf, pickLabel } from './labels.js';
+import { labelOf, pickLabel, type Labels } from './labels.js';
 import type { Language, Messages } from './messages.js';
 
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
@@ -27,6 +28,10 @@ export interface ViewContext {
   documentUrl: string;
   /** The base of the dataspace the page is served from: its IRIs (and this origin's) are local links. */
   base: string;
+  /** The labels of the dataspace's pages. */
+  labels: Labels;
+  /** The subject (its key, `<iri>`) whose values the property form edits: each gets a button that picks it, its exact term in its data. */
+  editable?: string;
 }
 
 /** The quads of one graph, indexed for drawing. */
@@ -126,17 +131,17 @@ export function propertyTable(view: GraphView, key: string, context: ViewContext
   return html`<table class="properties">${caption && html`<caption>${caption}</caption>`}
 <thead><tr><th scope="col">${context.t.property}</th><th scope="col">${context.t.value}</th></tr></thead>
 <tbody>${predicates.map(
-    (predicate) => html`<tr><th scope="row">${termLink(predicate, predicateLabel(predicate, view, context), context, true)}</th><td>${valueList(byPredicate.get(predicate)!, predicate, view, context, depth)}</td></tr>
+    (predicate) => html`<tr><th scope="row">${termLink(predicate, predicateLabel(predicate, view, context), context, true)}</th><td>${valueList(byPredicate.get(predicate)!, predicate, view, context, depth, context.editable === key && depth === 0)}</td></tr>
 `,
   )}</tbody></table>`;
 }
 
 function predicateLabel(predicate: string, view: GraphView, context: ViewContext): string {
-  return labelOf(predicate, context.language, view.labels);
+  return labelOf(predicate, context.language, context.labels, view.labels);
 }
 
-function valueList(values: Term[], predicate: string, view: GraphView, context: ViewContext, depth: number): Html {
-  const drawn = values.map((value) => valueOf(value, predicate, view, context, depth));
+function valueList(values: Term[], predicate: string, view: GraphView, context: ViewContext, depth: number, editable: boolean): Html {
+  const drawn = values.map((value) => (editable && value.termType !== 'BlankNode' ? html`${valueOf(value, predicate, view, context, depth)} ${pickButton(value, predicate, context)}` : valueOf(value, predicate, view, context, depth)));
   return drawn.length === 1 ? drawn[0]! : html`<ul class="values">${drawn.map((d) => html`<li>${d}</li>`)}</ul>`;
 }
 
@@ -144,10 +149,11 @@ function valueList(values: Term[], predicate: string, view: GraphView, context: 
 export function valueOf(term: Term, predicate: string, view: GraphView, context: ViewContext, depth: number): Html {
   switch (term.termType) {
     case 'NamedNode': {
-      if (IMAGE_PREDICATES.has(predicate) || IMAGE_FILE.test(new URL(term.value).pathname)) {
-        if (/^https?:/.test(term.value)) return html`<a href="${term.value}"><img src="${term.value}" alt="${labelOf(term.value, context.language, view.labels)}" loading="lazy"></a>`;
+      const web = webUrl(term.value);
+      if (web && (IMAGE_PREDICATES.has(predicate) || IMAGE_FILE.test(web.pathname))) {
+        return html`<a href="${term.value}"><img src="${term.value}" alt="${labelOf(term.value, context.language, context.labels, view.labels)}" loading="lazy"></a>`;
       }
-      return termLink(term.value, labelOf(term.value, context.language, view.labels), context, predicate === TYPE);
+      return termLink(term.value, labelOf(term.value, context.language, context.labels, view.labels), context, predicate === TYPE);
     }
     case 'Literal':
       return literal(term, context);
@@ -162,14 +168,25 @@ export function valueOf(term: Term, predicate: string, view: GraphView, context:
   }
 }
 
+/**
+ * The button that picks a value for the property form (static/lodestone.js): the value's exact term
+ * travels in its data (an IRI, or a literal's lexical form with its datatype or language), so the
+ * form removes or replaces that term and no other.
+ */
+function pickButton(term: Term, predicate: string, context: ViewContext): Html {
+  const literal = term.termType === 'Literal' ? term : undefined;
+  const datatype = literal && !literal.language ? literal.datatype.value : '';
+  return html`<button type="button" class="pick-value" data-property="${predicate}" data-kind="${literal ? 'literal' : 'iri'}" data-value="${term.value}" data-datatype="${datatype}" data-language="${literal?.language ?? ''}" aria-label="${context.t.editValue(term.value.length > 80 ? `${term.value.slice(0, 80)}…` : term.value)}" hidden>✎</button>`;
+}
+
 export function blankAnchor(label: string): string {
   return `b-${label.replace(/[^A-Za-z0-9_-]/g, '')}`;
 }
 
-/** A link to an IRI: this server's IRIs directly, others through the proxy with the plain link beside. */
+/** A link to an IRI: this server's IRIs directly, other web IRIs through the proxy with the plain link beside, any other IRI as text. */
 export function termLink(iri: string, label: string, context: ViewContext, vocabulary = false): Html {
-  const local = iri.startsWith(new URL(context.base).origin + '/');
-  if (local || !/^https?:/.test(iri)) return html`<a href="${iri}" title="${iri}">${label}</a>`;
+  if (!webUrl(iri)) return html`<span class="iri" title="${iri}">${label}</span>`;
+  if (iri.startsWith(new URL(context.base).origin + '/')) return html`<a href="${iri}" title="${iri}">${label}</a>`;
   if (vocabulary) return html`<a href="${iri}" title="${iri}" rel="noopener">${label}</a>`;
   return html`<a href="${context.base}?uri=${encodeURIComponent(iri)}" title="${iri}">${label}</a> <a href="${iri}" class="external" rel="noopener" aria-label="${iri}">↗</a>`;
 }
@@ -190,5 +207,5 @@ function literal(term: Term & { termType: 'Literal' }, context: ViewContext): Ht
   }
   if (datatype === `${XSD}string`) return html`<span class="literal">${value}</span>`;
   if (datatype === `${XSD}boolean`) return html`<span class="literal">${value}</span>`;
-  return html`<span class="literal">${value}</span> <span class="datatype" title="${datatype}">${labelOf(datatype, context.language)}</span>`;
+  return html`<span class="literal">${value}</span> <span class="datatype" title="${datatype}">${labelOf(datatype, context.language, context.labels)}</span>`;
 }

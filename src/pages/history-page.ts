@@ -4,7 +4,7 @@
  * each triple with its terms labelled, the raw N-Triples line kept in a title).
  */
 import { breadcrumbsOf } from './document-page.js';
-import { html, type Html } from './html.js';
+import { html, webUrl, type Html } from './html.js';
 import { localName } from './labels.js';
 import { page, type Frame } from './layout.js';
 
@@ -24,7 +24,7 @@ function dateFormat(frame: PageFrame): Intl.DateTimeFormat {
 }
 
 function authorLink(author: string): Html {
-  return /^https?:/.test(author) ? html`<a href="${author}">${localName(author.replace(/#this$/, ''))}</a>` : html`${author}`;
+  return webUrl(author) ? html`<a href="${author}">${localName(author.replace(/#this$/, ''))}</a>` : html`${author}`;
 }
 
 /** The TimeMap as a page: newest first, each version linked, two radio columns to pick a comparison. */

@@ -1,30 +1,117 @@
 /**
  * Human labels for the IRIs a page shows. In order: a label the page's own graph gives the term
- * (TITLE_PREDICATES of rdf/namespaces.ts, in the page's language first), a label of the
- * vocabularies the server knows (`vocabularyLabels`, filled from the shipped vocabularies and the
- * ontology closure; never fetched per view), then the term's local name made readable
- * (`primaryTopic` → "primary topic", `has_parent` → "has parent"; a `#this` names its document).
+ * (TITLE_PREDICATES of rdf/namespaces.ts, in the page's language first), the labels of the page's
+ * dataspace (`Labels`: the terms every page shows and the shipped vocabularies, then the dataspace's
+ * own namespace ontology, which names its own terms and never renames a common one), then the
+ * term's local name made readable (`primaryTopic` → "primary topic"; a `#this` names its document).
+ * Tables are values built by the composition root and passed in: nothing here is global state.
  */
+import { literalsOf } from '../rdf/canonical-lines.js';
+import { ns } from '../rdf/namespaces.js';
 import type { Language } from './messages.js';
 
-
-/** Labels by IRI and language ('' for a label without one), from vocabularies the server holds. */
-const vocabularyLabels = new Map<string, Map<string, string>>();
-
-let version = 0;
-
-/** Changes whenever labels are added: a page drawn before may name things differently now. */
-export function labelsVersion(): number {
-  return version;
+export interface LabelEntry {
+  iri: string;
+  /** '' for a label without a language. */
+  language: string;
+  label: string;
 }
 
-/** Adds the labels of a vocabulary (or of an ontology document) to those every page may use. */
-export function addVocabularyLabels(labels: Iterable<{ iri: string; language: string; label: string }>): void {
-  version++;
-  for (const { iri, language, label } of labels) {
-    let byLanguage = vocabularyLabels.get(iri);
-    if (!byLanguage) vocabularyLabels.set(iri, (byLanguage = new Map()));
-    if (!byLanguage.has(language)) byLanguage.set(language, label);
+/** Labels by IRI and language; the first label added for an IRI in a language is kept. */
+export class LabelTable {
+  private readonly byIri = new Map<string, Map<string, string>>();
+  /** Changes whenever labels are added. */
+  version = 0;
+
+  constructor(entries: Iterable<LabelEntry> = []) {
+    this.add(entries);
+  }
+
+  add(entries: Iterable<LabelEntry>): void {
+    this.version++;
+    for (const { iri, language, label } of entries) {
+      let byLanguage = this.byIri.get(iri);
+      if (!byLanguage) this.byIri.set(iri, (byLanguage = new Map()));
+      if (!byLanguage.has(language)) byLanguage.set(language, label);
+    }
+  }
+
+  get(iri: string): ReadonlyMap<string, string> | undefined {
+    return this.byIri.get(iri);
+  }
+
+  /** Every label, to rebuild the table elsewhere (a worker drawing pages). */
+  entries(): LabelEntry[] {
+    return [...this.byIri].flatMap(([iri, byLanguage]) => [...byLanguage].map(([language, label]) => ({ iri, language, label })));
+  }
+}
+
+/** One table of a page's labels and the version it is at (for a worker that keeps tables by version). */
+export interface LabelLayer {
+  key: string;
+  table: LabelTable;
+}
+
+/** The labels a page may use: layers in order, the first that names an IRI in a language winning. */
+export class Labels {
+  constructor(readonly layers: readonly LabelLayer[]) {}
+
+  /** What every layer holds for the IRI, by language (an earlier layer's label for a language wins). */
+  get(iri: string): ReadonlyMap<string, string> | undefined {
+    let found: ReadonlyMap<string, string> | undefined;
+    let merged: Map<string, string> | undefined;
+    for (const { table } of this.layers) {
+      const byLanguage = table.get(iri);
+      if (!byLanguage) continue;
+      if (!found) {
+        found = byLanguage;
+        continue;
+      }
+      merged ??= new Map(found);
+      for (const [language, label] of byLanguage) if (!merged.has(language)) merged.set(language, label);
+    }
+    return merged ?? found;
+  }
+
+  /** The versions of the layers: a page drawn with other labels may name things differently. */
+  get key(): string {
+    return this.layers.map((layer) => layer.key).join(' ');
+  }
+}
+
+/** The predicates whose literals label a term for the pages. */
+export const LABEL_PREDICATES: ReadonlySet<string> = new Set([ns.rdfs + 'label', 'http://www.w3.org/2004/02/skos/core#prefLabel']);
+
+/** Literals of LABEL_PREDICATES (as rdf/canonical-lines.ts `literalsOf` reads them) as labels. */
+export function asLabels(literals: Iterable<{ subject: string; value: string; language: string }>): LabelEntry[] {
+  return [...literals].map((l) => ({ iri: l.subject, language: l.language, label: l.value }));
+}
+
+/** The labels in canonical N-Triples (a namespace ontology's). */
+export function labelsIn(ntriples: string): LabelEntry[] {
+  return asLabels(literalsOf(ntriples, LABEL_PREDICATES));
+}
+
+/** The namespace ontology a dataspace's pages take labels from: a version already built, or none. */
+export type OntologyVersion = () => { key: string; ntriples: string } | undefined;
+
+/**
+ * The labels of one dataspace's pages: the shared table (the terms every page shows, the shipped
+ * vocabularies) and the labels of the dataspace's namespace ontology, replaced (never added to) when
+ * the ontology changes. Only a version already built is read: a page never waits for an ontology.
+ */
+export class DataspaceLabels {
+  private ontology: LabelLayer = { key: 'none', table: new LabelTable() };
+
+  constructor(
+    private readonly shared: LabelTable,
+    private readonly closure: OntologyVersion,
+  ) {}
+
+  current(): Labels {
+    const built = this.closure();
+    if (built && built.key !== this.ontology.key) this.ontology = { key: built.key, table: new LabelTable(labelsIn(built.ntriples)) };
+    return new Labels([{ key: `shared-${this.shared.version}`, table: this.shared }, this.ontology]);
   }
 }
 
@@ -55,39 +142,37 @@ function decodeURIComponentSafe(text: string): string {
   }
 }
 
-/** The label of a term: from `own` (the page's graph), the vocabularies, or its local name. */
-export function labelOf(iri: string, language: Language, own?: ReadonlyMap<string, ReadonlyMap<string, string>>): string {
-  return pickLabel(own?.get(iri), language) ?? pickLabel(vocabularyLabels.get(iri), language) ?? localName(iri);
+/** The label of a term: from `own` (the page's graph), the dataspace's labels, or its local name. */
+export function labelOf(iri: string, language: Language, labels: Labels, own?: ReadonlyMap<string, ReadonlyMap<string, string>>): string {
+  return pickLabel(own?.get(iri), language) ?? pickLabel(labels.get(iri), language) ?? localName(iri);
 }
 
-// The terms every page shows, so that they read well before any vocabulary is loaded.
-addVocabularyLabels(
-  (
-    [
-      ['http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'type', 'tipo'],
-      ['http://www.w3.org/2000/01/rdf-schema#label', 'label', 'etiqueta'],
-      ['http://www.w3.org/2000/01/rdf-schema#comment', 'comment', 'comentario'],
-      ['http://www.w3.org/2000/01/rdf-schema#seeAlso', 'see also', 'véase también'],
-      ['http://purl.org/dc/terms/title', 'title', 'título'],
-      ['http://purl.org/dc/terms/description', 'description', 'descripción'],
-      ['http://purl.org/dc/terms/created', 'created', 'creado'],
-      ['http://purl.org/dc/terms/modified', 'modified', 'modificado'],
-      ['http://purl.org/dc/terms/creator', 'creator', 'creador'],
-      ['http://xmlns.com/foaf/0.1/name', 'name', 'nombre'],
-      ['http://xmlns.com/foaf/0.1/primaryTopic', 'primary topic', 'tema principal'],
-      ['http://xmlns.com/foaf/0.1/isPrimaryTopicOf', 'is primary topic of', 'es tema principal de'],
-      ['http://xmlns.com/foaf/0.1/maker', 'maker', 'autor'],
-      ['http://xmlns.com/foaf/0.1/Person', 'Person', 'Persona'],
-      ['http://xmlns.com/foaf/0.1/Agent', 'Agent', 'Agente'],
-      ['http://xmlns.com/foaf/0.1/Document', 'Document', 'Documento'],
-      ['http://rdfs.org/sioc/ns#has_parent', 'has parent', 'tiene padre'],
-      ['http://rdfs.org/sioc/ns#has_container', 'has container', 'tiene contenedor'],
-      ['https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container', 'Container', 'Contenedor'],
-      ['https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Item', 'Item', 'Elemento'],
-      ['http://www.w3.org/2004/02/skos/core#prefLabel', 'preferred label', 'etiqueta preferida'],
-    ] as const
-  ).flatMap(([iri, english, spanish]) => [
-    { iri, language: 'en', label: english },
-    { iri, language: 'es', label: spanish },
-  ]),
-);
+/** The terms every page shows, so that they read well before any vocabulary is loaded (the first entries of the shared table). */
+export const PAGE_TERMS: readonly LabelEntry[] = (
+  [
+    ['http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'type', 'tipo'],
+    ['http://www.w3.org/2000/01/rdf-schema#label', 'label', 'etiqueta'],
+    ['http://www.w3.org/2000/01/rdf-schema#comment', 'comment', 'comentario'],
+    ['http://www.w3.org/2000/01/rdf-schema#seeAlso', 'see also', 'véase también'],
+    ['http://purl.org/dc/terms/title', 'title', 'título'],
+    ['http://purl.org/dc/terms/description', 'description', 'descripción'],
+    ['http://purl.org/dc/terms/created', 'created', 'creado'],
+    ['http://purl.org/dc/terms/modified', 'modified', 'modificado'],
+    ['http://purl.org/dc/terms/creator', 'creator', 'creador'],
+    ['http://xmlns.com/foaf/0.1/name', 'name', 'nombre'],
+    ['http://xmlns.com/foaf/0.1/primaryTopic', 'primary topic', 'tema principal'],
+    ['http://xmlns.com/foaf/0.1/isPrimaryTopicOf', 'is primary topic of', 'es tema principal de'],
+    ['http://xmlns.com/foaf/0.1/maker', 'maker', 'autor'],
+    ['http://xmlns.com/foaf/0.1/Person', 'Person', 'Persona'],
+    ['http://xmlns.com/foaf/0.1/Agent', 'Agent', 'Agente'],
+    ['http://xmlns.com/foaf/0.1/Document', 'Document', 'Documento'],
+    ['http://rdfs.org/sioc/ns#has_parent', 'has parent', 'tiene padre'],
+    ['http://rdfs.org/sioc/ns#has_container', 'has container', 'tiene contenedor'],
+    ['https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container', 'Container', 'Contenedor'],
+    ['https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Item', 'Item', 'Elemento'],
+    ['http://www.w3.org/2004/02/skos/core#prefLabel', 'preferred label', 'etiqueta preferida'],
+  ] as const
+).flatMap(([iri, english, spanish]) => [
+  { iri, language: 'en', label: english },
+  { iri, language: 'es', label: spanish },
+]);

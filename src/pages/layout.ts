@@ -7,7 +7,7 @@
  * elements that need them name them in `data-scripts` and `data-styles`).
  */
 import { assetName } from './assets.js';
-import { html, type Html } from './html.js';
+import { html, webUrl, type Html } from './html.js';
 import { LANGUAGES, type Language, type Messages } from './messages.js';
 
 /** Who is browsing, and how they may log in (the header's part of a page). */
@@ -55,7 +55,8 @@ function withLanguage(url: string, language: Language): string {
 function who(frame: Frame): Html {
   const { t, visitor } = frame;
   if (visitor.webId) {
-    return html`<p class="who">${t.signedInAs} <a href="${visitor.webId}">${visitor.name ?? visitor.webId}</a></p>
+    const name = visitor.name ?? visitor.webId;
+    return html`<p class="who">${t.signedInAs} ${webUrl(visitor.webId) ? html`<a href="${visitor.webId}">${name}</a>` : name}</p>
 <form method="post" action="${visitor.adminBase}oauth2/logout" class="logout"><button type="submit">${t.logOut}</button></form>`;
   }
   return html`<p class="who">${t.notSignedIn} (${t.anonymous})</p>

@@ -7,7 +7,7 @@
 import type { Quad } from '@rdfjs/types';
 import { GraphView, propertyTable, resourceOrder, termLink, type ViewContext } from './graph-view.js';
 import { html, type Html } from './html.js';
-import { labelOf } from './labels.js';
+import { labelOf, type Labels } from './labels.js';
 import { assetUrls } from './assets.js';
 import { page, type Frame } from './layout.js';
 
@@ -23,6 +23,8 @@ export interface SparqlPage {
   query: string;
   defaultGraphs: readonly string[];
   namedGraphs: readonly string[];
+  /** The labels of the dataspace's pages. */
+  labels: Labels;
   /** The answer, when a query ran. */
   answer?: { select: SparqlResultsJson } | { graph: readonly Quad[] };
   /** Download formats of the answer. */
@@ -51,7 +53,7 @@ function downloadLinks(input: SparqlPage): Html {
 
 function cell(binding: { type: string; value: string; 'xml:lang'?: string; datatype?: string } | undefined, context: ViewContext): Html {
   if (!binding) return html``;
-  if (binding.type === 'uri') return termLink(binding.value, labelOf(binding.value, context.language), context);
+  if (binding.type === 'uri') return termLink(binding.value, labelOf(binding.value, context.language, context.labels), context);
   if (binding.type === 'bnode') return html`<span class="blank">_:${binding.value}</span>`;
   return binding['xml:lang'] ? html`<span lang="${binding['xml:lang']}">${binding.value}</span>` : html`${binding.value}`;
 }
@@ -97,12 +99,12 @@ function graphView(input: SparqlPage, quads: readonly Quad[], context: ViewConte
   if (quads.length === 0) return html`<p>${input.frame.t.noResults}</p>`;
   const view = new GraphView(quads);
   return html`<p class="count">${input.frame.t.resultCount(quads.length)}</p>
-${resourceOrder(view, context.documentUrl).map(({ key, iri }) => html`<section class="resource"><h3>${iri ? termLink(iri, view.titleOf(iri, context.language) ?? labelOf(iri, context.language, view.labels), context) : input.frame.t.blankNode}</h3>${propertyTable(view, key, context)}</section>`)}`;
+${resourceOrder(view, context.documentUrl).map(({ key, iri }) => html`<section class="resource"><h3>${iri ? termLink(iri, view.titleOf(iri, context.language) ?? labelOf(iri, context.language, context.labels, view.labels), context) : input.frame.t.blankNode}</h3>${propertyTable(view, key, context)}</section>`)}`;
 }
 
 export function sparqlPage(input: SparqlPage): Html {
   const { t, language } = input.frame;
-  const context: ViewContext = { language, t, documentUrl: input.endpoint, base: input.frame.base };
+  const context: ViewContext = { language, t, documentUrl: input.endpoint, base: input.frame.base, labels: input.labels };
   const answer = input.answer;
   const body = html`<h1>${t.sparqlTitle}</h1>
 <form class="sparql-form" method="get" action="${input.endpoint}">
