@@ -13,7 +13,7 @@ import { isLodestoneError, LodestoneError } from '../errors.js';
 import { withoutPredicate } from '../rdf/canonical-lines.js';
 import { HTML, readableTypes, writableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
-import { needOf, requireMode, type Need } from './authorize.js';
+import { forbidden, holds, needOf, type Need } from './authorize.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { currentDocumentReply, documentLinks, SPARQL_UPDATE, type ReadReply } from './document-read.js';
 import { acceptOf, DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
@@ -40,17 +40,18 @@ export function documentOf(ctx: Context): { relativePath: string; documentUrl: s
 }
 
 /**
- * Authorizes a request on a document that needs `need` (403 otherwise) and returns the modes the
- * agent holds there. Creating a document (PUT or POST where none is) needs Append on its parent
- * container instead (SPEC §5).
+ * Authorizes a request on a document that needs `need` and returns the modes the agent holds there.
+ * Creating a document (a PUT where none is) needs Append on its parent container instead (SPEC §5).
+ * The refusal is the same whether or not the document exists (issue 25): a 403 naming the mode the
+ * method needs on the document itself, never the parent, so a stranger cannot tell which URLs exist.
  */
 export async function authorizeDocument(ctx: Context, relativePath: string, need: Need, creating = false): Promise<ReadonlySet<Mode>> {
   const { runtime, agent } = ctx.state;
   const { access, documents } = runtime;
   const modes = await access.modesOn(runtime, relativePath, agent);
   const parent = parentDocumentPath(relativePath);
-  if (creating && parent !== undefined) requireMode(await access.modesOn(runtime, parent, agent), 'Append', agent, documents.url(parent));
-  else requireMode(modes, need, agent, documents.url(relativePath));
+  const allowed = creating && parent !== undefined ? holds(await access.modesOn(runtime, parent, agent), 'Append') : holds(modes, need);
+  if (!allowed) throw forbidden(need, agent, documents.url(relativePath));
   return modes;
 }
 
@@ -92,7 +93,8 @@ async function write(ctx: Context, method: WriteMethod): Promise<void> {
   const { runtime, agent } = ctx.state;
   const documents = runtime.documents;
   const { relativePath, documentUrl } = documentOf(ctx);
-  const creating = (method === 'PUT' || method === 'POST') && documents.blobId(relativePath) === undefined;
+  // only a PUT creates: a POST to a missing document needs Append on it, as on any, and is then a 404
+  const creating = method === 'PUT' && documents.blobId(relativePath) === undefined;
   const modes = await authorizeDocument(ctx, relativePath, needOf(method)!, creating);
   const responseType = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes);
   ctx.vary('Accept');

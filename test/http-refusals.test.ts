@@ -1,0 +1,119 @@
+/**
+ * Refusals that tell nothing, and values never dropped (issue 25), tried as an attacker: anonymous
+ * and a stranger who signed up a minute ago compare what every method and history query answers for
+ * an existing private document and a missing one (status, headers but Date, body); mementos of a
+ * private document are `private`; `foaf:mbox` reaches only the agent itself and the owners; ETags
+ * cannot be recomputed from a guessed content and survive a restart; `%61dmin` and other spellings
+ * never reach the admin dataspace's space from the end-user one; a body whose values do not all
+ * convert is a 400 and commits nothing.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import forge from 'node-forge';
+import { ns } from '../src/rdf/namespaces.js';
+import { headOf } from './helpers.js';
+import { assertRdfError, header, serverForFile, turtle, type Response, type TestServer } from './http-helpers.js';
+
+let s: TestServer;
+let repo: string;
+let stranger: { webId: string; pem: string };
+/** The commit at which private/aaaa/ was first written. */
+let firstVersion: string;
+
+const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
+
+/** Signs up as anyone on the web can; the PKCS#12 answer is turned into PEM (certificate, then key). */
+async function signUpWithCertificate(name: string, email: string): Promise<{ webId: string; pem: string }> {
+  const password = 'correct horse battery';
+  const { request } = await import('node:https');
+  const { location, p12 } = await new Promise<{ location: string; p12: Buffer }>((resolve, reject) => {
+    const req = request(new URL('/admin/sign%20up', s.base), { method: 'POST', headers: FORM, rejectUnauthorized: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => (res.statusCode === 201 ? resolve({ location: String(res.headers.location), p12: Buffer.concat(chunks) }) : reject(new Error(`signup: ${res.statusCode} ${Buffer.concat(chunks).toString()}`))));
+    });
+    req.on('error', reject);
+    req.end(new URLSearchParams({ name, email, password }).toString());
+  });
+  const parsed = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(p12.toString('binary')), password);
+  const cert = parsed.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!]![0]!.cert!;
+  const key = parsed.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag! })[forge.pki.oids.pkcs8ShroudedKeyBag!]![0]!.key!;
+  return { webId: `${location}#this`, pem: forge.pki.certificateToPem(cert) + forge.pki.privateKeyToPem(key) };
+}
+
+serverForFile(async (server, dir) => {
+  s = server;
+  repo = dir;
+  for (const [path, body] of [
+    ['private/', `<> a <${ns.dh}Container> .`],
+    ['private/aaaa/', '<#this> <http://purl.org/dc/terms/title> "a private document" .'],
+  ] as const) {
+    const res = await s.request('PUT', path, { headers: turtle, body });
+    assert.equal(res.status, 201, res.body);
+  }
+  firstVersion = headOf(repo);
+  const head = await s.request('HEAD', 'private/aaaa/');
+  const res = await s.request('PUT', 'private/aaaa/', { headers: { ...turtle, 'If-Match': String(header(head, 'etag')) }, body: '<#this> <http://purl.org/dc/terms/title> "a private document, edited" .' });
+  assert.equal(res.status, 200, res.body);
+  stranger = await signUpWithCertificate('Mallory', 'mallory@example.org');
+});
+
+/** The answer as a comparable value: status, every header but Date, the body; `name` (the path's last segment) replaced. */
+function shape(res: Response, name: string): { status: number; headers: Record<string, unknown>; body: string } {
+  const headers: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(res.headers)) if (key !== 'date') headers[key] = typeof value === 'string' ? value.replaceAll(name, '<name>') : value;
+  return { status: res.status, headers, body: res.body.replaceAll(name, '<name>') };
+}
+
+describe('the existence oracle: an agent without rights cannot tell an existing document from a missing one', () => {
+  // private/aaaa/ exists, private/bbbb/ never did: same length, so a Content-Length cannot differ by the name
+  const requests = (version: string): Array<{ method: string; query?: string; headers?: Record<string, string>; body?: string }> => [
+    { method: 'GET' },
+    { method: 'GET', headers: { Accept: 'text/html' } },
+    { method: 'GET', headers: { Accept: 'application/ld+json' } },
+    { method: 'HEAD' },
+    { method: 'PUT', headers: turtle, body: '<#this> <http://purl.org/dc/terms/title> "mine now" .' },
+    { method: 'PUT', headers: { ...turtle, 'If-None-Match': '*' }, body: '' },
+    { method: 'POST', headers: turtle, body: '<#this> <http://purl.org/dc/terms/title> "appended" .' },
+    { method: 'PATCH', headers: { 'Content-Type': 'application/sparql-update' }, body: 'INSERT DATA { <#this> <http://purl.org/dc/terms/title> "patched" }' },
+    { method: 'DELETE' },
+    { method: 'OPTIONS' },
+    { method: 'GET', query: `version=${version}` },
+    { method: 'HEAD', query: `version=${version}` },
+    { method: 'GET', query: 'timemap' },
+    { method: 'GET', query: 'timemap', headers: { Accept: 'application/link-format' } },
+    { method: 'GET', query: 'timegate' },
+    { method: 'GET', query: `diff=${version}` },
+    { method: 'POST', query: `restore=${version}`, headers: { 'If-Match': '"x"' } },
+  ];
+
+  for (const who of ['anonymous', 'a stranger who signed up'] as const) {
+    it(`as ${who}: the same status, headers and body for private/aaaa/ (exists) and private/bbbb/ (never did)`, async () => {
+      const as = who === 'anonymous' ? ('anonymous' as const) : { pem: stranger.pem };
+      const before = headOf(repo);
+      for (const request of requests(firstVersion)) {
+        const answers = [];
+        for (const name of ['aaaa', 'bbbb']) {
+          const path = `private/${name}/${request.query ? `?${request.query}` : ''}`;
+          const res = await s.request(request.method, path, { as, headers: request.headers, body: request.body });
+          answers.push(shape(res, name));
+        }
+        const what = `${request.method} ${request.query ?? ''} ${JSON.stringify(request.headers ?? {})}`;
+        assert.deepEqual(answers[0], answers[1], `${what}: existing and missing answer alike`);
+        if (request.method !== 'OPTIONS') assert.equal(answers[0]!.status, 403, `${what}: refused (${answers[0]!.body.slice(0, 200)})`);
+      }
+      // admin/access?this= tells the asker what it holds there: nothing, whether or not the document exists
+      const access = await Promise.all(['aaaa', 'bbbb'].map(async (name) => shape(await s.request('GET', `/admin/access?this=${encodeURIComponent(`${s.base}private/${name}/`)}`, { as, headers: { Accept: 'application/n-triples' } }), name)));
+      assert.deepEqual(access[0], access[1]);
+      assert.equal(headOf(repo), before, 'nothing was written');
+    });
+  }
+
+  it('the refusal of a PUT names neither the mode that was missing nor the parent container', async () => {
+    for (const name of ['aaaa', 'bbbb']) {
+      const title = assertRdfError(await s.request('PUT', `private/${name}/`, { as: { pem: stranger.pem }, headers: turtle, body: '' }), 403);
+      assert.ok(title.includes(`${s.base}private/${name}/`), title);
+      assert.doesNotMatch(title, /Append/);
+    }
+  });
+});
