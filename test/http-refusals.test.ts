@@ -8,11 +8,13 @@
  * convert is a 400 and commits nothing.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import forge from 'node-forge';
 import { ns } from '../src/rdf/namespaces.js';
-import { headOf } from './helpers.js';
-import { assertRdfError, header, serverForFile, turtle, type Response, type TestServer } from './http-helpers.js';
+import { git, headOf, removeTempDirs, tempDir } from './helpers.js';
+import { assertRdfError, freePort, header, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
 
 let s: TestServer;
 let repo: string;
@@ -41,9 +43,27 @@ async function signUpWithCertificate(name: string, email: string): Promise<{ web
   return { webId: `${location}#this`, pem: forge.pki.certificateToPem(cert) + forge.pki.privateKeyToPem(key) };
 }
 
-serverForFile(async (server, dir) => {
-  s = server;
-  repo = dir;
+let port: number;
+let data: string;
+
+/** A data directory whose end-user and admin dataspaces both keep their history (agent documents have mementos too). */
+function versionedDataDir(): string {
+  const dir = tempDir('refusals');
+  const base = `https://localhost:${port}/`;
+  writeFileSync(join(dir, 'system.ttl'), [
+    `@prefix lapp: <${ns.lapp}> . @prefix dct: <${ns.dct}> . @prefix lds: <${ns.lds}> . @prefix doap: <${ns.doap}> .`,
+    `<${base}> a lapp:EndUserApplication ; dct:identifier "end-user" ; lapp:adminApplication <${base}admin/> ; lds:versioningRepository <urn:x:end-user> .`,
+    `<${base}admin/> a lapp:AdminApplication ; dct:identifier "admin" ; lds:versioningRepository <urn:x:admin> .`,
+    '<urn:x:end-user> a doap:GitRepository . <urn:x:admin> a doap:GitRepository .',
+  ].join('\n'));
+  return dir;
+}
+
+before(async () => {
+  port = await freePort();
+  data = versionedDataDir();
+  s = await startServer(['--port', String(port)], data);
+  repo = s.running.runtimes[0]!.dataspace.store.dir;
   for (const [path, body] of [
     ['private/', `<> a <${ns.dh}Container> .`],
     ['private/aaaa/', '<#this> <http://purl.org/dc/terms/title> "a private document" .'],
@@ -56,6 +76,11 @@ serverForFile(async (server, dir) => {
   const res = await s.request('PUT', 'private/aaaa/', { headers: { ...turtle, 'If-Match': String(header(head, 'etag')) }, body: '<#this> <http://purl.org/dc/terms/title> "a private document, edited" .' });
   assert.equal(res.status, 200, res.body);
   stranger = await signUpWithCertificate('Mallory', 'mallory@example.org');
+});
+
+after(async () => {
+  await s?.close();
+  removeTempDirs();
 });
 
 /** The answer as a comparable value: status, every header but Date, the body; `name` (the path's last segment) replaced. */
@@ -117,3 +142,94 @@ describe('the existence oracle: an agent without rights cannot tell an existing 
     }
   });
 });
+
+describe('foaf:mbox reaches only the agent itself and its owners', () => {
+  let victim: { webId: string; pem: string };
+  let path: string;
+  let versions: string[];
+  const adminRepo = () => s.running.runtimes[1]!.dataspace.store.dir;
+  const NT = { Accept: 'application/n-triples' };
+
+  before(async () => {
+    victim = await signUpWithCertificate('Victor', 'victor@example.org');
+    path = new URL(victim.webId.replace(/#this$/, '')).pathname;
+    const first = headOf(adminRepo());
+    // the agent changes its address: both addresses are in its history
+    const head = await s.request('HEAD', path, { as: { pem: victim.pem } });
+    const patch = `DELETE { <#this> <${ns.foaf}mbox> ?old } INSERT { <#this> <${ns.foaf}mbox> <mailto:victor@example.net> } WHERE { <#this> <${ns.foaf}mbox> ?old }`;
+    const res = await s.request('PATCH', path, { as: { pem: victim.pem }, headers: { 'Content-Type': 'application/sparql-update', 'If-Match': String(header(head, 'etag')) }, body: patch });
+    assert.equal(res.status, 204, res.body);
+    versions = [first, headOf(adminRepo())];
+  });
+
+  const readers = () => [
+    { who: 'anonymous', as: 'anonymous' as const, sees: false },
+    { who: 'a stranger who signed up', as: { pem: stranger.pem }, sees: false },
+    { who: 'the agent itself', as: { pem: victim.pem }, sees: true },
+    { who: 'the owner of the server', as: 'owner' as const, sees: true },
+  ];
+
+  it('in the RDF of the profile (twice: the second answer may come from the read fast path) and its page', async () => {
+    for (const reader of readers()) {
+      for (let i = 0; i < 2; i++) {
+        const res = await s.request('GET', path, { as: reader.as, headers: NT });
+        assert.equal(res.status, 200, res.body);
+        assert.equal(/mailto:/.test(res.body), reader.sees, `${reader.who} (${i}): ${res.body}`);
+        assert.match(res.body, /mbox_sha1sum/, reader.who);
+      }
+      const page = await s.request('GET', path, { as: reader.as, headers: { Accept: 'text/html' } });
+      assert.equal(page.status, 200);
+      assert.equal(page.body.includes('victor@example.net'), reader.sees, `${reader.who}: the page`);
+    }
+  });
+
+  it('in its mementos, their pages and the comparison of two versions', async () => {
+    for (const reader of readers()) {
+      for (const headers of [NT, NT, { Accept: 'text/html' }]) {
+        const memento = await s.request('GET', `${path}?version=${versions[0]}`, { as: reader.as, headers });
+        assert.equal(memento.status, 200, memento.body);
+        assert.equal(memento.body.includes('victor@example.org'), reader.sees, `${reader.who}: the memento as ${headers.Accept}`);
+      }
+      for (const headers of [{ Accept: 'text/plain' }, { Accept: 'text/html' }]) {
+        const diff = await s.request('GET', `${path}?diff=${versions[0]}&to=${versions[1]}`, { as: reader.as, headers });
+        assert.equal(diff.status, 200, diff.body);
+        assert.equal(/victor@example\.(org|net)/.test(diff.body), reader.sees, `${reader.who}: the diff as ${headers.Accept}: ${diff.body.slice(0, 500)}`);
+      }
+    }
+  });
+
+  it('mementos of a profile: public for the view anonymous agents get, private for the agent’s own', async () => {
+    for (let i = 0; i < 2; i++) {
+      const anonymous = await s.request('GET', `${path}?version=${versions[0]}`, { as: 'anonymous', headers: NT });
+      assert.equal(header(anonymous, 'cache-control'), 'public, max-age=31536000, immutable');
+      const own = await s.request('GET', `${path}?version=${versions[0]}`, { as: { pem: victim.pem }, headers: NT });
+      assert.equal(header(own, 'cache-control'), 'private, max-age=31536000, immutable');
+    }
+  });
+});
+
+describe('mementos of private documents are not for shared caches', () => {
+  it('private, immutable for a private document; public, immutable once anonymous agents may read it', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await s.request('GET', `private/aaaa/?version=${firstVersion}`, { headers: { Accept: 'text/turtle' } });
+      assert.equal(res.status, 200, res.body);
+      assert.equal(header(res, 'cache-control'), 'private, max-age=31536000, immutable', `read ${i + 1}`);
+    }
+    await putAuthorization('public-private-aaaa', `<${ns.acl}agentClass> <${ns.foaf}Agent> ; <${ns.acl}mode> <${ns.acl}Read> ; <${ns.acl}accessTo> <${s.base}private/aaaa/>`);
+    for (const as of ['owner', 'anonymous', 'anonymous'] as const) {
+      const res = await s.request('GET', `private/aaaa/?version=${firstVersion}`, { as, headers: { Accept: 'text/turtle' } });
+      assert.equal(res.status, 200, res.body);
+      assert.equal(header(res, 'cache-control'), 'public, max-age=31536000, immutable', as);
+    }
+    const rule = await s.request('HEAD', '/admin/acl/authorizations/public-private-aaaa/');
+    assert.equal((await s.request('DELETE', '/admin/acl/authorizations/public-private-aaaa/', { headers: { 'If-Match': String(header(rule, 'etag')) } })).status, 204);
+    assert.equal((await s.request('GET', `private/aaaa/?version=${firstVersion}`, { as: 'anonymous' })).status, 403);
+  });
+});
+
+/** An authorization document in the admin dataspace, written by the owner. */
+async function putAuthorization(slug: string, rule: string): Promise<void> {
+  const res = await s.request('PUT', `/admin/acl/authorizations/${slug}/`, { headers: turtle, body: `<#this> a <${ns.acl}Authorization> ; ${rule} .` });
+  assert.equal(res.status, 201, res.body);
+}
+void git;

@@ -6,10 +6,10 @@
  */
 import type { Mode } from '../access/access-control.js';
 import { childrenOf, type ChildOrder } from '../documents/children.js';
-import type { DocumentHistory, Version } from '../documents/history.js';
+import type { Version } from '../documents/history.js';
 import { documentPage, type ChildList } from '../pages/document-page.js';
 import { diffPage, timemapPage } from '../pages/history-page.js';
-import { literalsOf, withoutPredicate } from '../rdf/canonical-lines.js';
+import { literalsOf } from '../rdf/canonical-lines.js';
 import { addVocabularyLabels, labelsVersion } from '../pages/labels.js';
 import type { Html } from '../pages/html.js';
 import { ByteCache } from '../util/byte-cache.js';
@@ -17,7 +17,7 @@ import { JSONLD_COMPACTED, TURTLE, writableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import { holds } from './authorize.js';
-import { documentLinks, publicAgentView, SPARQL_UPDATE } from './document-read.js';
+import { documentLinks, linesInView, SPARQL_UPDATE, viewOf } from './document-read.js';
 import { frameOf, sendPage } from './html.js';
 import { etag } from './representations.js';
 import type { Context } from './state.js';
@@ -85,7 +85,7 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
   const frame = await frameOf(ctx);
   ontologyLabels(runtime);
   const canonical = document.bytes.toString('utf8');
-  const text = publicAgentView(runtime, relativePath, agent) ? withoutPredicate(canonical, ns.foaf + 'mbox') : canonical;
+  const text = linesInView(canonical, viewOf(runtime, relativePath, agent, modes));
   const write = holds(modes, 'Write');
   const container = documentUrl === runtime.documents.base || text.includes(`<${documentUrl}> <${ns.rdf}type> <${ns.dh}Container> .`);
   const links = documentLinks(runtime, documentUrl, agent, modes);
@@ -122,7 +122,7 @@ export async function mementoHtml(ctx: Context, relativePath: string, found: { c
   const content = documentPage({
     frame,
     documentUrl,
-    ...shownTriples(bytes.toString('utf8')),
+    ...shownTriples(linesInView(bytes.toString('utf8'), viewOf(runtime, relativePath, agent, modes))),
     formats: DOCUMENT_FORMATS,
     modes: { write, append: false },
     versioned: true,
@@ -137,9 +137,9 @@ export async function timemapHtml(ctx: Context, documentUrl: string, versions: r
   sendPage(ctx, 200, frame.language, timemapPage(frame, documentUrl, versions.map((v) => ({ commit: v.commit, time: v.time, author: v.author, deleted: v.blob === null }))));
 }
 
-export async function diffHtml(ctx: Context, documentUrl: string, history: DocumentHistory, relativePath: string, from: string, to: string | undefined): Promise<void> {
+/** The page of a comparison of two versions, of the lines the agent may be shown (memento.ts `diff`). */
+export async function diffHtml(ctx: Context, documentUrl: string, from: string, to: string | undefined, change: { removed: string[]; added: string[] }): Promise<void> {
   const frame = await frameOf(ctx);
-  const change = await history.diff(relativePath, from, to);
   sendPage(ctx, 200, frame.language, diffPage(frame, documentUrl, from, to, change));
 }
 

@@ -10,12 +10,10 @@ import type { Mode } from '../access/access-control.js';
 import { canonicalDocumentPath, parentDocumentPath } from '../document-paths.js';
 import type { WriteMethod } from '../documents/document-service.js';
 import { isLodestoneError, LodestoneError } from '../errors.js';
-import { withoutPredicate } from '../rdf/canonical-lines.js';
 import { HTML, readableTypes, writableTypes } from '../rdf/formats.js';
-import { ns } from '../rdf/namespaces.js';
 import { forbidden, holds, needOf, type Need } from './authorize.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
-import { currentDocumentReply, documentLinks, SPARQL_UPDATE, type ReadReply } from './document-read.js';
+import { currentDocumentReply, documentLinks, linesInView, SPARQL_UPDATE, type ReadReply } from './document-read.js';
 import { acceptOf, DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
 import { documentHtml } from './document-pages.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
@@ -62,7 +60,7 @@ export async function sendRead(ctx: Context, reply: ReadReply, text: (blobId: st
   if (!reply.body) return;
   const { blobId, type, variant } = reply.body;
   const lines = await text(blobId);
-  ctx.body = await ctx.state.served.representations.get(blobId, type, () => (variant ? withoutPredicate(lines, ns.foaf + 'mbox') : lines), variant);
+  ctx.body = await ctx.state.served.representations.get(blobId, type, () => linesInView(lines, variant), variant);
 }
 
 export async function readDocument(ctx: Context): Promise<void> {

@@ -14,7 +14,7 @@ import { UNKNOWN } from '../auth/webid-tls.js';
 import { canonicalDocumentPath } from '../document-paths.js';
 import type { Authenticator } from './authenticate.js';
 import { holds, needOf } from './authorize.js';
-import { currentDocumentReply, knownMemento, mementoReply, type ReadReply } from './document-read.js';
+import { currentDocumentReply, knownMemento, mementoReply, sharedView, viewOf, type ReadReply } from './document-read.js';
 import { locate } from './locate.js';
 import { HTML } from '../rdf/formats.js';
 import { DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
@@ -60,7 +60,11 @@ export function fastReader(options: FastReaderOptions): FastReader {
     let reply: ReadReply;
     if (memento) {
       const sha = new URLSearchParams(querystring).get('version') ?? '';
-      reply = mementoReply(runtime.documents.url(relativePath), sha, knownMemento(runtime.documents.url(relativePath), sha), type);
+      const anonymous = agent === undefined ? modes : runtime.access.modesNow(runtime, relativePath, undefined);
+      if (!anonymous) return undefined;
+      const variant = viewOf(runtime, relativePath, agent, modes);
+      const url = runtime.documents.url(relativePath);
+      reply = mementoReply(url, sha, knownMemento(url, sha), type, { variant, shared: sharedView(runtime, relativePath, variant, anonymous) });
     } else {
       reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: runtime.documents.blobId(relativePath), type, headers });
     }
