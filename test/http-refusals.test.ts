@@ -8,7 +8,8 @@
  * convert is a 400 and commits nothing.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import forge from 'node-forge';
@@ -227,9 +228,51 @@ describe('mementos of private documents are not for shared caches', () => {
   });
 });
 
+describe('the ETag oracle', () => {
+  it('an ETag an agent with Append only gets by HEAD cannot be recomputed from a guess of the content', async () => {
+    for (const [path, body] of [['inbox/', `<> a <${ns.dh}Container> .`], ['inbox/note/', '<#this> <http://purl.org/dc/terms/description> "the PIN is 4711" .']] as const) {
+      assert.equal((await s.request('PUT', path, { headers: turtle, body })).status, 201);
+    }
+    await putAuthorization('stranger-appends', `<${ns.acl}agent> <${stranger.webId}> ; <${ns.acl}mode> <${ns.acl}Append> ; <${ns.acl}accessTo> <${s.base}inbox/note/>`);
+    const url = `${s.base}inbox/note/`;
+    assertRdfError(await s.request('GET', 'inbox/note/', { as: { pem: stranger.pem } }), 403);
+    // the best guess there is: the stored bytes themselves, as git hashes them
+    const guess = Buffer.from(git(repo, 'show', 'HEAD:graphs/inbox/note.nt'), 'utf8');
+    const blobId = createHash('sha1').update(`blob ${guess.length}\0`).update(guess).digest('hex');
+    assert.equal(blobId, git(repo, 'rev-parse', 'HEAD:graphs/inbox/note.nt').trim());
+    for (const type of ['text/turtle', 'application/n-triples', 'application/ld+json']) {
+      const head = await s.request('HEAD', 'inbox/note/', { as: { pem: stranger.pem }, headers: { Accept: type } });
+      assert.equal(head.status, 200);
+      const unkeyed = `"${createHash('sha1').update(`${url}\0${blobId}\0${type}`).digest('base64url')}"`;
+      assert.match(String(header(head, 'etag')), /^"[A-Za-z0-9_-]{27}"$/);
+      assert.notEqual(header(head, 'etag'), unkeyed, `${type}: the ETag is no digest of public inputs`);
+      // and it is the validator of that representation: the agent's append goes in with it
+      const post = await s.request('POST', 'inbox/note/', { as: { pem: stranger.pem }, headers: { ...turtle, Accept: type, 'If-Match': String(header(head, 'etag')) }, body: '<#this> <http://purl.org/dc/terms/description> "appended" .' });
+      assert.equal(post.status, 204, post.body);
+    }
+  });
+});
+
 /** An authorization document in the admin dataspace, written by the owner. */
 async function putAuthorization(slug: string, rule: string): Promise<void> {
   const res = await s.request('PUT', `/admin/acl/authorizations/${slug}/`, { headers: turtle, body: `<#this> a <${ns.acl}Authorization> ; ${rule} .` });
   assert.equal(res.status, 201, res.body);
 }
-void git;
+
+// last: it restarts the server
+describe('ETags survive a restart', () => {
+  it('the same ETags after a restart on the same data directory, whose secrets/etag.key only its owner may read', async () => {
+    const types = ['text/turtle', 'application/ld+json', 'text/html'];
+    const before = await Promise.all(types.map(async (type) => header(await s.request('HEAD', 'private/aaaa/', { headers: { Accept: type } }), 'etag')));
+    await s.close();
+    const key = join(data, 'secrets', 'etag.key');
+    assert.equal(statSync(key).mode & 0o777, 0o600);
+    assert.equal(readFileSync(key).length, 32);
+    s = await startServer(['--port', String(port)], data);
+    const after = await Promise.all(types.map(async (type) => header(await s.request('HEAD', 'private/aaaa/', { headers: { Accept: type } }), 'etag')));
+    assert.deepEqual(after.slice(0, 2), before.slice(0, 2));
+    const read = await s.request('HEAD', 'private/aaaa/', { headers: turtle });
+    const put = await s.request('PUT', 'private/aaaa/', { headers: { ...turtle, 'If-Match': String(before[0]) }, body: '<#this> <http://purl.org/dc/terms/title> "after the restart" .' });
+    assert.equal(put.status, 200, `an ETag read before the restart still holds for If-Match: ${put.body} ${String(header(read, 'etag'))}`);
+  });
+});

@@ -19,7 +19,6 @@ import { parseRdf } from '../rdf/ntriples.js';
 import { holds } from './authorize.js';
 import { documentLinks, linesInView, SPARQL_UPDATE, viewOf } from './document-read.js';
 import { frameOf, sendPage } from './html.js';
-import { etag } from './representations.js';
 import type { Context } from './state.js';
 
 const FORMAT_NAMES: Record<string, string> = {
@@ -102,7 +101,7 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
     formats: DOCUMENT_FORMATS,
     modes: { write, append: holds(modes, 'Append') },
     // the editor writes Turtle, so it quotes the Turtle representation's ETag
-    etag: write ? etag(documentUrl, document.blobId, TURTLE) : undefined,
+    etag: write ? served.etags.of(documentUrl, document.blobId, TURTLE) : undefined,
     turtle: write ? (await served.representations.get(document.blobId, TURTLE, () => text)).toString('utf8') : undefined,
     children: container ? await childList(ctx, documentUrl) : undefined,
     versioned: runtime.documents.history !== undefined,
@@ -127,7 +126,7 @@ export async function mementoHtml(ctx: Context, relativePath: string, found: { c
     modes: { write, append: false },
     versioned: true,
     // restore is a write like any other: it quotes the current document's ETag (Turtle, as the script asks)
-    memento: { sha: found.commit, time: new Date(found.time * 1000), currentEtag: write && current ? etag(documentUrl, current, TURTLE) : undefined },
+    memento: { sha: found.commit, time: new Date(found.time * 1000), currentEtag: write && current ? ctx.state.served.etags.of(documentUrl, current, TURTLE) : undefined },
   });
   sendPage(ctx, 200, frame.language, content);
 }

@@ -13,7 +13,7 @@ import { writableTypes } from '../rdf/formats.js';
 import { accessLinks } from './authorize.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import { checkRead, conditionsOf, mismatch } from './preconditions.js';
-import { contentTypeOf, etag, otherRepresentations } from './representations.js';
+import { contentTypeOf, type Etags } from './representations.js';
 import type { DataspaceRuntime } from './state.js';
 
 export const LINK_FORMAT = 'application/link-format';
@@ -83,6 +83,7 @@ export interface CurrentRead {
   /** The negotiated media type; undefined when nothing offered is acceptable. */
   type: string | undefined;
   headers: IncomingHttpHeaders;
+  etags: Etags;
 }
 
 /** GET or HEAD of a current document (SPEC §4.1, §4.6): NotFound, NotAcceptable, PreconditionFailed, 304 or 200. */
@@ -96,11 +97,11 @@ export function currentDocumentReply(read: CurrentRead): ReadReply {
   if (!blobId) throw new LodestoneError('NotFound', `there is no document at ${documentUrl}`, { headers });
   if (!type) throw notAcceptable(writableTypes, headers);
   const variant = viewOf(runtime, relativePath, read.agent, read.modes);
-  const tag = etag(documentUrl, blobId, type + variant);
+  const tag = read.etags.of(documentUrl, blobId, type + variant);
   headers.ETag = tag;
   const outcome = checkRead(conditionsOf(read.headers), tag);
   if (outcome === 'failed') {
-    const why = mismatch(conditionsOf(read.headers).ifMatch!, otherRepresentations(documentUrl, blobId, type + variant));
+    const why = mismatch(conditionsOf(read.headers).ifMatch!, read.etags.otherRepresentations(documentUrl, blobId, type + variant));
     throw new LodestoneError('PreconditionFailed', why, { etag: tag, headers });
   }
   if (outcome === 'not-modified') return { status: 304, headers };

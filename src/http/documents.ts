@@ -17,7 +17,6 @@ import { currentDocumentReply, documentLinks, linesInView, SPARQL_UPDATE, type R
 import { acceptOf, DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
 import { documentHtml } from './document-pages.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
-import { etag, otherRepresentations } from './representations.js';
 import type { Context } from './state.js';
 
 
@@ -70,7 +69,7 @@ export async function readDocument(ctx: Context): Promise<void> {
   const document = await runtime.documents.read(relativePath);
   const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), DOCUMENT_TYPES);
   if (type === HTML && document) return documentHtml(ctx, relativePath, modes, document);
-  const reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, headers: ctx.headers });
+  const reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, headers: ctx.headers, etags: ctx.state.served.etags });
   await sendRead(ctx, reply, async () => document!.bytes.toString('utf8')).catch((error: unknown) => {
     // the stored file itself does not parse (committed by hand with git): the server's data, not the request, is at fault
     if (!isLodestoneError(error, 'SyntaxError')) throw error;
@@ -88,7 +87,7 @@ export const writeDocument = (ctx: Context) => write(ctx, ctx.method as WriteMet
 export const deleteDocument = (ctx: Context) => write(ctx, 'DELETE');
 
 async function write(ctx: Context, method: WriteMethod): Promise<void> {
-  const { runtime, agent } = ctx.state;
+  const { runtime, agent, served } = ctx.state;
   const documents = runtime.documents;
   const { relativePath, documentUrl } = documentOf(ctx);
   // only a PUT creates: a POST to a missing document needs Append on it, as on any, and is then a 404
@@ -118,9 +117,9 @@ async function write(ctx: Context, method: WriteMethod): Promise<void> {
     agent,
     body,
     update,
-    precondition: (current) => checkWrite(conditions, current === undefined ? undefined : etag(documentUrl, current, validatorType), () => otherRepresentations(documentUrl, current!, validatorType)),
+    precondition: (current) => checkWrite(conditions, current === undefined ? undefined : served.etags.of(documentUrl, current, validatorType), () => served.etags.otherRepresentations(documentUrl, current!, validatorType)),
   });
-  if (result.blobId) ctx.set('ETag', etag(documentUrl, result.blobId, validatorType));
+  if (result.blobId) ctx.set('ETag', served.etags.of(documentUrl, result.blobId, validatorType));
   if (result.status === 'created' || result.status === 'replaced') {
     ctx.status = result.status === 'created' ? 201 : 200;
     if (result.status === 'created') ctx.set('Location', documentUrl);

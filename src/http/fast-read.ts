@@ -18,7 +18,7 @@ import { currentDocumentReply, knownMemento, mementoReply, sharedView, viewOf, t
 import { locate } from './locate.js';
 import { HTML } from '../rdf/formats.js';
 import { DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
-import type { RepresentationCache } from './representations.js';
+import type { Etags, RepresentationCache } from './representations.js';
 import { routeOf } from './routes.js';
 import type { DataspaceRuntime } from './state.js';
 
@@ -32,6 +32,7 @@ export interface FastReaderOptions {
   scheme: 'https' | 'http';
   authenticator: Authenticator;
   representations: RepresentationCache;
+  etags: Etags;
 }
 
 export function fastReader(options: FastReaderOptions): FastReader {
@@ -66,7 +67,7 @@ export function fastReader(options: FastReaderOptions): FastReader {
       const url = runtime.documents.url(relativePath);
       reply = mementoReply(url, sha, knownMemento(url, sha), type, { variant, shared: sharedView(runtime, relativePath, variant, anonymous) });
     } else {
-      reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: runtime.documents.blobId(relativePath), type, headers });
+      reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: runtime.documents.blobId(relativePath), type, headers, etags: options.etags });
     }
     if (!reply.body) return { reply, body: undefined };
     const body = options.representations.peek(reply.body.blobId, reply.body.type + reply.body.variant);

@@ -13,6 +13,7 @@ import type { Frame, Visitor } from '../pages/layout.js';
 import { messages, pageLanguage } from '../pages/messages.js';
 import type { Html } from '../pages/html.js';
 import { literalObject } from '../rdf/canonical-lines.js';
+import { HTML } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import { adminOf } from './dataspace-role.js';
 import { loginProviders } from './oidc-endpoints.js';
@@ -71,7 +72,7 @@ export function sendPage(ctx: Context, status: number, language: string, content
   ctx.set(pageHeaders(language));
   ctx.status = status;
   if (status === 200) {
-    const tag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+    const tag = ctx.state.served.etags.of(ctx.state.url, createHash('sha1').update(body).digest('hex'), `${HTML};${language}`); // keyed, as every ETag
     ctx.set('ETag', tag);
     const match = ctx.get('If-None-Match');
     if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === tag || t.trim() === '*')) {

@@ -16,7 +16,7 @@ import { historyQuery } from './history-query.js';
 import { acceptOf, DOCUMENT_TYPES, negotiate, negotiateDocument } from './negotiate.js';
 import { diffHtml, mementoHtml, timemapHtml } from './document-pages.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
-import { contentTypeOf, etag, otherRepresentations } from './representations.js';
+import { contentTypeOf } from './representations.js';
 import type { Context } from './state.js';
 
 // RFC 7089 §2.1.1: Accept-Datetime is an HTTP-date in the IMF-fixdate form (RFC 1123)
@@ -140,8 +140,9 @@ export async function restore(ctx: Context): Promise<void> {
   const sha = new URLSearchParams(ctx.querystring).get('restore') ?? '';
   const type = negotiateDocument(acceptOf(ctx.headers, ''), writableTypes) ?? 'not acceptable';
   const conditions = conditionsOf(ctx.headers);
-  const result = await history.restore(relativePath, sha, ctx.state.agent, (current) => checkWrite(conditions, current === undefined ? undefined : etag(documentUrl, current, type), () => otherRepresentations(documentUrl, current!, type)));
-  if (result.blobId) ctx.set('ETag', etag(documentUrl, result.blobId, type));
+  const { etags } = ctx.state.served;
+  const result = await history.restore(relativePath, sha, ctx.state.agent, (current) => checkWrite(conditions, current === undefined ? undefined : etags.of(documentUrl, current, type), () => etags.otherRepresentations(documentUrl, current!, type)));
+  if (result.blobId) ctx.set('ETag', etags.of(documentUrl, result.blobId, type));
   ctx.status = result.status === 'created' ? 201 : 204;
   if (result.status === 'created') ctx.set('Location', documentUrl);
   emptyBody(ctx);

@@ -4,7 +4,7 @@ import type { QueryShape } from '../rdf/sparql-text.js';
 import type { Translation } from '../rdf/translate.js';
 import type { DataspaceRuntime } from '../runtime.js';
 import type { SystemSettings } from '../settings.js';
-import type { RepresentationCache } from './representations.js';
+import type { Etags, RepresentationCache } from './representations.js';
 
 export type { DataspaceRuntime } from '../runtime.js';
 
@@ -12,6 +12,8 @@ export type { DataspaceRuntime } from '../runtime.js';
 export interface Served {
   runtimes: readonly DataspaceRuntime[];
   representations: RepresentationCache;
+  /** The server's ETags, keyed with its secret (representations.ts). */
+  etags: Etags;
   bodyLimit: number;
   sparqlTimeoutMs: number;
   /** A query's shape, parsed off the thread that answers requests, with a deadline (composer.ts). */
