@@ -12,10 +12,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import forge from 'node-forge';
+import { LodestoneError } from '../src/errors.js';
+import { documentPathIn, locate, runtimeFor } from '../src/http/locate.js';
+import type { DataspaceRuntime } from '../src/http/state.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { git, headOf, removeTempDirs, tempDir } from './helpers.js';
-import { assertRdfError, freePort, header, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { assertRdfError, freePort, header, sendRequest, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
 
 let s: TestServer;
 let repo: string;
@@ -252,6 +256,85 @@ describe('the ETag oracle', () => {
     }
   });
 });
+
+describe('the admin dataspace’s space is reached by no spelling through the end-user one', () => {
+  const adminRepo = () => s.running.runtimes[1]!.dataspace.store.dir;
+  const endUserFiles = () => git(repo, 'ls-tree', '-r', '--name-only', 'HEAD').split('\n').filter(Boolean);
+
+  it('PUT /%61dmin/… and other spellings: stored in the admin dataspace under its rules, or refused; never an end-user document in its space', async () => {
+    const container = `<> a <${ns.dh}Container> .`;
+    const spellings = ['/%61dmin/', '/%61dmin/acl/', '/%61%64%6d%69%6e/acl/x1/', '/%61dmin/acl/authorizations/x2/', '/adm%69n/acl/x3/', '/%41dmin/x4/', '/x/%2E%2E/admin/acl/x5/', '/%2e%2e/admin/acl/x6/', '/admin%2Facl/x7/', '/;/admin/acl/x8/', '/./admin/acl/x9/', '/%61dmin;/acl/x10/'];
+    const before = endUserFiles();
+    for (const spelling of spellings) {
+      // as the stranger, whose rules in the admin dataspace let it write nothing there
+      const refused = await rawPut(spelling, { pem: stranger.pem }, container);
+      assert.ok(refused.status >= 400 && refused.status < 500, `${spelling} as a stranger: ${refused.status} ${refused.body}`);
+      // as the owner: created where its normal form lies, or refused
+      const owner = await rawPut(spelling, 'owner', container);
+      const location = header(owner, 'location');
+      if (owner.status === 201) assert.ok(location?.startsWith(s.admin) || !new URL(location!).pathname.startsWith('/admin'), `${spelling}: created at ${location}`);
+      else assert.ok(owner.status >= 400 && owner.status < 500, `${spelling}: ${owner.status} ${owner.body}`);
+    }
+    const added = endUserFiles().filter((f) => !before.includes(f));
+    assert.deepEqual(added.filter((f) => f.startsWith('graphs/admin')), [], 'no end-user document in the admin dataspace’s space');
+    assert.ok(git(adminRepo(), 'ls-tree', '-r', '--name-only', 'HEAD').includes('graphs/acl/x1.nt'), '%61dmin is admin: the owner’s document went there');
+  });
+});
+
+describe('locate and documentPathIn (property tests): a path is routed and mapped by its normal form', () => {
+  const bases = ['https://localhost:4443/', 'https://localhost:4443/admin/', 'https://localhost:4443/a:b/'];
+  const runtimes = bases.map((base) => ({ documents: { base } }) as unknown as DataspaceRuntime);
+  /** Where a request path's document is: its dataspace's base and canonical path, or refused (a 400). */
+  const documentAt = (path: string): { base: string; path: string } | 'refused' => {
+    const { runtime, relative } = locate(runtimes, 'https', 'LocalHost:4443', path);
+    try {
+      return { base: runtime!.documents.base, path: documentPathIn(runtimes, runtime!, relative) };
+    } catch (error) {
+      if (error instanceof LodestoneError && error.code === 'InvalidPath') return 'refused';
+      throw error;
+    }
+  };
+  const encode = (char: string, upper: boolean) => [...Buffer.from(char, 'utf8')].map((b) => '%' + (upper ? b.toString(16).toUpperCase() : b.toString(16)).padStart(2, '0')).join('');
+  const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+  const segment = fc.oneof(fc.constantFrom('admin', 'acl', 'a:b', 'x', '..', '.', ';', 'Admin'), fc.string({ unit: fc.constantFrom(...'admin-._~!$&\'()*+,;=:@é/ %'.split('')), minLength: 1, maxLength: 6 }));
+  // a document path: segments joined, each ending with "/"; an encoding of each character decided by `choices`
+  const spelled = (segments: string[], choices: boolean[], which: (char: string) => boolean) => {
+    let i = 0;
+    const spell = (s: string) => [...s].map((c) => (which(c) && choices[i++ % choices.length] ? encode(c, choices[(i * 7) % choices.length]!) : c === '%' || c === '/' || c === ' ' ? encode(c, true) : c)).join('');
+    return '/' + segments.map((s) => spell(s) + '/').join('');
+  };
+
+  it('percent-encoded unreserved characters (any case) and the host’s case change nothing', () => {
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), fc.array(fc.boolean(), { minLength: 1, maxLength: 16 }), (segments, choices) => {
+        const plain = spelled(segments, [false], () => false);
+        assert.deepEqual(documentAt(spelled(segments, choices, (c) => UNRESERVED.test(c))), documentAt(plain));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('whatever is encoded, a document is in the dataspace its URL lies in, or refused; nothing under /admin/ is an end-user document', () => {
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), fc.array(fc.boolean(), { minLength: 1, maxLength: 16 }), (segments, choices) => {
+        const found = documentAt(spelled(segments, choices, () => true));
+        if (found === 'refused') return;
+        const url = found.base + found.path;
+        assert.equal(runtimeFor(runtimes, url)!.documents.base, found.base, url);
+        if (url.startsWith(bases[1]!)) assert.equal(found.base, bases[1], url);
+      }),
+      { numRuns: 2000 },
+    );
+    assert.deepEqual(documentAt('/%61dmin/acl/x/'), { base: bases[1], path: 'acl/x/' });
+    assert.deepEqual(documentAt('/%61%3Ab/x/'), 'refused', 'a:b is another dataspace, which a %3A in the end-user one must not reach');
+  });
+});
+
+/** A PUT with the path sent byte for byte (URL parsing would normalise it). */
+function rawPut(path: string, as: 'owner' | { pem: string }, body: string): Promise<Response> {
+  const pem = as === 'owner' ? s.ownerPem : as.pem;
+  return sendRequest({ host: 'localhost', port, path, protocol: 'https:', cert: pem, key: pem, rejectUnauthorized: false, agent: false }, { method: 'PUT', headers: turtle }, body);
+}
 
 /** An authorization document in the admin dataspace, written by the owner. */
 async function putAuthorization(slug: string, rule: string): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { Mode } from '../access/access-control.js';
-import { canonicalDocumentPath, parentDocumentPath } from '../document-paths.js';
+import { parentDocumentPath } from '../document-paths.js';
 import type { WriteMethod } from '../documents/document-service.js';
 import { isLodestoneError, LodestoneError } from '../errors.js';
 import { HTML, readableTypes, writableTypes } from '../rdf/formats.js';
@@ -16,6 +16,7 @@ import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { currentDocumentReply, documentLinks, linesInView, SPARQL_UPDATE, type ReadReply } from './document-read.js';
 import { acceptOf, DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
 import { documentHtml } from './document-pages.js';
+import { documentPathIn } from './locate.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
 import type { Context } from './state.js';
 
@@ -30,9 +31,9 @@ export function requestType(ctx: Context, accepted: readonly string[]): string {
   return type;
 }
 
-/** The canonical path of the request's document and its URL. */
+/** The canonical path of the request's document and its URL (400 when that URL lies in another dataspace). */
 export function documentOf(ctx: Context): { relativePath: string; documentUrl: string } {
-  const relativePath = canonicalDocumentPath(ctx.state.relative);
+  const relativePath = documentPathIn(ctx.state.served.runtimes, ctx.state.runtime, ctx.state.relative);
   return { relativePath, documentUrl: ctx.state.runtime.documents.url(relativePath) };
 }
 

@@ -11,11 +11,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UNKNOWN } from '../auth/webid-tls.js';
-import { canonicalDocumentPath } from '../document-paths.js';
 import type { Authenticator } from './authenticate.js';
 import { holds, needOf } from './authorize.js';
 import { currentDocumentReply, knownMemento, mementoReply, sharedView, viewOf, type ReadReply } from './document-read.js';
-import { locate } from './locate.js';
+import { documentPathIn, locate } from './locate.js';
 import { HTML } from '../rdf/formats.js';
 import { DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
 import type { Etags, RepresentationCache } from './representations.js';
@@ -53,7 +52,7 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const agent = options.authenticator.known(req);
     if (agent === UNKNOWN) return undefined;
 
-    const relativePath = canonicalDocumentPath(relative);
+    const relativePath = documentPathIn(options.runtimes, runtime, relative);
     const modes = runtime.access.modesNow(runtime, relativePath, agent);
     if (!modes || !holds(modes, memento ? 'Read' : needOf(method)!)) return undefined; // Koa decides, and answers 403 if it must
     const type = negotiateDocument(headers.accept, DOCUMENT_TYPES);
