@@ -330,6 +330,59 @@ describe('locate and documentPathIn (property tests): a path is routed and mappe
   });
 });
 
+describe('a body whose values do not all convert is a 400 naming the value, and nothing is committed', () => {
+  const EX = 'http://example.org/ns#';
+  const json = (value: unknown) => JSON.stringify({ '@id': '#this', [`${EX}kept`]: 'kept', ...(value as object) });
+  const cases: Array<[string, string, string, RegExp]> = [
+    ['JSON-LD, a language tag that is not one', 'application/ld+json', json({ [`${EX}p`]: { '@value': 'x', '@language': 'not a tag!' } }), /not a tag!/],
+    ['JSON-LD, a language tag with an underscore', 'application/ld+json', json({ [`${EX}p`]: { '@value': 'x', '@language': 'en_US' } }), /en_us/i],
+    ['JSON-LD, a language tag BCP 47 refuses', 'application/ld+json', json({ [`${EX}p`]: { '@value': 'x', '@language': 'en-a' } }), /en-a/],
+    ['JSON-LD, an object IRI with a space', 'application/ld+json', json({ [`${EX}p`]: { '@id': 'http://exa mple/' } }), /http:\/\/exa mple\//],
+    ['JSON-LD, a subject IRI with a space', 'application/ld+json', JSON.stringify([{ '@id': '#this', [`${EX}kept`]: 'kept' }, { '@id': 'http://a b/', [`${EX}p`]: 'v' }]), /http:\/\/a b\//],
+    ['JSON-LD, a property that is no IRI', 'application/ld+json', json({ 'not a property': 'v' }), /not a property/],
+    ['JSON-LD, a type that is no IRI', 'application/ld+json', json({ '@type': 'not a type' }), /not a type/],
+    ['JSON-LD, a list member that is no IRI', 'application/ld+json', json({ [`${EX}p`]: { '@list': ['a', { '@id': 'http://a b/' }] } }), /http:\/\/a b\//],
+    ['JSON-LD, a base direction', 'application/ld+json', json({ [`${EX}p`]: { '@value': 'x', '@direction': 'rtl' } }), /direction/],
+    ['JSON-LD, a value floating free', 'application/ld+json', JSON.stringify({ '@graph': [{ '@id': '#this', [`${EX}kept`]: 'kept' }, 'a string'] }), /a string|scalar/],
+    ['RDF/XML, a language tag', 'application/rdf+xml', `<?xml version="1.0"?><rdf:RDF xmlns:rdf="${ns.rdf}" xmlns:ex="${EX}"><rdf:Description rdf:about="#this"><ex:p xml:lang="not a tag!">x</ex:p></rdf:Description></rdf:RDF>`, /not a tag!/],
+    ['RDF/XML, an IRI', 'application/rdf+xml', `<?xml version="1.0"?><rdf:RDF xmlns:rdf="${ns.rdf}" xmlns:ex="${EX}"><rdf:Description rdf:about="#this"><ex:p rdf:resource="http://a b/"/></rdf:Description></rdf:RDF>`, /http:\/\/a b\//],
+    ['N-Quads, a language tag', 'application/n-quads', `<${EX}s> <${EX}p> "x"@en-a .`, /en-a|subtag/],
+    ['N-Quads, an IRI', 'application/n-quads', `<${EX}s> <${EX}p> <http://a b/> .`, /code point ' '|http:\/\/a b/],
+    ['TriG, a language tag', 'application/trig', `<${EX}s> <${EX}p> "x"@abcdefghi .`, /abcdefghi|eight characters/],
+    ['TriG, an IRI', 'application/trig', `<${EX}s> <${EX}p> <http://a b/> .`, /code point ' '|http:\/\/a b/],
+    ['Turtle, a language tag BCP 47 refuses', 'text/turtle', `<#this> <${EX}p> "x"@abcdefghi .`, /abcdefghi/],
+    ['Turtle, an empty extension subtag', 'text/turtle', `<#this> <${EX}p> "x"@en-a .`, /en-a/],
+    ['N-Triples, a language tag BCP 47 refuses', 'application/n-triples', `<${EX}s> <${EX}p> "x"@en-a .`, /en-a/],
+    ['RDF/POST, a language tag', 'application/x-www-form-urlencoded', `rdf=&su=${encodeURIComponent(EX + 's')}&pu=${encodeURIComponent(EX + 'p')}&ol=x&ll=abcdefghi`, /abcdefghi/],
+    ['RDF/POST, an object IRI with a space', 'application/x-www-form-urlencoded', `rdf=&su=${encodeURIComponent(EX + 's')}&pu=${encodeURIComponent(EX + 'p')}&ou=${encodeURIComponent('http://example.org/a b')}`, /http:\/\/example.org\/a b/],
+    ['RDF/POST, a datatype that is no IRI', 'application/x-www-form-urlencoded', `rdf=&su=${encodeURIComponent(EX + 's')}&pu=${encodeURIComponent(EX + 'p')}&ol=x&lt=${encodeURIComponent('not an iri')}`, /not an iri/],
+  ];
+  for (const [name, type, body, value] of cases) {
+    it(`${name}: 400`, async () => {
+      const before = headOf(repo);
+      const path = `lossy-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}/`;
+      const title = assertRdfError(await s.request('PUT', path, { headers: { 'Content-Type': type }, body }), 400);
+      assert.match(title, value, title);
+      assert.equal(headOf(repo), before, 'nothing was committed');
+    });
+  }
+
+  it('JSON-LD that converts whole still goes in: the server’s own JSON-LD of a document, compacted too, and an empty object', async () => {
+    const path = 'lossless/';
+    assert.equal((await s.request('PUT', path, { headers: turtle, body: `<#this> <${EX}p> "x"@en-GB, 5, "2020-01-01"^^<${ns.xsd}date> ; <${EX}q> [ <${EX}r> <${EX}o> ] ; <${EX}list> ( "a" <${EX}b> ) .` })).status, 201);
+    for (const accept of ['application/ld+json', 'application/ld+json; profile="http://www.w3.org/ns/json-ld#compacted"']) {
+      const read = await s.request('GET', path, { headers: { Accept: accept } });
+      const before = await s.request('GET', path, { headers: { Accept: 'application/n-triples' } });
+      const put = await s.request('PUT', path, { headers: { 'Content-Type': 'application/ld+json', Accept: accept, 'If-Match': String(header(read, 'etag')) }, body: read.body });
+      assert.equal(put.status, 200, put.body);
+      const after = await s.request('GET', path, { headers: { Accept: 'application/n-triples' } });
+      const content = (text: string) => text.split('\n').filter((l) => l && !l.includes(ns.dct + 'modified')).sort();
+      assert.deepEqual(content(after.body), content(before.body), accept);
+    }
+    assert.equal((await s.request('PUT', 'lossless-empty/', { headers: { 'Content-Type': 'application/ld+json' }, body: '{}' })).status, 201);
+  });
+});
+
 /** A PUT with the path sent byte for byte (URL parsing would normalise it). */
 function rawPut(path: string, as: 'owner' | { pem: string }, body: string): Promise<Response> {
   const pem = as === 'owner' ? s.ownerPem : as.pem;
