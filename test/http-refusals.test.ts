@@ -389,6 +389,31 @@ function rawPut(path: string, as: 'owner' | { pem: string }, body: string): Prom
   return sendRequest({ host: 'localhost', port, path, protocol: 'https:', cert: pem, key: pem, rejectUnauthorized: false, agent: false }, { method: 'PUT', headers: turtle }, body);
 }
 
+describe('HEAD for an agent that may not read', () => {
+  it('gives the validator and nothing of the content: no Content-Length, no page drawn; alike for a small and a large document', async () => {
+    for (const [path, body] of [['drafts/', `<> a <${ns.dh}Container> .`], ['drafts/small/', '<#this> <http://purl.org/dc/terms/description> "x" .'], ['drafts/large/', `<#this> <http://purl.org/dc/terms/description> "${'x'.repeat(5000)}" .`]] as const) {
+      assert.equal((await s.request('PUT', path, { headers: turtle, body })).status, 201);
+    }
+    await putAuthorization('stranger-appends-drafts', `<${ns.acl}agent> <${stranger.webId}> ; <${ns.acl}mode> <${ns.acl}Append> ; <${ns.acl}accessTo> <${s.base}drafts/small/>, <${s.base}drafts/large/>`);
+    for (const accept of ['text/turtle', 'application/ld+json', 'text/html']) {
+      const [small, large] = await Promise.all(['small', 'large'].map((name) => s.request('HEAD', `drafts/${name}/`, { as: { pem: stranger.pem }, headers: { Accept: accept } })));
+      const [a, b] = [shape(small!, 'small'), shape(large!, 'large')];
+      delete a.headers.etag;
+      delete b.headers.etag;
+      assert.deepEqual(a, b, accept);
+      if (accept === 'text/html') {
+        assert.equal(small!.status, 406, 'a page is for readers: no page is drawn for a HEAD that asks for one');
+        continue;
+      }
+      assert.equal(small!.status, 200);
+      assert.equal(header(small!, 'content-length'), undefined, accept);
+      assert.ok(header(small!, 'etag'), `${accept}: the validator`);
+    }
+    // an agent that may read gets the length, as before
+    assert.ok(header(await s.request('HEAD', 'drafts/large/', { headers: turtle }), 'content-length'));
+  });
+});
+
 /** An authorization document in the admin dataspace, written by the owner. */
 async function putAuthorization(slug: string, rule: string): Promise<void> {
   const res = await s.request('PUT', `/admin/acl/authorizations/${slug}/`, { headers: turtle, body: `<#this> a <${ns.acl}Authorization> ; ${rule} .` });

@@ -68,9 +68,12 @@ export async function readDocument(ctx: Context): Promise<void> {
   const { relativePath } = documentOf(ctx);
   const modes = await authorizeDocument(ctx, relativePath, needOf(ctx.method)!);
   const document = await runtime.documents.read(relativePath);
-  const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), DOCUMENT_TYPES);
+  // SPEC §4.6.7: HEAD gives an agent that may not read the validator, and nothing of the content (no page, no length)
+  const reads = holds(modes, 'Read');
+  const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), reads ? DOCUMENT_TYPES : writableTypes);
   if (type === HTML && document) return documentHtml(ctx, relativePath, modes, document);
   const reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, headers: ctx.headers, etags: ctx.state.served.etags });
+  if (!reads) reply.body = undefined;
   await sendRead(ctx, reply, async () => document!.bytes.toString('utf8')).catch((error: unknown) => {
     // the stored file itself does not parse (committed by hand with git): the server's data, not the request, is at fault
     if (!isLodestoneError(error, 'SyntaxError')) throw error;

@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UNKNOWN } from '../auth/webid-tls.js';
 import type { Authenticator } from './authenticate.js';
-import { holds, needOf } from './authorize.js';
+import { holds } from './authorize.js';
 import { currentDocumentReply, knownMemento, mementoReply, sharedView, viewOf, type ReadReply } from './document-read.js';
 import { documentPathIn, locate } from './locate.js';
 import { HTML } from '../rdf/formats.js';
@@ -54,7 +54,8 @@ export function fastReader(options: FastReaderOptions): FastReader {
 
     const relativePath = documentPathIn(options.runtimes, runtime, relative);
     const modes = runtime.access.modesNow(runtime, relativePath, agent);
-    if (!modes || !holds(modes, memento ? 'Read' : needOf(method)!)) return undefined; // Koa decides, and answers 403 if it must
+    // readers only: Koa answers a HEAD of an agent that may not read (no length) and decides every 403
+    if (!modes || !holds(modes, 'Read')) return undefined;
     const type = negotiateDocument(headers.accept, DOCUMENT_TYPES);
     if (type === HTML) return undefined; // a page: Koa draws it
     let reply: ReadReply;
