@@ -132,6 +132,10 @@ describe('the existence oracle: an agent without rights cannot tell an existing 
         assert.deepEqual(answers[0], answers[1], `${what}: existing and missing answer alike`);
         if (request.method !== 'OPTIONS') assert.equal(answers[0]!.status, 403, `${what}: refused (${answers[0]!.body.slice(0, 200)})`);
       }
+      // through the proxy: a URL of this dataspace is answered by its own route
+      const proxied = await Promise.all(['aaaa', 'bbbb'].map(async (name) => shape(await s.request('GET', `/?uri=${encodeURIComponent(`${s.base}private/${name}/`)}`, { as }), name)));
+      assert.deepEqual(proxied[0], proxied[1]);
+      assert.equal(proxied[0]!.status, 403);
       // admin/access?this= tells the asker what it holds there: nothing, whether or not the document exists
       const access = await Promise.all(['aaaa', 'bbbb'].map(async (name) => shape(await s.request('GET', `/admin/access?this=${encodeURIComponent(`${s.base}private/${name}/`)}`, { as, headers: { Accept: 'application/n-triples' } }), name)));
       assert.deepEqual(access[0], access[1]);
