@@ -141,6 +141,21 @@ describe('the existence oracle: an agent without rights cannot tell an existing 
       assert.deepEqual(access[0], access[1]);
       assert.equal(headOf(repo), before, 'nothing was written');
     });
+
+    it(`as ${who}: the same for the admin dataspace's acl/groups/owners/ (exists) and acl/groups/nobody/ (never did)`, async () => {
+      const as = who === 'anonymous' ? ('anonymous' as const) : { pem: stranger.pem };
+      const adminRepo = s.running.runtimes[1]!.dataspace.store.dir;
+      const before = headOf(adminRepo);
+      for (const request of requests(before)) {
+        const answers = [];
+        for (const name of ['owners', 'nobody']) {
+          const res = await s.request(request.method, `/admin/acl/groups/${name}/${request.query ? `?${request.query}` : ''}`, { as, headers: request.headers, body: request.body });
+          answers.push(shape(res, name));
+        }
+        assert.deepEqual(answers[0], answers[1], `${request.method} ${request.query ?? ''}: existing and missing answer alike`);
+      }
+      assert.equal(headOf(adminRepo), before, 'nothing was written');
+    });
   }
 
   it('the refusal of a PUT names neither the mode that was missing nor the parent container', async () => {
