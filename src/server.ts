@@ -26,7 +26,7 @@ import type { ServeConfig } from './config.js';
 import { lockDataDir, type DataLock } from './data-lock.js';
 import { Dataspace, descriptionFile } from './dataspace.js';
 import { dataspaceDir, requireDefaultPair, type DataspacePair, type DataspaceSpec } from './registry.js';
-import { readDataspaces, readProxySecret, readSessionKey, readSystemConfig, systemConfigFile, type OidcProviderDeclaration } from './system-config.js';
+import { readDataspaces, readEtagKey, readProxySecret, readSessionKey, readSystemConfig, systemConfigFile, type OidcProviderDeclaration } from './system-config.js';
 import { SystemSettings } from './settings.js';
 import { NamespaceOntology } from './ontology/namespace.js';
 import { OntologyWorkers } from './ontology/workers.js';
@@ -44,7 +44,7 @@ import { enableOidc } from './http/oidc-endpoints.js';
 import { startMirror } from './mirror/mirror.js';
 import { DiskClient } from './store/disk.js';
 import { AccessControl } from './access/access-control.js';
-import { RepresentationCache } from './http/representations.js';
+import { Etags, RepresentationCache } from './http/representations.js';
 import { PageDrawer } from './http/page-drawer.js';
 import type { DataspaceRuntime } from './runtime.js';
 
@@ -242,6 +242,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   const trusts = originTrust(config.corsOrigins, system.corsOrigins);
   const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, proxySecret: proxySecret?.secret, secretary: agents.secretary.webId, session, trusts, log });
   const representations = new RepresentationCache();
+  const etags = new Etags(await readEtagKey(config.data, log)); // stable across restarts: clients hold ETags for If-Match
   // the proxy speaks as the secretary, and trusts the server's own certificate besides Node's list (dataspaces of this instance are origins too)
   const secretary = await readCredentials(agents.secretary.credentialsFile);
   const proxyOut = outbound({
@@ -255,9 +256,9 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     for (const url of new Set([uri, uri.replace(/#.*$/, '')])) proxyOut.cache.purge(url);
   };
   for (const runtime of runtimes) if (runtime.role === 'admin') runtime.ontology?.onPurge(purge);
-  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, trusts, log, settings, pages });
+  const app = createApp({ runtimes, authenticator, representations, etags, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, trusts, log, settings, pages });
   const koa = app.callback();
-  const fast = fastReader({ runtimes, scheme, authenticator, representations });
+  const fast = fastReader({ runtimes, scheme, authenticator, representations, etags });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     accessLog?.track(req, res);
     if (!fast(req, res)) void koa(req, res);

@@ -9,8 +9,9 @@
  * (mode 0600): `a:authToken` on a repository resource, `a:clientSecret` on a provider resource; they
  * are never logged. A dataspace trusts the pages of each `lds:corsOrigin` (an origin, such as
  * `<https://app.example>`) with its visitors' credentials (http/origins.ts). The cookie key is
- * `DIR/secrets/session.key` (32 random bytes, mode 0600); the secret a trusted proxy sends,
- * `DIR/secrets/proxy-secret` (made when `--trusted-proxy` is first given). Read at
+ * `DIR/secrets/session.key`, the ETags' `DIR/secrets/etag.key` (32 random bytes each, mode 0600);
+ * the secret a trusted proxy sends, `DIR/secrets/proxy-secret` (made when `--trusted-proxy` is
+ * first given). Read at
  * startup; a new data directory gets a file that declares the default pair of dataspaces (see
  * registry.ts, which reads the dataspaces a file declares), versions the end-user dataspace locally
  * and declares the `google` and `orcid` providers, disabled.
@@ -171,12 +172,27 @@ export async function readSystemConfig(data: string, endUserBase: string, log: (
  * with OpenID Connect, and no session cookie is believed.
  */
 export async function readSessionKey(data: string, log: (line: string) => void = () => undefined): Promise<Buffer | undefined> {
-  const file = join(data, 'secrets', 'session.key');
+  return readKey(data, 'session.key', log, 'the session key is not used and OpenID Connect login is off', 'OpenID Connect login is off');
+}
+
+/**
+ * The key of the ETags (http/representations.ts, issue 25): `DIR/secrets/etag.key`, 32 random bytes
+ * made on first start, so a client's ETag holds across restarts. When it is unusable (a log line
+ * says why), a key for this run only: ETags then change at each start, and writes quoting an old
+ * one are refused (412), which is safe.
+ */
+export async function readEtagKey(data: string, log: (line: string) => void = () => undefined): Promise<Buffer> {
+  return (await readKey(data, 'etag.key', log, 'a key for this run is used, so ETags change at each start', 'ETags change at each start')) ?? randomBytes(32);
+}
+
+/** A 32-byte key kept in `DIR/secrets/<name>`, made on first use; undefined when it is unusable (`consequence` goes in the log line). */
+async function readKey(data: string, name: string, log: (line: string) => void, othersMayRead: string, tooShort: string): Promise<Buffer | undefined> {
+  const file = join(data, 'secrets', name);
   await makeOnce(file, () => randomBytes(32));
-  if (!(await ownerOnly(file, log, 'the session key is not used and OpenID Connect login is off (chmod 600 it to enable it)'))) return undefined;
+  if (!(await ownerOnly(file, log, `${othersMayRead} (chmod 600 it to use it)`))) return undefined;
   const key = await fsp.readFile(file);
   if (key.length < 32) {
-    log(`${file} holds ${key.length} bytes, fewer than 32: OpenID Connect login is off (delete the file to have a new key made)`);
+    log(`${file} holds ${key.length} bytes, fewer than 32: ${tooShort} (delete the file to have a new key made)`);
     return undefined;
   }
   return key;

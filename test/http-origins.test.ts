@@ -8,7 +8,7 @@
  * loopback with that Host), a real name for HSTS. Refused writes are checked against git.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,7 +17,7 @@ import { serveConfig } from '../src/config.js';
 import { Authenticator, credentialsCount } from '../src/http/authenticate.js';
 import { fastReader } from '../src/http/fast-read.js';
 import { originTrust, strictTransport, webOrigin } from '../src/http/origins.js';
-import { RepresentationCache } from '../src/http/representations.js';
+import { Etags, RepresentationCache } from '../src/http/representations.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { defaultSystemConfig } from '../src/system-config.js';
 import { headOf, removeTempDirs, tempDir } from './helpers.js';
@@ -239,7 +239,7 @@ describe('the headers every answer carries', () => {
   it('on the fast path’s own answer', async () => {
     const etag = header(await ask('GET', 'public/', { as: 'anonymous', headers: { Accept: 'text/turtle' } }), 'etag')!;
     const verifier = { known: () => undefined } as unknown as WebIdVerifier;
-    const read = fastReader({ runtimes: s.running.runtimes, scheme: 'https', authenticator: new Authenticator({ verifier, trustedProxies: [] }), representations: new RepresentationCache() });
+    const read = fastReader({ runtimes: s.running.runtimes, scheme: 'https', authenticator: new Authenticator({ verifier, trustedProxies: [] }), representations: new RepresentationCache(), etags: new Etags(readFileSync(join(s.data, 'secrets', 'etag.key'))) });
     let written: { status: number; headers: OutgoingHttpHeaders } | undefined;
     const res = { writeHead: (status: number, headers: OutgoingHttpHeaders) => (written = { status, headers }), end: () => undefined } as unknown as ServerResponse;
     const req = { method: 'GET', url: '/public/', headers: { host, accept: 'text/turtle', 'if-none-match': etag }, socket: {} } as unknown as IncomingMessage;

@@ -6,7 +6,7 @@
  */
 import type { Quad } from '@rdfjs/types';
 import { canonicalBytes, deepLimits, shallowCanonicalBytes } from '../rdf/canonical.js';
-import { parseBody, TURTLE } from '../rdf/formats.js';
+import { parseRequestBody, TURTLE } from '../rdf/formats.js';
 import { linesAbout, literalObject } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
 import { parseRdf } from '../rdf/ntriples.js';
@@ -29,10 +29,10 @@ export interface ComposeInput {
   now: string;
 }
 
-function bodyQuads(body: ComposeInput['body'], url: string): Quad[] {
+async function bodyQuads(body: ComposeInput['body'], url: string): Promise<Quad[]> {
   if (!body) return [];
   if (body.mediaType === TURTLE && body.text.trim() === '') return []; // SPEC §2.2.1: an empty body creates an item
-  return parseBody(body.text, body.mediaType, url);
+  return parseRequestBody(body.text, body.mediaType, url);
 }
 
 /**
@@ -42,7 +42,7 @@ function bodyQuads(body: ComposeInput['body'], url: string): Quad[] {
 export async function composeDocument(input: ComposeInput): Promise<Buffer | { deep: string }> {
   const { method, url, existing } = input;
   if (method === 'PATCH') validateUpdate(input.update ?? '', url);
-  const sent = bodyQuads(input.body, url); // parsed first: a syntax error is reported as such
+  const sent = await bodyQuads(input.body, url); // parsed first: a syntax error is reported as such
   // A PUT replaces the content: of the stored document it needs only the server's own triples
   // about the document, the lines of canonical N-Triples that start with its IRI
   const existingGraph = existing === undefined ? [] : parseRdf(method === 'PUT' ? linesAbout(existing, url) : existing);

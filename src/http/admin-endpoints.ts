@@ -8,14 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { createSignup, parseSignup } from '../auth/signup.js';
-import { canonicalDocumentPath } from '../document-paths.js';
 import { LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
 import { serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { modesOnEndpoint, requireMode } from './authorize.js';
 import { FORM, decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { notAcceptable } from './document-read.js';
-import { runtimeFor } from './locate.js';
+import { documentPathIn, normalPath, runtimeFor } from './locate.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { contentTypeOf } from './representations.js';
 import type { Context, DataspaceRuntime } from './state.js';
@@ -51,9 +50,10 @@ export async function signup(ctx: Context): Promise<void> {
 /** The document a `?this=` names, in a dataspace this server holds. */
 function documentOf(ctx: Context, url: string | undefined): { runtime: DataspaceRuntime; relativePath: string; url: string } {
   if (!url) throw new LodestoneError('BadRequest', 'name the document with ?this=<document URL>');
-  const runtime = runtimeFor(ctx.state.served.runtimes, url);
+  const normal = normalPath(url); // as a request to it is located (locate.ts)
+  const runtime = runtimeFor(ctx.state.served.runtimes, normal);
   if (!runtime || runtime.access !== ctx.state.runtime.access) throw new LodestoneError('BadRequest', `${url} is not a document of this server`);
-  const relativePath = canonicalDocumentPath(url.slice(runtime.documents.base.length));
+  const relativePath = documentPathIn(ctx.state.served.runtimes, runtime, normal.slice(runtime.documents.base.length));
   return { runtime, relativePath, url: runtime.documents.base + relativePath };
 }
 

@@ -17,7 +17,7 @@ import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
 import { answerHeaders, type OriginTrust } from './origins.js';
-import type { RepresentationCache } from './representations.js';
+import type { Etags, RepresentationCache } from './representations.js';
 import { dispatch, redirectToSlash } from './routes.js';
 import type { DataspaceRuntime, Served, State } from './state.js';
 
@@ -25,6 +25,7 @@ export interface AppOptions {
   runtimes: readonly DataspaceRuntime[];
   authenticator: Authenticator;
   representations: RepresentationCache;
+  etags: Etags;
   bodyLimit: number;
   sparqlTimeoutMs: number;
   /** Where request content is parsed off the thread that answers requests. */
@@ -49,6 +50,7 @@ export function createApp(options: AppOptions): Koa<State> {
   const served: Served = {
     runtimes: options.runtimes,
     representations: options.representations,
+    etags: options.etags,
     bodyLimit: options.bodyLimit,
     sparqlTimeoutMs: options.sparqlTimeoutMs,
     queryShape: (query, base) => options.composer.queryShape(query, base),

@@ -2,7 +2,8 @@
  * The authorization step of a request (SPEC §5, issue 4): what the request needs (GET Read, HEAD
  * any mode, POST Append, PUT/PATCH/DELETE Write; creating a document Append on its parent
  * container), what the agent may do (the Policy, or the owner's shortcut), decide. Anonymous and
- * unauthorised both answer 403 with the §2.4 body. The modes held are advertised in `Link`.
+ * unauthorised both answer 403 with the §2.4 body, worded from the request alone (issue 25: a
+ * refusal never tells what exists). The modes held are advertised in `Link` of what is answered.
  */
 import { LodestoneError } from '../errors.js';
 import { modeIris, type AccessControl, type Mode } from '../access/access-control.js';
@@ -19,11 +20,15 @@ export function holds(modes: ReadonlySet<Mode>, need: Need): boolean {
   return need === 'Any' ? modes.size > 0 : modes.has(need);
 }
 
+/** The 403 of a request that needs `need` on `url`: it names what was asked, never what the agent holds or what exists there. */
+export function forbidden(need: Need, agent: string | undefined, url: string): LodestoneError {
+  const what = need === 'Any' ? 'any access to' : `${need} access to`;
+  return new LodestoneError('Forbidden', agent ? `${agent} has no ${what} ${url}` : `anonymous agents have no ${what} ${url}: authenticate with a client certificate`);
+}
+
 /** 403 unless `modes` satisfy `need`. */
 export function requireMode(modes: ReadonlySet<Mode>, need: Need, agent: string | undefined, url: string): void {
-  if (holds(modes, need)) return;
-  const what = need === 'Any' ? 'any access to' : `${need} access to`;
-  throw new LodestoneError('Forbidden', agent ? `${agent} has no ${what} ${url}` : `anonymous agents have no ${what} ${url}: authenticate with a client certificate`);
+  if (!holds(modes, need)) throw forbidden(need, agent, url);
 }
 
 /** The mode a method needs on an existing document. */

@@ -7,17 +7,15 @@
  */
 import type { Mode } from '../access/access-control.js';
 import { childrenOf, type ChildOrder } from '../documents/children.js';
-import type { DocumentHistory, Version } from '../documents/history.js';
+import type { Version } from '../documents/history.js';
 import type { ChildList } from '../pages/document-page.js';
 import type { Drawing, FrameData } from '../pages/draw.js';
 import { diffPage, timemapPage } from '../pages/history-page.js';
-import { withoutPredicate } from '../rdf/canonical-lines.js';
 import { JSONLD_COMPACTED, TURTLE, writableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import { holds } from './authorize.js';
-import { documentLinks, publicAgentView, SPARQL_UPDATE } from './document-read.js';
+import { documentLinks, linesInView, SPARQL_UPDATE, viewOf } from './document-read.js';
 import { frameDataOf, frameOf, sendPage } from './html.js';
-import { etag } from './representations.js';
 import type { Context } from './state.js';
 
 const FORMAT_NAMES: Record<string, string> = {
@@ -68,7 +66,7 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
   const { runtime, agent, served } = ctx.state;
   const documentUrl = runtime.documents.url(relativePath);
   const canonical = document.bytes.toString('utf8');
-  const text = publicAgentView(runtime, relativePath, agent) ? withoutPredicate(canonical, ns.foaf + 'mbox') : canonical;
+  const text = linesInView(canonical, viewOf(runtime, relativePath, agent, modes));
   const write = holds(modes, 'Write');
   const container = documentUrl === runtime.documents.base || text.includes(`<${documentUrl}> <${ns.rdf}type> <${ns.dh}Container> .`);
   const children = container ? await childList(ctx, documentUrl) : undefined;
@@ -88,7 +86,7 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
       formats: DOCUMENT_FORMATS,
       modes: { write, append: holds(modes, 'Append') },
       // the editor writes Turtle, so it quotes the Turtle representation's ETag
-      etag: write ? etag(documentUrl, document.blobId, TURTLE) : undefined,
+      etag: write ? served.etags.of(documentUrl, document.blobId, TURTLE) : undefined,
       turtle: write ? (await served.representations.get(document.blobId, TURTLE, () => text)).toString('utf8') : undefined,
       children,
       versioned: runtime.documents.history !== undefined,
@@ -110,12 +108,12 @@ export async function mementoHtml(ctx: Context, relativePath: string, found: { c
     input: {
       frame,
       documentUrl,
-      ...shownTriples(bytes.toString('utf8')),
+      ...shownTriples(linesInView(bytes.toString('utf8'), viewOf(runtime, relativePath, agent, modes))),
       formats: DOCUMENT_FORMATS,
       modes: { write, append: false },
       versioned: true,
       // restore is a write like any other: it quotes the current document's ETag (Turtle, as the script asks)
-      memento: { sha: found.commit, time: new Date(found.time * 1000), currentEtag: write && current ? etag(documentUrl, current, TURTLE) : undefined },
+      memento: { sha: found.commit, time: new Date(found.time * 1000), currentEtag: write && current ? served.etags.of(documentUrl, current, TURTLE) : undefined },
     },
   };
   const key = keyOf(frame, agent, modes, found.blob, current ?? '');
@@ -127,9 +125,9 @@ export async function timemapHtml(ctx: Context, documentUrl: string, versions: r
   sendPage(ctx, 200, frame.language, timemapPage(frame, documentUrl, versions.map((v) => ({ commit: v.commit, time: v.time, author: v.author, deleted: v.blob === null }))));
 }
 
-export async function diffHtml(ctx: Context, documentUrl: string, history: DocumentHistory, relativePath: string, from: string, to: string | undefined): Promise<void> {
+/** The page of a comparison of two versions, of the lines the agent may be shown (memento.ts `diff`). */
+export async function diffHtml(ctx: Context, documentUrl: string, from: string, to: string | undefined, change: { removed: string[]; added: string[] }): Promise<void> {
   const frame = await frameOf(ctx);
-  const change = await history.diff(relativePath, from, to);
   sendPage(ctx, 200, frame.language, diffPage(frame, documentUrl, from, to, change));
 }
 

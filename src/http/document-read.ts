@@ -7,19 +7,21 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Mode } from '../access/access-control.js';
 import { LodestoneError } from '../errors.js';
+import { withoutPredicate } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
 import { writableTypes } from '../rdf/formats.js';
 import { accessLinks } from './authorize.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import { checkRead, conditionsOf, mismatch } from './preconditions.js';
-import { contentTypeOf, etag, otherRepresentations } from './representations.js';
+import { contentTypeOf, type Etags } from './representations.js';
 import type { DataspaceRuntime } from './state.js';
 
 export const LINK_FORMAT = 'application/link-format';
 export const SPARQL_UPDATE = 'application/sparql-update';
 const READ_MODE = `<${ns.acl}Read>; rel="${ns.acl}mode"`;
-/** The variant of an agent document that anonymous readers get (DESIGN.md, "Access defaults"). */
+/** The variant of an agent document that readers other than the agent and its owners get (DESIGN.md, "Access defaults"). */
 export const PUBLIC_VIEW = ';public';
+const MBOX = ns.foaf + 'mbox';
 
 export interface ReadReply {
   status: 200 | 304;
@@ -53,9 +55,21 @@ export function documentLinks(runtime: DataspaceRuntime, documentUrl: string, ag
   return links.length ? links.join(', ') : undefined;
 }
 
-/** DESIGN.md, "Access defaults": anonymous readers of an agent document see its e-mail only as foaf:mbox_sha1sum. */
-export function publicAgentView(runtime: DataspaceRuntime, relativePath: string, agent: string | undefined): boolean {
-  return agent === undefined && isAdminDataspace(runtime) && relativePath.startsWith('acl/agents/');
+/**
+ * The variant of the document at `relativePath` that `agent`, holding `modes` there, is shown
+ * (DESIGN.md, "Access defaults"; issue 25): an agent document's foaf:mbox only for the agent itself
+ * and its owners (the agents holding Control there, the server's owner among them); everyone else,
+ * anonymous or not, gets PUBLIC_VIEW, where foaf:mbox_sha1sum stands for it.
+ */
+export function viewOf(runtime: DataspaceRuntime, relativePath: string, agent: string | undefined, modes: ReadonlySet<Mode>): string {
+  if (!isAdminDataspace(runtime) || !relativePath.startsWith('acl/agents/')) return '';
+  const itself = agent !== undefined && agent.replace(/#.*$/, '') === runtime.documents.url(relativePath);
+  return itself || modes.has('Control') ? '' : PUBLIC_VIEW;
+}
+
+/** Canonical N-Triples lines as `variant` shows them. */
+export function linesInView(ntriples: string, variant: string): string {
+  return variant === PUBLIC_VIEW ? withoutPredicate(ntriples, MBOX) : ntriples;
 }
 
 export interface CurrentRead {
@@ -69,6 +83,7 @@ export interface CurrentRead {
   /** The negotiated media type; undefined when nothing offered is acceptable. */
   type: string | undefined;
   headers: IncomingHttpHeaders;
+  etags: Etags;
 }
 
 /** GET or HEAD of a current document (SPEC §4.1, §4.6): NotFound, NotAcceptable, PreconditionFailed, 304 or 200. */
@@ -81,12 +96,12 @@ export function currentDocumentReply(read: CurrentRead): ReadReply {
   if (links) headers.Link = links;
   if (!blobId) throw new LodestoneError('NotFound', `there is no document at ${documentUrl}`, { headers });
   if (!type) throw notAcceptable(writableTypes, headers);
-  const variant = publicAgentView(runtime, relativePath, read.agent) ? PUBLIC_VIEW : '';
-  const tag = etag(documentUrl, blobId, type + variant);
+  const variant = viewOf(runtime, relativePath, read.agent, read.modes);
+  const tag = read.etags.of(documentUrl, blobId, type + variant);
   headers.ETag = tag;
   const outcome = checkRead(conditionsOf(read.headers), tag);
   if (outcome === 'failed') {
-    const why = mismatch(conditionsOf(read.headers).ifMatch!, otherRepresentations(documentUrl, blobId, type + variant));
+    const why = mismatch(conditionsOf(read.headers).ifMatch!, read.etags.otherRepresentations(documentUrl, blobId, type + variant));
     throw new LodestoneError('PreconditionFailed', why, { etag: tag, headers });
   }
   if (outcome === 'not-modified') return { status: 304, headers };
@@ -94,23 +109,35 @@ export function currentDocumentReply(read: CurrentRead): ReadReply {
   return { status: 200, headers, body: { blobId, type, variant } };
 }
 
-/** The headers of a memento (SPEC §2.5, §5.5, §8.4). */
-export function mementoHeaders(documentUrl: string, sha: string, time: number): Record<string, string> {
+/**
+ * Whether shared caches may keep a memento shown in `variant` (issue 25): only when anonymous agents,
+ * holding `anonymousModes` on the document, may read it and are shown that same variant.
+ */
+export function sharedView(runtime: DataspaceRuntime, relativePath: string, variant: string, anonymousModes: ReadonlySet<Mode>): boolean {
+  return anonymousModes.has('Read') && variant === viewOf(runtime, relativePath, undefined, anonymousModes);
+}
+
+/** The headers of a memento (SPEC §2.5, §5.5, §8.4); `shared`: what anonymous agents read, else only the asker's own cache keeps it. */
+export function mementoHeaders(documentUrl: string, sha: string, time: number, shared: boolean): Record<string, string> {
   return {
     'Memento-Datetime': httpDate(time),
     ETag: `"${sha}"`, // SPEC §2.5: a memento's ETag is its commit SHA
-    'Cache-Control': 'public, max-age=31536000, immutable', // mementos never change
+    // SPEC §8.4: mementos never change; a private document's are no shared cache's to keep (RFC 9111 §5.2.2.7)
+    'Cache-Control': `${shared ? 'public' : 'private'}, max-age=31536000, immutable`,
     Link: `<${documentUrl}>; rel="original", ${versionLinks(documentUrl)}, ${READ_MODE}`, // only acl:Read
   };
 }
 
-/** GET or HEAD of a memento, found at `found` (undefined: NotFound), in `type` (undefined: NotAcceptable). */
-export function mementoReply(documentUrl: string, sha: string, found: { blob: string; time: number } | undefined, type: string | undefined): ReadReply {
+/**
+ * GET or HEAD of a memento, found at `found` (undefined: NotFound), in `type` (undefined:
+ * NotAcceptable), shown in `view.variant` (viewOf), `view.shared` saying whether anonymous agents read it so.
+ */
+export function mementoReply(documentUrl: string, sha: string, found: { blob: string; time: number } | undefined, type: string | undefined, view: { variant: string; shared: boolean }): ReadReply {
   const vary = { Vary: 'Accept' };
   if (!found) throw new LodestoneError('NotFound', `${documentUrl} did not exist at commit ${sha}, or there is no such commit`, { headers: vary });
   if (!type) throw notAcceptable(writableTypes, vary);
-  const headers = { Vary: 'Accept', ...mementoHeaders(documentUrl, sha, found.time), 'Content-Type': contentTypeOf(type) };
-  return { status: 200, headers, body: { blobId: found.blob, type, variant: '' } };
+  const headers = { Vary: 'Accept', ...mementoHeaders(documentUrl, sha, found.time, view.shared), 'Content-Type': contentTypeOf(type) };
+  return { status: 200, headers, body: { blobId: found.blob, type, variant: view.variant } };
 }
 
 // A memento is immutable: once found, its blob and time are kept for the read fast path.

@@ -7,19 +7,17 @@
  */
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { Mode } from '../access/access-control.js';
-import { canonicalDocumentPath, parentDocumentPath } from '../document-paths.js';
+import { parentDocumentPath } from '../document-paths.js';
 import type { WriteMethod } from '../documents/document-service.js';
 import { isLodestoneError, LodestoneError } from '../errors.js';
-import { withoutPredicate } from '../rdf/canonical-lines.js';
 import { HTML, readableTypes, writableTypes } from '../rdf/formats.js';
-import { ns } from '../rdf/namespaces.js';
-import { needOf, requireMode, type Need } from './authorize.js';
+import { forbidden, holds, needOf, type Need } from './authorize.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
-import { currentDocumentReply, documentLinks, SPARQL_UPDATE, type ReadReply } from './document-read.js';
+import { currentDocumentReply, documentLinks, linesInView, SPARQL_UPDATE, type ReadReply } from './document-read.js';
 import { acceptOf, DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
 import { documentHtml } from './document-pages.js';
+import { documentPathIn } from './locate.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
-import { etag, otherRepresentations } from './representations.js';
 import type { Context } from './state.js';
 
 
@@ -33,24 +31,25 @@ export function requestType(ctx: Context, accepted: readonly string[]): string {
   return type;
 }
 
-/** The canonical path of the request's document and its URL. */
+/** The canonical path of the request's document and its URL (400 when that URL lies in another dataspace). */
 export function documentOf(ctx: Context): { relativePath: string; documentUrl: string } {
-  const relativePath = canonicalDocumentPath(ctx.state.relative);
+  const relativePath = documentPathIn(ctx.state.served.runtimes, ctx.state.runtime, ctx.state.relative);
   return { relativePath, documentUrl: ctx.state.runtime.documents.url(relativePath) };
 }
 
 /**
- * Authorizes a request on a document that needs `need` (403 otherwise) and returns the modes the
- * agent holds there. Creating a document (PUT or POST where none is) needs Append on its parent
- * container instead (SPEC §5).
+ * Authorizes a request on a document that needs `need` and returns the modes the agent holds there.
+ * Creating a document (a PUT where none is) needs Append on its parent container instead (SPEC §5).
+ * The refusal is the same whether or not the document exists (issue 25): a 403 naming the mode the
+ * method needs on the document itself, never the parent, so a stranger cannot tell which URLs exist.
  */
 export async function authorizeDocument(ctx: Context, relativePath: string, need: Need, creating = false): Promise<ReadonlySet<Mode>> {
   const { runtime, agent } = ctx.state;
   const { access, documents } = runtime;
   const modes = await access.modesOn(runtime, relativePath, agent);
   const parent = parentDocumentPath(relativePath);
-  if (creating && parent !== undefined) requireMode(await access.modesOn(runtime, parent, agent), 'Append', agent, documents.url(parent));
-  else requireMode(modes, need, agent, documents.url(relativePath));
+  const allowed = creating && parent !== undefined ? holds(await access.modesOn(runtime, parent, agent), 'Append') : holds(modes, need);
+  if (!allowed) throw forbidden(need, agent, documents.url(relativePath));
   return modes;
 }
 
@@ -61,7 +60,7 @@ export async function sendRead(ctx: Context, reply: ReadReply, text: (blobId: st
   if (!reply.body) return;
   const { blobId, type, variant } = reply.body;
   const lines = await text(blobId);
-  ctx.body = await ctx.state.served.representations.get(blobId, type, () => (variant ? withoutPredicate(lines, ns.foaf + 'mbox') : lines), variant);
+  ctx.body = await ctx.state.served.representations.get(blobId, type, () => linesInView(lines, variant), variant);
 }
 
 export async function readDocument(ctx: Context): Promise<void> {
@@ -69,9 +68,12 @@ export async function readDocument(ctx: Context): Promise<void> {
   const { relativePath } = documentOf(ctx);
   const modes = await authorizeDocument(ctx, relativePath, needOf(ctx.method)!);
   const document = await runtime.documents.read(relativePath);
-  const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), DOCUMENT_TYPES);
+  // SPEC §4.6.7: HEAD gives an agent that may not read the validator, and nothing of the content (no page, no length)
+  const reads = holds(modes, 'Read');
+  const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), reads ? DOCUMENT_TYPES : writableTypes);
   if (type === HTML && document) return documentHtml(ctx, relativePath, modes, document);
-  const reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, headers: ctx.headers });
+  const reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, headers: ctx.headers, etags: ctx.state.served.etags });
+  if (!reads) reply.body = undefined;
   await sendRead(ctx, reply, async () => document!.bytes.toString('utf8')).catch((error: unknown) => {
     // the stored file itself does not parse (committed by hand with git): the server's data, not the request, is at fault
     if (!isLodestoneError(error, 'SyntaxError')) throw error;
@@ -89,10 +91,11 @@ export const writeDocument = (ctx: Context) => write(ctx, ctx.method as WriteMet
 export const deleteDocument = (ctx: Context) => write(ctx, 'DELETE');
 
 async function write(ctx: Context, method: WriteMethod): Promise<void> {
-  const { runtime, agent } = ctx.state;
+  const { runtime, agent, served } = ctx.state;
   const documents = runtime.documents;
   const { relativePath, documentUrl } = documentOf(ctx);
-  const creating = (method === 'PUT' || method === 'POST') && documents.blobId(relativePath) === undefined;
+  // only a PUT creates: a POST to a missing document needs Append on it, as on any, and is then a 404
+  const creating = method === 'PUT' && documents.blobId(relativePath) === undefined;
   const modes = await authorizeDocument(ctx, relativePath, needOf(method)!, creating);
   const responseType = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes);
   ctx.vary('Accept');
@@ -118,9 +121,9 @@ async function write(ctx: Context, method: WriteMethod): Promise<void> {
     agent,
     body,
     update,
-    precondition: (current) => checkWrite(conditions, current === undefined ? undefined : etag(documentUrl, current, validatorType), () => otherRepresentations(documentUrl, current!, validatorType)),
+    precondition: (current) => checkWrite(conditions, current === undefined ? undefined : served.etags.of(documentUrl, current, validatorType), () => served.etags.otherRepresentations(documentUrl, current!, validatorType)),
   });
-  if (result.blobId) ctx.set('ETag', etag(documentUrl, result.blobId, validatorType));
+  if (result.blobId) ctx.set('ETag', served.etags.of(documentUrl, result.blobId, validatorType));
   if (result.status === 'created' || result.status === 'replaced') {
     ctx.status = result.status === 'created' ? 201 : 200;
     if (result.status === 'created') ctx.set('Location', documentUrl);

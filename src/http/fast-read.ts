@@ -11,15 +11,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UNKNOWN } from '../auth/webid-tls.js';
-import { canonicalDocumentPath } from '../document-paths.js';
 import type { Authenticator } from './authenticate.js';
-import { holds, needOf } from './authorize.js';
-import { currentDocumentReply, knownMemento, mementoReply, type ReadReply } from './document-read.js';
-import { locate } from './locate.js';
+import { holds } from './authorize.js';
+import { currentDocumentReply, knownMemento, mementoReply, sharedView, viewOf, type ReadReply } from './document-read.js';
+import { documentPathIn, locate } from './locate.js';
 import { answerHeaders, varyOrigin } from './origins.js';
 import { HTML } from '../rdf/formats.js';
 import { DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
-import type { RepresentationCache } from './representations.js';
+import type { Etags, RepresentationCache } from './representations.js';
 import { routeOf } from './routes.js';
 import type { DataspaceRuntime } from './state.js';
 
@@ -33,6 +32,7 @@ export interface FastReaderOptions {
   scheme: 'https' | 'http';
   authenticator: Authenticator;
   representations: RepresentationCache;
+  etags: Etags;
 }
 
 export function fastReader(options: FastReaderOptions): FastReader {
@@ -53,17 +53,22 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const agent = options.authenticator.known(req, runtime.documents.base);
     if (agent === UNKNOWN) return undefined;
 
-    const relativePath = canonicalDocumentPath(relative);
+    const relativePath = documentPathIn(options.runtimes, runtime, relative);
     const modes = runtime.access.modesNow(runtime, relativePath, agent);
-    if (!modes || !holds(modes, memento ? 'Read' : needOf(method)!)) return undefined; // Koa decides, and answers 403 if it must
+    // readers only: Koa answers a HEAD of an agent that may not read (no length) and decides every 403
+    if (!modes || !holds(modes, 'Read')) return undefined;
     const type = negotiateDocument(headers.accept, DOCUMENT_TYPES);
     if (type === HTML) return undefined; // a page: Koa draws it
     let reply: ReadReply;
     if (memento) {
       const sha = new URLSearchParams(querystring).get('version') ?? '';
-      reply = mementoReply(runtime.documents.url(relativePath), sha, knownMemento(runtime.documents.url(relativePath), sha), type);
+      const anonymous = agent === undefined ? modes : runtime.access.modesNow(runtime, relativePath, undefined);
+      if (!anonymous) return undefined;
+      const variant = viewOf(runtime, relativePath, agent, modes);
+      const url = runtime.documents.url(relativePath);
+      reply = mementoReply(url, sha, knownMemento(url, sha), type, { variant, shared: sharedView(runtime, relativePath, variant, anonymous) });
     } else {
-      reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: runtime.documents.blobId(relativePath), type, headers });
+      reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: runtime.documents.blobId(relativePath), type, headers, etags: options.etags });
     }
     if (!reply.body) return { reply, body: undefined, base: runtime.documents.base };
     const body = options.representations.peek(reply.body.blobId, reply.body.type + reply.body.variant);

@@ -10,7 +10,7 @@ import { writableTypes } from '../rdf/formats.js';
 import { notAcceptable } from './document-read.js';
 import { acceptOf, negotiateDocument } from './negotiate.js';
 import { checkRead, conditionsOf, mismatch } from './preconditions.js';
-import { contentTypeOf, etag } from './representations.js';
+import { contentTypeOf } from './representations.js';
 import type { Context } from './state.js';
 
 /** A version id for N-Triples content: equal content, equal version. */
@@ -23,7 +23,7 @@ export function graphRepresentation(ctx: Context, url: string, version: string):
   const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes);
   ctx.vary('Accept');
   if (!type) throw notAcceptable(writableTypes, { Vary: 'Accept' });
-  return { type, tag: etag(url, version, type) };
+  return { type, tag: ctx.state.served.etags.of(url, version, type) };
 }
 
 /** Answers a GET or HEAD of the graph `ntriples` (canonical N-Triples, version `version`) at `url`. */

@@ -13,6 +13,7 @@ import type { Frame, Visitor } from '../pages/layout.js';
 import { messages, pageLanguage } from '../pages/messages.js';
 import type { Html } from '../pages/html.js';
 import { literalObject } from '../rdf/canonical-lines.js';
+import { HTML } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import { adminOf } from './dataspace-role.js';
 import { loginProviders } from './oidc-endpoints.js';
@@ -79,10 +80,11 @@ export function pageHeaders(language: string): Record<string, string> {
 
 /** Sends a page with `status`; a 200 carries an ETag over its bytes and answers If-None-Match with 304. */
 export function sendPage(ctx: Context, status: number, language: string, content: Html): void {
-  const { bytes: body, tag } = content.encoded;
+  const body = content.encoded.bytes;
   ctx.set(pageHeaders(language));
   ctx.status = status;
   if (status === 200) {
+    const tag = ctx.state.served.etags.of(ctx.state.url, content.encoded.tag, `${HTML};${language}`); // keyed, as every ETag (over the page's own digest)
     ctx.set('ETag', tag);
     const match = ctx.get('If-None-Match');
     if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === tag || t.trim() === '*')) {

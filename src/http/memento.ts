@@ -10,22 +10,25 @@ import { closestVersion, timemapGraph, type DocumentHistory, type Version } from
 import { LodestoneError } from '../errors.js';
 import { HTML, serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { ByteCache } from '../util/byte-cache.js';
-import { httpDate, LINK_FORMAT, mementoReply, notAcceptable, rememberMemento, versionLinks } from './document-read.js';
+import { httpDate, LINK_FORMAT, linesInView, mementoReply, notAcceptable, rememberMemento, sharedView, versionLinks, viewOf } from './document-read.js';
 import { authorizeDocument, documentOf, sendRead } from './documents.js';
 import { historyQuery } from './history-query.js';
 import { acceptOf, DOCUMENT_TYPES, negotiate, negotiateDocument } from './negotiate.js';
 import { diffHtml, mementoHtml, timemapHtml } from './document-pages.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
-import { contentTypeOf, etag, otherRepresentations } from './representations.js';
+import { contentTypeOf } from './representations.js';
 import type { Context } from './state.js';
 
 // RFC 7089 §2.1.1: Accept-Datetime is an HTTP-date in the IMF-fixdate form (RFC 1123)
 const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
-/** The request's document, authorized for `need`, and its dataspace's history (NotFound when it has none). */
-async function historyOf(ctx: Context, need: 'Read' | 'Write'): Promise<{ relativePath: string; documentUrl: string; history: DocumentHistory }> {
+/**
+ * The request's document, authorized for `need`, the variant of it the agent is shown (viewOf), and
+ * its dataspace's history (NotFound when it has none).
+ */
+async function historyOf(ctx: Context, need: 'Read' | 'Write'): Promise<{ relativePath: string; documentUrl: string; history: DocumentHistory; variant: string }> {
   const { relativePath, documentUrl } = documentOf(ctx);
-  await authorizeDocument(ctx, relativePath, need);
+  const modes = await authorizeDocument(ctx, relativePath, need);
   const history = ctx.state.runtime.documents.history;
   if (!history) {
     const wanted = negotiate(acceptOf(ctx.headers, ctx.querystring), [...writableTypes, LINK_FORMAT]);
@@ -35,7 +38,7 @@ async function historyOf(ctx: Context, need: 'Read' | 'Write'): Promise<{ relati
     throw new LodestoneError('NotFound', `${ctx.state.runtime.documents.base} is not versioned: it has no mementos`);
   }
   ctx.vary('Accept');
-  return { relativePath, documentUrl, history };
+  return { relativePath, documentUrl, history, variant: viewOf(ctx.state.runtime, relativePath, ctx.state.agent, modes) };
 }
 
 const mementoUrl = (documentUrl: string) => (v: Version) => `${documentUrl}?version=${v.commit}`;
@@ -48,13 +51,15 @@ async function versionsOf(history: DocumentHistory, relativePath: string, docume
 }
 
 export async function version(ctx: Context): Promise<void> {
-  const { relativePath, documentUrl, history } = await historyOf(ctx, 'Read');
+  const { runtime } = ctx.state;
+  const { relativePath, documentUrl, history, variant } = await historyOf(ctx, 'Read');
   const sha = new URLSearchParams(ctx.querystring).get('version') ?? '';
   const found = await history.at(relativePath, sha);
   const commit = found?.commit ?? sha;
   const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), DOCUMENT_TYPES);
   if (type === HTML && found) return mementoHtml(ctx, relativePath, found, await history.bytesOf(found));
-  const reply = mementoReply(documentUrl, commit, found, type);
+  const anonymous = await runtime.access.modesOn(runtime, relativePath, undefined);
+  const reply = mementoReply(documentUrl, commit, found, type, { variant, shared: sharedView(runtime, relativePath, variant, anonymous) });
   if (commit !== sha) reply.headers['Content-Location'] = `${documentUrl}?version=${commit}`; // an abbreviated id: the memento's own URL
   await sendRead(ctx, reply, async () => (await history.bytesOf(found!)).toString('utf8'));
   rememberMemento(documentUrl, commit, found!); // the read fast path answers the next one
@@ -117,10 +122,13 @@ function linkFormat(documentUrl: string, list: readonly Version[]): string {
 
 /** The triples removed and added between two versions (`?diff=<sha>&to=<sha>`; without `to`, the current document), one per line with `-` or `+`, as text/plain. */
 export async function diff(ctx: Context): Promise<void> {
-  const { relativePath, documentUrl, history } = await historyOf(ctx, 'Read');
+  const { relativePath, documentUrl, history, variant } = await historyOf(ctx, 'Read');
   const query = new URLSearchParams(ctx.querystring);
-  if (negotiate(acceptOf(ctx.headers, ctx.querystring), ['text/plain', HTML]) === HTML) return diffHtml(ctx, documentUrl, history, relativePath, query.get('diff') ?? '', query.get('to') ?? undefined);
-  const { removed, added } = await history.diff(relativePath, query.get('diff') ?? '', query.get('to') ?? undefined);
+  const [from, to] = [query.get('diff') ?? '', query.get('to') ?? undefined];
+  const change = await history.diff(relativePath, from, to);
+  // the agent is shown the lines it would be shown of either version (an agent document's foaf:mbox only to the agent and its owners)
+  const [removed, added] = [change.removed, change.added].map((lines) => linesInView(lines.join('\n'), variant).split('\n').filter(Boolean)) as [string[], string[]];
+  if (negotiate(acceptOf(ctx.headers, ctx.querystring), ['text/plain', HTML]) === HTML) return diffHtml(ctx, documentUrl, from, to, { removed, added });
   const lines = [...removed.map((l) => `- ${l}`), ...added.map((l) => `+ ${l}`)];
   ctx.type = 'text/plain';
   ctx.body = lines.join('\n') + (lines.length ? '\n' : '');
@@ -132,8 +140,9 @@ export async function restore(ctx: Context): Promise<void> {
   const sha = new URLSearchParams(ctx.querystring).get('restore') ?? '';
   const type = negotiateDocument(acceptOf(ctx.headers, ''), writableTypes) ?? 'not acceptable';
   const conditions = conditionsOf(ctx.headers);
-  const result = await history.restore(relativePath, sha, ctx.state.agent, (current) => checkWrite(conditions, current === undefined ? undefined : etag(documentUrl, current, type), () => otherRepresentations(documentUrl, current!, type)));
-  if (result.blobId) ctx.set('ETag', etag(documentUrl, result.blobId, type));
+  const { etags } = ctx.state.served;
+  const result = await history.restore(relativePath, sha, ctx.state.agent, (current) => checkWrite(conditions, current === undefined ? undefined : etags.of(documentUrl, current, type), () => etags.otherRepresentations(documentUrl, current!, type)));
+  if (result.blobId) ctx.set('ETag', etags.of(documentUrl, result.blobId, type));
   ctx.status = result.status === 'created' ? 201 : 204;
   if (result.status === 'created') ctx.set('Location', documentUrl);
   emptyBody(ctx);

@@ -35,7 +35,7 @@ function matchesWeakly(tags: string[], current: string): boolean {
 }
 
 const ENTITY_TAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
-/** The form of the ETags this server makes (representations.ts): a quoted base64url SHA-1. */
+/** The form of the ETags this server makes (representations.ts): a quoted base64url 160-bit HMAC. */
 const OWN_TAG = /^"[A-Za-z0-9_-]{27}"$/;
 
 /**

@@ -29,7 +29,7 @@ import { runtimeFor } from './locate.js';
 import { proxiedPage } from './document-pages.js';
 import { acceptOf, DOCUMENT_TYPES, negotiate, negotiateDocument } from './negotiate.js';
 import { checkRead, conditionsOf } from './preconditions.js';
-import { contentTypeOf, etag } from './representations.js';
+import { contentTypeOf } from './representations.js';
 import type { Context, Handler } from './state.js';
 
 /** The origin's response headers that reach the client (SPEC §4.5.5–7, and what a write's answer needs). */
@@ -201,7 +201,7 @@ async function fromShipped(ctx: Context, target: URL, shipped: ShippedDocument, 
     return body;
   };
   if (type === HTML) return proxiedPage(ctx, target.href, await translated(NTRIPLES));
-  const tag = etag(target.href, digest, type);
+  const tag = ctx.state.served.etags.of(target.href, digest, type);
   ctx.set('ETag', tag);
   const outcome = checkRead(conditionsOf(ctx.headers), tag);
   if (outcome === 'failed') throw new LodestoneError('PreconditionFailed', 'If-Match does not hold the current ETag', { etag: tag });

@@ -1,24 +1,37 @@
 /**
  * Representations of current documents: ETags computed from the blob id without serialising
- * (DESIGN.md, "ETag"), and serialisations cached by blob id and media type, so a repeated GET of an
- * unchanged document does no RDF work at all.
+ * (DESIGN.md, "ETag"), keyed with the server's secret, and serialisations cached by blob id and
+ * media type, so a repeated GET of an unchanged document does no RDF work at all.
  */
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { serialise, writableTypes } from '../rdf/formats.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { memo } from '../util/memo.js';
 
-const digest = memo((key: string) => `"${createHash('sha1').update(key).digest('base64url')}"`);
+/**
+ * The ETags of this server: an HMAC under its key (`DIR/secrets/etag.key`, made by the composition
+ * root) over the document URL, the version (a git blob id, or a digest of a graph or page) and the
+ * media type, 160 bits in base64url. Unkeyed, a digest of public inputs would let anyone who may
+ * only HEAD a document test a guess of its content against its ETag (issue 25); keyed, it tells
+ * nothing but "changed or not". Strong and opaque; every ETag of a document or graph is made here.
+ */
+export class Etags {
+  private readonly digest: (text: string) => string;
 
-/** A digest over the document URL, the blob id and the media type: strong and opaque. */
-export function etag(url: string, blobId: string, mediaType: string): string {
-  return digest(`${url}\0${blobId}\0${mediaType}`);
-}
+  constructor(key: Buffer) {
+    if (key.length < 32) throw new Error('the ETag key must be at least 32 bytes');
+    this.digest = memo((text) => `"${createHmac('sha256', key).update(text).digest().subarray(0, 20).toString('base64url')}"`);
+  }
 
-/** The Content-Type header of a representation: Turtle, a text type, names its charset. */
-/** The ETags of a document version in every RDF format but `except`, by media type (to explain a 412). */
-export function otherRepresentations(url: string, blobId: string, except: string): Map<string, string> {
-  return new Map(writableTypes.filter((type) => type !== except).map((type) => [type, etag(url, blobId, type)]));
+  /** The ETag of `url` at `version` (a blob id, or a digest of the content) in `mediaType`. */
+  of(url: string, version: string, mediaType: string): string {
+    return this.digest(`${url}\0${version}\0${mediaType}`);
+  }
+
+  /** The ETags of a document version in every RDF format but `except`, by media type (to explain a 412). */
+  otherRepresentations(url: string, version: string, except: string): Map<string, string> {
+    return new Map(writableTypes.filter((type) => type !== except).map((type) => [type, this.of(url, version, type)]));
+  }
 }
 
 /** The Content-Type of a textual media type: every format Lodestone writes is UTF-8, and says so (Python requests would read Windows-1252). */

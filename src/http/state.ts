@@ -5,7 +5,7 @@ import type { Translation } from '../rdf/translate.js';
 import type { DataspaceRuntime } from '../runtime.js';
 import type { SystemSettings } from '../settings.js';
 import type { PageDrawer } from './page-drawer.js';
-import type { RepresentationCache } from './representations.js';
+import type { Etags, RepresentationCache } from './representations.js';
 
 export type { DataspaceRuntime } from '../runtime.js';
 
@@ -13,6 +13,8 @@ export type { DataspaceRuntime } from '../runtime.js';
 export interface Served {
   runtimes: readonly DataspaceRuntime[];
   representations: RepresentationCache;
+  /** The server's ETags, keyed with its secret (representations.ts). */
+  etags: Etags;
   bodyLimit: number;
   sparqlTimeoutMs: number;
   /** A query's shape, parsed off the thread that answers requests, with a deadline (composer.ts). */

@@ -48,12 +48,12 @@ export function hasTriple(ntriples: string, subject: string, predicate: string, 
   return ntriples.startsWith(line + '\n') || ntriples.includes('\n' + line + '\n') || ntriples === line || ntriples.endsWith('\n' + line);
 }
 
-/** `ntriples` without the lines whose predicate is `predicate` and whose object is an IRI. */
+/** `ntriples` without the lines whose predicate is `predicate`, whatever their subject and object (a subject holds no space). */
 export function withoutPredicate(ntriples: string, predicate: string): string {
-  const middle = `> <${predicate}> <`;
+  const field = `<${predicate}> `;
   return ntriples
     .split('\n')
-    .filter((line) => !line.includes(middle))
+    .filter((line) => !line.startsWith(field, line.indexOf(' ') + 1))
     .join('\n');
 }
 

@@ -13,6 +13,7 @@ import oxigraph from 'oxigraph';
 import { LodestoneError } from '../errors.js';
 import { canonicalNTriples } from './canonical.js';
 import { inlineBundledContexts } from './json-ld-contexts.js';
+import { jsonLdToNQuads } from './json-ld-body.js';
 import { ns } from './namespaces.js';
 import { parseRdf, toJsQuads } from './ntriples.js';
 import { parseRdfPost } from './rdf-post.js';
@@ -129,6 +130,61 @@ export function parseBody(text: string, mediaType: string, base: string, options
     throw new LodestoneError('SyntaxError', `invalid ${mediaType}: a document is one graph; named graphs are not accepted`);
   }
   return toJsQuads(quads);
+}
+
+/**
+ * The triples of a request body (PUT, POST), with every value as it was sent: as parseBody, but a
+ * JSON-LD value its processor would drop (json-ld-body.ts), or an IRI or language tag that the index
+ * (Oxigraph: RFC 3987, BCP 47) would not load, is a 400 naming it where it would have been left out,
+ * changed or left unindexed (issue 25).
+ */
+export async function parseRequestBody(text: string, mediaType: string, base: string): Promise<Quad[]> {
+  if (mediaType !== JSONLD) return refuseUnloadable(parseBody(text, mediaType, base), mediaType);
+  const nquads = await jsonLdToNQuads(text, base);
+  const lone = LONE_SURROGATE.exec(nquads); // before Oxigraph, which would read it as U+FFFD
+  if (lone) throw new LodestoneError('SyntaxError', `invalid ${mediaType}: a \\u escape of half a UTF-16 surrogate pair, in ${JSON.stringify(nquads.slice(Math.max(0, lone.index - 40), lone.index + 40))}`);
+  let quads: Quad[];
+  try {
+    quads = oxigraph.parse(nquads, { format: NQUADS }) as unknown as Quad[];
+  } catch (error) {
+    // the N-Quads are ours, not the client's: name the triple that holds the value instead of a line of them
+    const message = error instanceof Error ? error.message : String(error);
+    const line = /line (\d+)/.exec(message);
+    const triple = line ? nquads.split('\n')[Number(line[1]) - 1]?.slice(0, 300) : undefined;
+    throw new LodestoneError('SyntaxError', `invalid ${mediaType}: ${triple ? `the triple ${triple} cannot be stored: ` : ''}${message.replace(/^Parser error at line \d+ (between columns \d+ and \d+|column \d+): /, '')}`);
+  }
+  if (quads.some((q) => q.graph.termType !== 'DefaultGraph')) {
+    throw new LodestoneError('SyntaxError', `invalid ${mediaType}: a document is one graph; named graphs are not accepted`);
+  }
+  return toJsQuads(quads);
+}
+
+/**
+ * N3.js (Turtle, N-Triples) and RDF/POST take IRIs and language tags that Oxigraph refuses (`@en-a`,
+ * a subtag past eight letters): such a document would be stored and then left out of the index.
+ * Each distinct IRI and tag is checked once by Oxigraph's own constructors.
+ */
+function refuseUnloadable(quads: Quad[], mediaType: string): Quad[] {
+  if (mediaType !== TURTLE && mediaType !== NTRIPLES && mediaType !== RDFPOST) return quads; // Oxigraph read it
+  const iris = new Set<string>();
+  const tags = new Set<string>();
+  for (const q of quads) {
+    for (const term of [q.subject, q.predicate, q.object]) if (term.termType === 'NamedNode') iris.add(term.value);
+    if (q.object.termType === 'Literal') {
+      if (q.object.language) tags.add(q.object.language);
+      else iris.add(q.object.datatype.value);
+    }
+  }
+  const check = (make: () => unknown, what: string) => {
+    try {
+      make();
+    } catch (error) {
+      throw new LodestoneError('SyntaxError', `invalid ${mediaType}: ${what} (${error instanceof Error ? error.message : String(error)})`);
+    }
+  };
+  for (const tag of tags) check(() => oxigraph.literal('', tag), `"${tag}" is not a well-formed language tag (BCP 47)`);
+  for (const iri of iris) check(() => oxigraph.namedNode(iri), `<${iri}> is not an IRI`);
+  return quads;
 }
 
 /** A `\u` escape of a UTF-16 surrogate (the text of a body decoded from UTF-8 has none raw). */

@@ -15,6 +15,9 @@ import { LodestoneError } from '../errors.js';
 
 const { namedNode, blankNode, literal, quad } = DataFactory;
 
+// RFC 3986 §3.1: a scheme, then ":"; and what Turtle's IRIREF excludes, which no IRI holds
+const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+const NOT_IN_IRI = /[\u0000-\u0020<>"{}|\\^`]/;
 // The N-Triples LANGTAG production, without its "@".
 const LANGUAGE_TAG = /^[a-zA-Z]+(-[a-zA-Z0-9]+)*$/;
 
@@ -26,7 +29,11 @@ function syntax(message: string, field: number): LodestoneError {
 export function parseRdfPost(body: string, base: string): Quad[] {
   const fields = [...new URLSearchParams(body)];
   if (fields.length === 0 || fields[0]![0] !== 'rdf') throw syntax('the body must start with "rdf=": it was sent as application/x-www-form-urlencoded (RDF/POST), which is what curl --data sends when no Content-Type is given; for Turtle send Content-Type: text/turtle, for N-Triples application/n-triples', 1);
+  // an absolute IRI is taken as sent (URL parsing would change it: case, percent-encoding); a relative
+  // one is resolved against the base, unless it holds what no IRI reference may (RFC 3987 §2.2)
   const resolve = (iri: string, at: number) => {
+    if (NOT_IN_IRI.test(iri)) throw syntax(`"${iri}" is not an IRI`, at);
+    if (ABSOLUTE.test(iri)) return namedNode(iri);
     try {
       return namedNode(new URL(iri, base).href);
     } catch {
