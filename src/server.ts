@@ -31,6 +31,7 @@ import { Dataspace, descriptionFile } from './dataspace.js';
 import { dataspaceDir, requireDefaultPair, type DataspacePair, type DataspaceSpec } from './registry.js';
 import { readDataspaces, readSessionKey, readSystemConfig, systemConfigFile, type OidcProviderDeclaration } from './system-config.js';
 import { SystemSettings } from './settings.js';
+import type { ImportLimits } from './ontology/imports.js';
 import { NamespaceOntology } from './ontology/namespace.js';
 import { OntologyWorkers } from './ontology/workers.js';
 import { Composer } from './documents/composer.js';
@@ -78,8 +79,11 @@ function startOidc(config: ServeConfig, adminBase: string, providers: readonly O
   return new OidcLogin({ providers: clients, redirectUri, secret, allowInsecureRequests: config.allowInternalUrls });
 }
 
-/** What tests may set that no command-line flag does: how the proxy's outgoing requests resolve names and classify addresses, and its limits. */
-export type ServeSeams = Pick<OutboundOptions, 'seams' | 'limits'>;
+/** What tests may set that no command-line flag does: how the proxy's outgoing requests resolve names and classify addresses, its limits, and those of ontology imports. */
+export type ServeSeams = Pick<OutboundOptions, 'seams' | 'limits'> & {
+  /** The bounds of the namespace ontologies' imports (tests shorten the deadline). */
+  importLimits?: Partial<ImportLimits>;
+};
 
 /** Starts a server on the data directory, which no other may serve meanwhile and which must have been made for `config.base`. */
 export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l), seams: ServeSeams = {}): Promise<Running> {
@@ -153,13 +157,13 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   for (const { lines } of opened) lines.forEach((line) => log(line));
   const settings = new SystemSettings(systemConfigFile(config.data), config.base, pairs, log);
   const ontologyWorkers = new OntologyWorkers({ queryMs: config.sparqlTimeoutMs });
-  const fetchRdf = (url: string) => safeFetch(url, { allowInternal: config.allowInternalUrls });
+  const fetchRdf = (url: string, limits?: { timeoutMs?: number; maxBytes?: number }) => safeFetch(url, { ...limits, allowInternal: config.allowInternalUrls });
   for (const [index, pair] of pairs.entries()) {
     const endUser = opened[2 * index]!.dataspace;
     const admin = opened[2 * index + 1]!.dataspace;
     const access = new AccessControl(admin, endUser.base);
     // the pair's namespace ontology: its SHACL shapes constrain the end-user dataspace's writes, those of people's edits included
-    const ontology = new NamespaceOntology({ admin, imports: () => settings.imports(endUser.base), fetch: fetchRdf, workers: ontologyWorkers, log });
+    const ontology = new NamespaceOntology({ admin, imports: () => settings.imports(endUser.base), fetch: fetchRdf, workers: ontologyWorkers, log, importLimits: seams.importLimits });
     const validate = (url: string, bytes: Buffer) => ontology.validate(url, bytes);
     endUser.workingTree.validate = validate;
     const runtime = (dataspace: Dataspace, spec: DataspaceSpec): DataspaceRuntime => ({
@@ -238,7 +242,8 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     allowInternal: config.allowInternalUrls,
     ca: [...rootCertificates, agents.server.certPem],
     secretary: { webId: agents.secretary.webId, cert: secretary.certPem, key: secretary.keyPem },
-    ...seams,
+    seams: seams.seams,
+    limits: seams.limits,
   });
   // admin/clear with uri= drops the proxy's copies of that ontology too
   const purge = (uri: string) => {
