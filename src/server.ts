@@ -161,9 +161,11 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   for (const [index, pair] of pairs.entries()) {
     const endUser = opened[2 * index]!.dataspace;
     const admin = opened[2 * index + 1]!.dataspace;
-    const access = new AccessControl(admin, endUser.base);
+    const packages = () => settings.imports(endUser.base);
+    // the class hierarchy of access control and the namespace ontology come from the owners' documents only (ontology/governing.ts)
+    const access = new AccessControl(admin, endUser.base, packages);
     // the pair's namespace ontology: its SHACL shapes constrain the end-user dataspace's writes, those of people's edits included
-    const ontology = new NamespaceOntology({ admin, imports: () => settings.imports(endUser.base), fetch: fetchRdf, workers: ontologyWorkers, log, importLimits: seams.importLimits });
+    const ontology = new NamespaceOntology({ admin, imports: packages, fetch: fetchRdf, workers: ontologyWorkers, log, importLimits: seams.importLimits });
     const validate = (url: string, bytes: Buffer) => ontology.validate(url, bytes);
     endUser.workingTree.validate = validate;
     const runtime = (dataspace: Dataspace, spec: DataspaceSpec): DataspaceRuntime => ({

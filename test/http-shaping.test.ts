@@ -137,6 +137,13 @@ const hostileOntology = (imports: string[]) => `
   <#refuseItems> a sh:NodeShape ; sh:targetClass dh:Item ; sh:property [ sh:path ex:strangerSays ; sh:minCount 1 ] .
   ex:colour rdfs:label "Stranger's colour" .`;
 
+/** The class hierarchy it would have: every document an instance of the classes of the owners' rules. */
+const hostileHierarchy = `
+  dh:Item rdfs:subClassOf ex:Published, ex:Shared .
+  dh:Container rdfs:subClassOf ex:Published, ex:Shared .
+  def:Root rdfs:subClassOf ex:Published, ex:Shared .
+  ex:Nothing rdfs:subClassOf ex:Published .`;
+
 describe('a stranger who signed up', () => {
   it('cannot make its signup name an ontology declaration', async () => {
     const stranger = await signUp(`x <${ns.rdf}type> <${ns.owl}Ontology> .`);
@@ -197,9 +204,40 @@ describe('a stranger who signed up', () => {
     await namespace();
     assert.deepEqual(origin.seen.map((seen) => seen.path), [], 'the origin heard nothing');
   });
+
+  it('writes dh:Item rdfs:subClassOf the classes of the owners’ rules: access control is as it was', async () => {
+    assert.equal((await s.request('GET', 'published/', { as: 'anonymous' })).status, 200, 'the owners’ rule holds for the class');
+    const stranger = await signUp('Eve');
+    for (const document of [stranger.profile, await publicKeyOf(stranger)]) {
+      const patched = await patch(stranger.as, document, `INSERT { ${hostileHierarchy} } WHERE {}`);
+      assert.equal(patched.status, 204, patched.body);
+    }
+    assert.equal((await ownerPut()).status, 201);
+
+    for (const path of ['private/', '', '/admin/', '/admin/acl/authorizations/owners/', '/admin/ontologies/']) {
+      assertRdfError(await s.request('GET', path, { as: 'anonymous' }), 403);
+      assertRdfError(await s.request('GET', path, { as: stranger.as }), 403);
+    }
+    const before = [commitCount(adminRepo), commitCount(s.running.runtimes[0]!.dataspace.store.dir)];
+    const owners = await s.request('HEAD', '/admin/acl/authorizations/owners/');
+    const grab = `<#this> a <${ns.acl}Authorization> ; <${ns.acl}agent> <${stranger.webId}> ; <${ns.acl}mode> <${ns.acl}Control> ; <${ns.acl}default> <${s.admin}> .`;
+    assertRdfError(await s.request('PUT', '/admin/acl/authorizations/owners/', { as: stranger.as, headers: { ...turtle, 'If-Match': String(header(owners, 'etag')) }, body: grab }), 403);
+    assertRdfError(await s.request('PUT', '/admin/acl/authorizations/stranger/', { as: stranger.as, headers: turtle, body: grab }), 403);
+    const privateTag = String(header(await s.request('HEAD', 'private/'), 'etag'));
+    assertRdfError(await s.request('PUT', 'private/', { as: stranger.as, headers: { ...turtle, 'If-Match': privateTag }, body: '' }), 403);
+    assertRdfError(await s.request('PUT', 'stranger-made/', { as: stranger.as, headers: turtle, body: '' }), 403);
+    assert.deepEqual([commitCount(adminRepo), commitCount(s.running.runtimes[0]!.dataspace.store.dir)], before, 'nothing was written');
+  });
 });
 
 describe('the owners’ ontologies', () => {
+  it('never make the server’s own types subclasses for access control; their own classes are followed', async () => {
+    await putTurtle(s, '/admin/ontologies/hierarchy/', `<${ns.dh}Item> <${ns.rdfs}subClassOf> <${EX}Published> . <${EX}Report> <${ns.rdfs}subClassOf> <${EX}Published> .`);
+    assertRdfError(await s.request('GET', 'private/', { as: 'anonymous' }), 403);
+    await s.request('PUT', 'report/', { headers: turtle, body: `<> a <${EX}Report> .` });
+    assert.equal((await s.request('GET', 'report/', { as: 'anonymous' })).status, 200, 'a subclass the owners declare');
+  });
+
   it('apply a shape just written to the next write; an import on its way holds no write, and applies once it has arrived', async () => {
     const waiting: ServerResponse[] = [];
     let given = false; // the server gave up on the import (its connection closed)
