@@ -27,7 +27,10 @@ export function shapesDataspace(relative: string, packages: readonly string[]): 
 /** The documents of the admin store that shape the dataspace while `packages` are imported, with their blob ids. */
 export function shapingDocuments(store: { prefix: string; listFiles(): ReadonlyMap<string, string> }, packages: readonly string[]): { relative: string; blobId: string }[] {
   const found: { relative: string; blobId: string }[] = [];
+  // their files are `<prefix>/ontologies.nt`, `<prefix>/ontologies/…` and `<prefix>/packages/…`: the others are not decoded
+  const folders = [`${store.prefix}/${ONTOLOGIES.slice(0, -1)}`, `${store.prefix}/packages/`];
   for (const [file, blobId] of store.listFiles()) {
+    if (!folders.some((folder) => file.startsWith(folder))) continue;
     const relative = fileDocument(file, store.prefix);
     if (relative !== undefined && shapesDataspace(relative, packages)) found.push({ relative, blobId });
   }

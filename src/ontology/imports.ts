@@ -192,7 +192,7 @@ export class ImportedOntologies {
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within the ${Math.ceil(ms / 1000)} s left to the imports`)), ms);
+    timer = setTimeout(() => reject(new Error(`no answer within the ${Math.ceil(ms / 1000)} s left to the imports`)), ms).unref(); // it keeps no process alive
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
