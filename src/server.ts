@@ -180,6 +180,8 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   const runtimes = paired.flatMap((pair) => [pair.endUser, pair.admin]);
   const agents = await bootstrap(config.data, paired.map((pair) => ({ endUser: pair.endUser.documents, admin: pair.admin.documents })), log);
   for (const pair of paired) pair.admin.access.owner = agents.owner.webId;
+  // each namespace ontology is built at start, in the background: pages have its labels, and its imports are on their way before the first write
+  for (const { admin } of paired) void admin.ontology?.now().catch((error: Error) => log(`namespace ontology of ${admin.dataspace.base}: ${error.message}`));
   const home = paired[0]!.admin; // the owner's and the secretary's admin dataspace
   home.documents.protect(agents.owner.documentPath);
   home.documents.protect(agents.secretary.documentPath);
