@@ -1,15 +1,15 @@
 /**
  * Who shapes a dataspace (issue 25, items 2 and 3; DESIGN.md "Who shapes a dataspace"), tried by a
  * stranger who signed up a minute ago, over real HTTPS with the certificate its signup gave it:
- * through its signup name, its own profile, its public key and a document it creates under its
- * profile it declares ontologies with SHACL shapes, labels, imports (an origin on loopback that
- * never answers, large documents) and `dh:Item rdfs:subClassOf` the classes of the owners' rules;
- * it tries to write under admin/ontologies/. None of it reaches `ns`, the shapes, the pages'
- * labels or access control, and none of its imports is fetched. Then the owners' own ontologies:
- * a shape just written applies to the next write; an import on its way holds no write (the write
- * is checked against what has arrived) and applies once it has arrived; a hanging import holds no
- * GET or write, and the whole closure has one deadline; many large imports are kept within the
- * bound, and what is left out is logged.
+ * through its signup name, its own profile and its public key it declares ontologies with SHACL
+ * shapes that refuse every write, labels of terms, imports (an origin on loopback that never
+ * answers, a vocabulary) and `dh:Item rdfs:subClassOf` the classes of the owners' rules; it tries
+ * to write under admin/ontologies/ and under its profile. None of it reaches `ns`, the shapes, the
+ * pages' labels or access control, and none of its imports is fetched. Then the owners' own
+ * ontologies: the server's types never become subclasses; a shape just written applies to the next
+ * write; an import on its way holds no write (the write is checked against what has arrived) and
+ * applies once it has arrived; hanging imports hold no GET or write, and the whole closure has one
+ * deadline; many large imports are kept within the bound, and what is left out is logged.
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
@@ -298,7 +298,7 @@ describe('the owners’ ontologies', () => {
     console.log(`# while 8 imports hang: ${gets.length} GETs (longest ${Math.max(...gets)} ms), ${puts.length} PUTs (longest ${Math.max(...puts)} ms)`);
     assert.ok(firstClosed === 0 || answeredLast <= firstClosed, 'every GET and PUT was answered while the imports hung');
     assert.ok(Math.max(...gets) < 1_000, `no GET over 1 s (longest ${Math.max(...gets)} ms)`);
-    assert.ok(puts.length >= 3, `writes went on (${puts.length})`);
+    assert.ok(puts.length >= 2, `writes went on (${puts.length})`);
     await namespace();
     const took = Date.now() - started;
     assert.ok(took < 3 * DEADLINE_MS, `one deadline for the whole closure, not one per import: ns answered ${took} ms after the fetches began`);
