@@ -1,12 +1,12 @@
 /**
  * First start on an empty data directory (DESIGN.md, "Command line"): the root documents of the
  * end-user and admin dataspaces, the admin containers `acl/agents/`, `acl/public-keys/`,
- * `acl/groups/`, `acl/authorizations/`, the owner and secretary agents with their public keys,
- * their client certificates in `secrets/`, and the server's TLS certificate. The owner and the
- * secretary are agents of the first pair's admin dataspace and own every pair; a pair declared
- * later gets its documents on the first start that finds its repositories empty. The secrets are
- * written last, so an interrupted bootstrap runs again on the next start. Later starts read the
- * agents back from their certificates.
+ * `acl/groups/`, `acl/authorizations/` and `ontologies/` (the owners' ontology documents), the
+ * owner and secretary agents with their public keys, their client certificates in `secrets/`, and
+ * the server's TLS certificate. The owner and the secretary are agents of the first pair's admin
+ * dataspace and own every pair; a pair declared later gets its documents on the first start that
+ * finds its repositories empty. The secrets are written last, so an interrupted bootstrap runs
+ * again on the next start. Later starts read the agents back from their certificates.
  */
 import { X509Certificate, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { NTRIPLES } from './rdf/formats.js';
 import { ns } from './rdf/namespaces.js';
 import { tripleLine } from './rdf/ntriples.js';
 import { defaultAccessDocuments } from './access/policy.js';
+import { ONTOLOGIES } from './ontology/governing.js';
 import { agentDocument, publicKeyDocument } from './auth/agent-document.js';
 import { issueCredentials, readCredentials, rsaPublicKey, webIdsOf, writeCredentials, type Credentials } from './auth/certificates.js';
 
@@ -174,6 +175,8 @@ async function writeRoots({ endUser, admin }: PairServices, ownerWebId: string):
     ...(
       [['agents', 'Agents'], ['public-keys', 'Public keys'], ['groups', 'Groups'], ['authorizations', 'Authorizations']] as const
     ).map(([path, title]): [DocumentService, string, Quad[]] => [admin, `acl/${path}/`, titled(`${adminBase}acl/${path}/`, title, true)]),
+    // the namespace ontology's documents: only the owners write here (their authorization's acl:default on the admin base)
+    [admin, ONTOLOGIES, titled(`${adminBase}${ONTOLOGIES}`, 'Ontologies', true)],
   ];
   for (const [service, path, triples] of documents) {
     if (service.blobId(path) === undefined) await putDocument(service, path, ownerWebId, triples);

@@ -28,6 +28,7 @@ import { Dataspace, descriptionFile } from './dataspace.js';
 import { dataspaceDir, requireDefaultPair, type DataspacePair, type DataspaceSpec } from './registry.js';
 import { readDataspaces, readEtagKey, readProxySecret, readSessionKey, readSystemConfig, systemConfigFile, type OidcProviderDeclaration } from './system-config.js';
 import { SystemSettings } from './settings.js';
+import type { ImportLimits } from './ontology/imports.js';
 import { NamespaceOntology } from './ontology/namespace.js';
 import { OntologyWorkers } from './ontology/workers.js';
 import { Composer } from './documents/composer.js';
@@ -79,8 +80,11 @@ function startOidc(config: ServeConfig, adminBase: string, providers: readonly O
   return new OidcLogin({ providers: clients, redirectUri, secret, allowInsecureRequests: config.allowInternalUrls });
 }
 
-/** What tests may set that no command-line flag does: how the proxy's outgoing requests resolve names and classify addresses, and its limits. */
-export type ServeSeams = Pick<OutboundOptions, 'seams' | 'limits'>;
+/** What tests may set that no command-line flag does: how the proxy's outgoing requests resolve names and classify addresses, its limits, and those of ontology imports. */
+export type ServeSeams = Pick<OutboundOptions, 'seams' | 'limits'> & {
+  /** The bounds of the namespace ontologies' imports (tests shorten the deadline). */
+  importLimits?: Partial<ImportLimits>;
+};
 
 /** Starts a server on the data directory, which no other may serve meanwhile and which must have been made for `config.base`. */
 export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l), seams: ServeSeams = {}): Promise<Running> {
@@ -157,13 +161,15 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   const settings = new SystemSettings(systemConfigFile(config.data), config.base, pairs, log);
   const ontologyWorkers = new OntologyWorkers({ queryMs: config.sparqlTimeoutMs });
   const pages = new PageDrawer();
-  const fetchRdf = (url: string) => safeFetch(url, { allowInternal: config.allowInternalUrls });
+  const fetchRdf = (url: string, limits?: { timeoutMs?: number; maxBytes?: number }) => safeFetch(url, { ...limits, allowInternal: config.allowInternalUrls });
   for (const [index, pair] of pairs.entries()) {
     const endUser = opened[2 * index]!.dataspace;
     const admin = opened[2 * index + 1]!.dataspace;
-    const access = new AccessControl(admin, endUser.base);
+    const packages = () => settings.imports(endUser.base);
+    // the class hierarchy of access control and the namespace ontology come from the owners' documents only (ontology/governing.ts)
+    const access = new AccessControl(admin, endUser.base, packages);
     // the pair's namespace ontology: its SHACL shapes constrain the end-user dataspace's writes, those of people's edits included
-    const ontology = new NamespaceOntology({ admin, imports: () => settings.imports(endUser.base), fetch: fetchRdf, workers: ontologyWorkers, log });
+    const ontology = new NamespaceOntology({ admin, imports: packages, fetch: fetchRdf, workers: ontologyWorkers, log, importLimits: seams.importLimits });
     const validate = (url: string, bytes: Buffer) => ontology.validate(url, bytes);
     // the pair's pages name things with the shipped vocabularies and this ontology's labels, replaced when it changes
     const labels = pages.labelsOf(() => ontology.lastBuilt());
@@ -181,6 +187,8 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   const runtimes = paired.flatMap((pair) => [pair.endUser, pair.admin]);
   const agents = await bootstrap(config.data, paired.map((pair) => ({ endUser: pair.endUser.documents, admin: pair.admin.documents })), log);
   for (const pair of paired) pair.admin.access.owner = agents.owner.webId;
+  // each namespace ontology is built at start, in the background: pages have its labels, and its imports are on their way before the first write
+  for (const { admin } of paired) void admin.ontology?.now().catch((error: Error) => log(`namespace ontology of ${admin.dataspace.base}: ${error.message}`));
   const home = paired[0]!.admin; // the owner's and the secretary's admin dataspace
   home.documents.protect(agents.owner.documentPath);
   home.documents.protect(agents.secretary.documentPath);
@@ -249,7 +257,8 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     allowInternal: config.allowInternalUrls,
     ca: [...rootCertificates, agents.server.certPem],
     secretary: { webId: agents.secretary.webId, cert: secretary.certPem, key: secretary.keyPem },
-    ...seams,
+    seams: seams.seams,
+    limits: seams.limits,
   });
   // admin/clear with uri= drops the proxy's copies of that ontology too
   const purge = (uri: string) => {

@@ -79,6 +79,15 @@ describe('Policy: who × what × mode', () => {
     assert.ok(policy.allows(ALICE, target(`${U}t/`, ['http://example.org/Y', 'http://example.org/E']), 'Read'), 'one of several types is enough');
   });
 
+  it('never makes the types the server puts on documents (dh:Item, dh:Container, def:Root) subclasses of anything', () => {
+    const ex = (local: string) => namedNode(`http://example.org/${local}`);
+    const sub = (a: string, b: string) => quad(namedNode(a), namedNode(ns.rdfs + 'subClassOf'), namedNode(b));
+    const subClassOf = [sub(ns.dh + 'Item', ex('Public').value), sub(ns.dh + 'Container', ex('Public').value), sub(ns.def + 'Root', ex('Public').value), sub(ex('Report').value, ex('Public').value)];
+    const policy = Policy.build({ adminBase: A, graphs: [authorization('public', `acl:agentClass foaf:Agent ; acl:accessToClass ex:Public ; acl:mode acl:Read, acl:Write`)], subClassOf });
+    for (const type of [ns.dh + 'Item', ns.dh + 'Container', ns.def + 'Root']) assert.deepEqual(sorted(policy.modes(undefined, target(`${U}t/`, [type]))), [], type);
+    assert.deepEqual(sorted(policy.modes(undefined, target(`${U}t/`, [ns.dh + 'Item', ex('Report').value]))), ['Append', 'Read', 'Write'], 'a class of the owners’ own still reaches its superclass');
+  });
+
   it('counts subclasses of acl:Authorization and ignores subjects that are no authorization', () => {
     const subClassOf = [quad(namedNode('http://example.org/MyAuthorization'), namedNode(ns.rdfs + 'subClassOf'), namedNode(ns.acl + 'Authorization'))];
     const graphs = [

@@ -133,11 +133,11 @@ describe('access control: rules', () => {
     assert.equal((await s.request('GET', 'shared/doc/', { as: 'anonymous' })).status, 200);
   });
 
-  it('acl:accessToClass follows rdfs:subClassOf declared in the admin dataspace', async () => {
+  it('acl:accessToClass follows rdfs:subClassOf declared in the owners’ ontologies (admin/ontologies/)', async () => {
     const erin = await agent('Erin');
     await authorize('erin-reports', `<${ns.acl}agent> <${erin.webId}> ; <${ns.acl}mode> <${ns.acl}Read> ; <${ns.acl}accessToClass> <${EX}Report>`);
     assertRdfError(await s.request('GET', 'reports/annual/', as(erin)), 403);
-    await adminPut('ontology/', `<${EX}AnnualReport> <${ns.rdfs}subClassOf> <${EX}Report> .`);
+    await adminPut('ontologies/reports/', `<${EX}AnnualReport> <${ns.rdfs}subClassOf> <${EX}Report> .`);
     assert.equal((await s.request('GET', 'reports/annual/', as(erin))).status, 200);
   });
 

@@ -158,7 +158,7 @@ describe('lodestone serve on an empty data directory', () => {
     assert.equal(put.status, 201, put.body);
   });
 
-  it('creates the admin root and the containers acl/, acl/agents/, acl/public-keys/, acl/groups/, acl/authorizations/', async () => {
+  it('creates the admin root and the containers acl/, acl/agents/, acl/public-keys/, acl/groups/, acl/authorizations/, ontologies/', async () => {
     const root = await send(admin, { pem: ownerPem, headers: ntriples });
     assert.equal(root.status, 200, root.body);
     const rootTypes = objectsOf(parseRdf(root.body), admin, RDF_TYPE).map((t) => t.value);
@@ -166,7 +166,7 @@ describe('lodestone serve on an empty data directory', () => {
     assert.ok(rootTypes.includes(ns.dh + 'Container'), `the admin root is a container: ${rootTypes.join(', ')}`);
     const files = git(adminRepo, 'ls-tree', '-r', '--name-only', 'HEAD').split('\n');
     assert.ok(files.includes('graphs/root.nt'), 'the admin root is in git');
-    for (const path of ['acl/', 'acl/agents/', 'acl/public-keys/', 'acl/groups/', 'acl/authorizations/']) {
+    for (const path of ['acl/', 'acl/agents/', 'acl/public-keys/', 'acl/groups/', 'acl/authorizations/', 'ontologies/']) {
       const res = await send(admin + path, { pem: ownerPem, headers: ntriples });
       assert.equal(res.status, 200, `${path}: ${res.body}`);
       const types = objectsOf(parseRdf(res.body), admin + path, RDF_TYPE).map((t) => t.value);

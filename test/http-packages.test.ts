@@ -3,8 +3,9 @@
  * (the server runs with --allow-internal-urls): a settings PATCH that imports a package fetches its
  * description and ontology, materialises them once as a document of the admin dataspace, and the
  * next request sees the ontology in `ns` (with the vocabulary it imports, which ships with the
- * server) and its shapes on writes; importing it again changes
- * nothing; removing the import removes the document and the ontology; a package that cannot be
+ * server), its shapes on writes and its class hierarchy in access control (an owners' rule about a
+ * class reaches the package's subclass); importing it again changes nothing; removing the import
+ * removes the document, the ontology and the hierarchy; a package that cannot be
  * loaded is 422 with the configuration unchanged, and an internal address is refused without
  * --allow-internal-urls.
  */
@@ -14,13 +15,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isLodestoneError } from '../src/errors.js';
 import { safeFetch } from '../src/net/safe-fetch.js';
-import { NamespaceOntology, packagePath } from '../src/ontology/namespace.js';
+import { packagePath } from '../src/ontology/governing.js';
+import { NamespaceOntology } from '../src/ontology/namespace.js';
 import { installPackage } from '../src/ontology/packages.js';
 import { OntologyWorkers } from '../src/ontology/workers.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 import { commitCount } from './helpers.js';
-import { assertRdfError, serverForFile, turtle, type TestServer } from './http-helpers.js';
+import { assertRdfError, putTurtle, serverForFile, turtle, type TestServer } from './http-helpers.js';
 import { startRdfOrigin, type RdfOrigin } from './rdf-origin.js';
 
 let s: TestServer;
@@ -30,9 +32,12 @@ before(async () => {
   origin = await startRdfOrigin();
 });
 after(() => origin.close());
-serverForFile((server) => {
+serverForFile(async (server) => {
   s = server;
   adminRepo = s.running.runtimes[1]!.dataspace.store.dir;
+  // anyone reads a skos:Concept; a document of the package's subclass of it, made before the package is imported
+  await putTurtle(s, '/admin/acl/authorizations/concepts/', `<#this> a <${ns.acl}Authorization> ; <${ns.acl}agentClass> <${ns.foaf}Agent> ; <${ns.acl}mode> <${ns.acl}Read> ; <${ns.acl}accessToClass> <http://www.w3.org/2004/02/skos/core#Concept> .`);
+  await putTurtle(s, '/concept/', `<> a <${origin.base}skos/ns.ttl#Term> .`);
 }, ['--allow-internal-urls']);
 
 const UPDATE = { 'Content-Type': 'application/sparql-update' };
@@ -52,8 +57,9 @@ function servePackage(): void {
 }
 
 describe('packages', () => {
-  it('are imported by a settings PATCH: materialised once in the admin dataspace, in ns and constraining writes at the next request', async () => {
+  it('are imported by a settings PATCH: materialised once in the admin dataspace, in ns, constraining writes and in access control at the next request', async () => {
     servePackage();
+    assertRdfError(await s.request('GET', '/concept/', { as: 'anonymous' }), 403);
     const commits = commitCount(adminRepo);
     const res = await patch(`INSERT { <> <${ns.ldh}import> <${pkg()}> } WHERE {}`);
     assert.equal(res.status, 204, res.body);
@@ -68,6 +74,7 @@ describe('packages', () => {
     assert.equal(await ask(`ASK { <http://www.w3.org/2004/02/skos/core#Concept> <${ns.rdfs}label> ?label }`), true, 'the SKOS it imports, read from the vocabulary that ships with the server');
     const term = `<#this> a <${vocab()}Term> .`;
     assertRdfError(await s.request('PUT', '/term/', { headers: turtle, body: term }), 422, { title: /a concept has a preferred label/ });
+    assert.equal((await s.request('GET', '/concept/', { as: 'anonymous' })).status, 200, 'the owners’ rule about skos:Concept reaches the package’s subclass');
     // importing it again fetches nothing and changes nothing
     const hits = origin.hits('skos/');
     assert.equal((await patch(`INSERT { <> <${ns.ldh}import> <${pkg()}> } WHERE {}`)).status, 204);
@@ -82,6 +89,7 @@ describe('packages', () => {
     assertRdfError(await s.request('GET', `/admin/${packagePath(pkg())}`), 404);
     assert.equal(await ask(`ASK { <${vocab()}Term> ?p ?o }`), false);
     assert.equal((await s.request('PUT', '/term/', { headers: turtle, body: `<#this> a <${vocab()}Term> .` })).status, 201, 'its shapes no longer apply');
+    assertRdfError(await s.request('GET', '/concept/', { as: 'anonymous' }), 403);
   });
 
   it('answer 422 when they cannot be loaded, leaving the settings as they were', async () => {

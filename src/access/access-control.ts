@@ -1,24 +1,35 @@
 /**
  * Access control at run time (SPEC §5, issue 4): the Policy of the admin dataspace, rebuilt when
- * the admin dataspace's HEAD moves (authorizations and groups are its documents), and the target
- * of a request: a document's URL, its types and owners (read from its canonical N-Triples once per
- * blob id). The owner of the server holds every mode without a decision (the shortcut); everybody
- * else goes through the Policy, whose decisions are cached until the next admin commit.
+ * the admin dataspace's HEAD moves (authorizations and groups are its documents; the class
+ * hierarchy comes from the documents that shape the dataspace, ontology/governing.ts, never from
+ * an agent's own), and the target of a request: a document's URL, its types and owners (read from
+ * its canonical N-Triples once per blob id). The owner of the server holds every mode without a
+ * decision (the shortcut); everybody else goes through the Policy, whose decisions are cached
+ * until the next admin commit.
  */
 import type { Quad } from '@rdfjs/types';
+import { DataFactory } from 'n3';
 import type { Dataspace } from '../dataspace.js';
-import { iriObjects } from '../rdf/canonical-lines.js';
+import { iriObjects, iriStatements } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import { fileDocument } from '../document-paths.js';
+import { shapesDataspace } from '../ontology/governing.js';
 import { Policy, type Mode, type Target } from './policy.js';
 
 export type { Mode, Target } from './policy.js';
+const SUBCLASS_OF = ns.rdfs + 'subClassOf';
 export const ALL_MODES: ReadonlySet<Mode> = new Set<Mode>(['Read', 'Write', 'Append', 'Control']);
 
 /** The acl:mode IRIs of a set of modes, in a stable order. */
 export function modeIris(modes: ReadonlySet<Mode>): string[] {
   return (['Read', 'Write', 'Append', 'Control'] as const).filter((m) => modes.has(m)).map((m) => ns.acl + m);
+}
+
+/** The rdfs:subClassOf statements between IRIs in a stored document (canonical N-Triples), without a parse. */
+function hierarchy(ntriples: string): Quad[] {
+  const { namedNode, quad } = DataFactory;
+  return iriStatements(ntriples, SUBCLASS_OF).flatMap(({ subject, object }) => (subject === undefined ? [] : [quad(namedNode(subject), namedNode(SUBCLASS_OF), namedNode(object))]));
 }
 
 /** Types and owners of the document `url` from its canonical N-Triples, without a parse. */
@@ -27,9 +38,12 @@ function describe(url: string, bytes: Buffer): { types: string[]; owners: string
 }
 
 export class AccessControl {
-  private built: { head: string | undefined; policy: Policy } | undefined;
+  private built: { head: string | undefined; refreshes: number; policy: Policy } | undefined;
+  /** Counts `refresh` calls: a policy built before one is built again. */
+  private refreshes = 0;
   private building: Promise<Policy> | undefined;
-  private readonly parsed = new Map<string, { blobId: string; quads: Quad[] }>();
+  /** Per admin document: its triples when it is an authorization or a group, its rdfs:subClassOf statements when it shapes the dataspace. */
+  private readonly parsed = new Map<string, { blobId: string; quads: Quad[]; subClassOf?: Quad[] }>();
   private readonly targets = new Map<string, Target>();
 
   /** Counts policy builds: decisions derived from a policy are keyed by it. */
@@ -41,12 +55,23 @@ export class AccessControl {
     private readonly admin: Dataspace,
     /** The base of the end-user dataspace whose admin `admin` is: its containers stop there. */
     private readonly endUserBase?: string,
+    /** The packages the end-user dataspace imports (its settings): their documents shape it too. Read when the policy is built. */
+    private readonly packages: () => Promise<string[]> = async () => [],
   ) {}
 
   /** The policy for the admin dataspace's current HEAD, if it is built (for the read fast path). */
   current(): Policy | undefined {
     const built = this.built;
-    return built && built.head === this.admin.store.head ? built.policy : undefined;
+    return built && built.head === this.admin.store.head && built.refreshes === this.refreshes ? built.policy : undefined;
+  }
+
+  /**
+   * Has the policy built again at its next use although the admin HEAD did not move: the settings
+   * now import other packages (a settings edit writes the package's document before the file says
+   * so). A hand edit of the settings file counts from the next admin commit.
+   */
+  refresh(): void {
+    this.refreshes++;
   }
 
   /** The policy for the current HEAD, built (from the changed documents only) when it moved. */
@@ -59,6 +84,8 @@ export class AccessControl {
 
   private async build(): Promise<Policy> {
     const head = this.admin.store.head;
+    const refreshes = this.refreshes;
+    const packages = await this.packages();
     const graphs: { url: string; quads: Quad[] }[] = [];
     const subClassOf: Quad[] = [];
     const seen = new Set<string>();
@@ -68,20 +95,20 @@ export class AccessControl {
       const url = this.admin.base + relative;
       seen.add(url);
       let entry = this.parsed.get(url);
-      if (entry?.blobId !== blobId) {
-        const bytes = await this.admin.store.readBlob(blobId);
-        const text = bytes.toString('utf8');
-        // only authorizations, groups and class hierarchies matter here: skip parsing the rest
-        const quads = relative.startsWith('acl/authorizations/') || relative.startsWith('acl/groups/') || text.includes(`<${ns.rdfs}subClassOf>`) ? parseRdf(text) : [];
-        entry = { blobId, quads };
+      const policy = relative.startsWith('acl/authorizations/') || relative.startsWith('acl/groups/');
+      const shaping = shapesDataspace(relative, packages);
+      if (entry?.blobId !== blobId || (shaping && !entry.subClassOf)) {
+        // only authorizations, groups and the class hierarchy of the owners' documents matter here: the rest is not read
+        const text = policy || shaping ? (await this.admin.store.readBlob(blobId)).toString('utf8') : '';
+        entry = { blobId, quads: policy ? parseRdf(text) : [], subClassOf: shaping ? hierarchy(text) : undefined };
         this.parsed.set(url, entry);
       }
       graphs.push({ url, quads: entry.quads });
-      for (const q of entry.quads) if (q.predicate.value === ns.rdfs + 'subClassOf') subClassOf.push(q);
+      if (shaping) subClassOf.push(...entry.subClassOf!);
     }
     for (const url of this.parsed.keys()) if (!seen.has(url)) this.parsed.delete(url);
     const policy = Policy.build({ adminBase: this.admin.base, endUserBase: this.endUserBase, graphs, subClassOf });
-    this.built = { head, policy };
+    this.built = { head, refreshes, policy };
     this.generation++;
     return policy;
   }

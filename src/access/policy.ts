@@ -5,10 +5,15 @@
  * matching authorizations, plus the rights of a document's acl:owner), decide. Authorizations count
  * only from documents under `<admin>acl/authorizations/` and group members only from documents under
  * `<admin>acl/groups/`, so an agent who may edit its own WebID document, or anyone appending an
- * access request, cannot grant itself anything. Built once per change of the admin dataspace.
+ * access request, cannot grant itself anything. The class hierarchy that `acl:accessToClass`
+ * follows is given (the owners' documents only, ontology/governing.ts), and the types the server
+ * itself puts on documents (dh:Item, dh:Container, def:Root) are never subclasses of anything in
+ * it: no ontology turns a rule about a class into a rule about every document. Built once per
+ * change of the admin dataspace.
  */
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
+import { HIERARCHY_TYPES } from '../documents/metadata.js';
 import { ns } from '../rdf/namespaces.js';
 import { termToNTriples } from '../rdf/ntriples.js';
 
@@ -117,7 +122,8 @@ export class Policy {
 
   /**
    * Builds the policy of ONE dataspace from the graphs of its admin dataspace (graph name = document
-   * URL) and the class hierarchy (rdfs:subClassOf triples from wherever they are declared). Graphs
+   * URL) and the class hierarchy (rdfs:subClassOf triples of the documents that shape the dataspace;
+   * those whose subclass is a type the server puts on documents are ignored). Graphs
    * outside `<adminBase>acl/authorizations/` and `<adminBase>acl/groups/` are ignored, so are those of
    * another dataspace's admin. Pass JS terms (see `toJsQuads`), not Oxigraph's.
    */
@@ -125,7 +131,9 @@ export class Policy {
     requireBase('adminBase', input.adminBase);
     const policy = new Policy(input.adminBase, input.endUserBase);
     for (const q of input.subClassOf ?? []) {
-      if (q.predicate.value === SUBCLASS_OF && q.subject.termType === 'NamedNode' && q.object.termType === 'NamedNode') push(policy.parents, q.subject.value, q.object.value);
+      if (q.predicate.value !== SUBCLASS_OF || q.subject.termType !== 'NamedNode' || q.object.termType !== 'NamedNode') continue;
+      if (HIERARCHY_TYPES.has(q.subject.value)) continue; // dh:Item, dh:Container, def:Root are what they are
+      push(policy.parents, q.subject.value, q.object.value);
     }
     const authorizationsUnder = input.adminBase + 'acl/authorizations/';
     const groupsUnder = input.adminBase + 'acl/groups/';

@@ -24,12 +24,13 @@ const metadataPredicates = new Set([
   ns.sioc + 'has_container',
   ns.sioc + 'has_parent',
 ]);
-const hierarchyTypes = new Set([DH_ITEM, DH_CONTAINER, DEF_ROOT]);
+/** The types the server puts on documents (and nobody else may): access control never lets them be made subclasses of anything (access/policy.ts). */
+export const HIERARCHY_TYPES: ReadonlySet<string> = new Set([DH_ITEM, DH_CONTAINER, DEF_ROOT]);
 
 export function isServerTriple(q: Quad, documentUrl: string): boolean {
   if (q.subject.termType !== 'NamedNode' || q.subject.value !== documentUrl) return false;
   if (metadataPredicates.has(q.predicate.value)) return true;
-  return q.predicate.value === RDF_TYPE && hierarchyTypes.has(q.object.value);
+  return q.predicate.value === RDF_TYPE && HIERARCHY_TYPES.has(q.object.value);
 }
 
 export interface Metadata {

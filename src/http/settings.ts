@@ -58,6 +58,7 @@ export async function settings(ctx: Context): Promise<void> {
   );
   if (admin) for (const pkg of importsOf(edit.before, base).filter((p) => !importsOf(edit.after, base).includes(p))) await removePackage(admin, pkg, agent);
   await ontology?.clear(); // as admin/clear does: the next request sees the ontology of the new settings
+  runtime.access.refresh(); // and access control the class hierarchy of the packages imported now
   const after = await canonicalNTriples(await store.description(base));
   ctx.status = 204;
   ctx.set('ETag', graphRepresentation(ctx, url, contentVersion('settings', after)).tag);

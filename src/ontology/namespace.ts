@@ -1,14 +1,14 @@
 /**
- * The namespace ontology of a pair of dataspaces (SPEC §4.7 `ns`): the ontology documents of the
- * admin dataspace (every document that declares an `owl:Ontology`), the documents of the packages
- * the end-user dataspace imports (`packages/<sha1 of the package IRI>/`, packages.ts; one of a
- * package no longer imported does not count), and what they import with `owl:imports` from
- * elsewhere: a vocabulary that ships with Lodestone from its package, any other fetched under the
- * outgoing-address rules; kept in memory (at most 32 imports, each at most 2 MiB; one that cannot
- * be had is logged and left out). The asserted graph is rebuilt
- * when the admin dataspace's HEAD or the imports change and stays the same object while they do
- * not, so a write asks for it at the cost of a comparison. `clear` forgets every fetched import
- * (or one, and the proxy caches' entries for it, through the purge hooks) and rebuilds.
+ * The namespace ontology of a pair of dataspaces (SPEC §4.7 `ns`): the ontology documents among
+ * the admin documents that shape the dataspace (governing.ts: the owners' `ontologies/` and the
+ * imported packages), each known by an `owl:Ontology` among its own parsed triples, and what they
+ * import (imports.ts: fetched in the background under one deadline, bounded in number and bytes).
+ * A write is checked against the ontology as it stands (`now`): the owners' documents as they are
+ * at that moment (a shape just written applies to the next write) and the imports that have
+ * arrived; it never waits for a fetch, and one under way joins the ontology when it arrives (a
+ * rebuild follows). `ns` and admin/clear wait for the fetches under way (`current`, at most their
+ * deadline). The asserted graph stays the same object while neither the ontology documents nor the
+ * imports change, so a write asks for it at the cost of a comparison.
  *
  * The ontology's SHACL shapes validate every write of the end-user dataspace's documents
  * (SPEC §2.5, §7): a document that does not conform is refused with a ConstraintViolation that
@@ -16,18 +16,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { Dataspace } from '../dataspace.js';
-import { fileDocument } from '../document-paths.js';
 import { LodestoneError } from '../errors.js';
-import { NQUADS, readableTypes } from '../rdf/formats.js';
+import { iriStatements } from '../rdf/canonical-lines.js';
+import { NQUADS, NTRIPLES, readableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import type { FetchedDocument } from '../net/safe-fetch.js';
 import { Vocabularies, shippedDocument } from '../net/vocabularies.js';
+import { shapingDocuments } from './governing.js';
+import { ImportedOntologies, documentIri, type ImportLimits } from './imports.js';
 import type { OntologyWorkers } from './workers.js';
-
-const ONTOLOGY_LINE = ` <${ns.rdf}type> <${ns.owl}Ontology> .`;
-const ONTOLOGY = new RegExp(`^<([^>]*)> <${ns.rdf}type> <${ns.owl}Ontology> \\.$`, 'gm');
-const IMPORTS = new RegExp(`^\\S+ <${ns.owl}imports> <([^>]*)> \\.$`, 'gm');
-const MAX_IMPORTS = 32;
 
 export interface Closure {
   /** A digest of the asserted graph: its version. */
@@ -36,7 +33,7 @@ export interface Closure {
   ntriples: string;
   /** Whether it holds SHACL shapes (any term of the SHACL namespace). */
   hasShapes: boolean;
-  /** The ontologies in it, by IRI. */
+  /** The ontologies in it (declared by the owners' documents, or imported), by document IRI. */
   ontologies: string[];
 }
 
@@ -50,41 +47,47 @@ export interface NamespaceOntologyOptions {
   admin: Dataspace;
   /** The packages the end-user dataspace imports (its settings). */
   imports: () => Promise<string[]>;
-  /** GET of an ontology on the web, under the outgoing-address rules (net/safe-fetch.ts). */
-  fetch: (url: string) => Promise<FetchedDocument>;
+  /** GET of an ontology on the web, under the outgoing-address rules (net/safe-fetch.ts), within the limits given. */
+  fetch: (url: string, limits?: { timeoutMs?: number; maxBytes?: number }) => Promise<FetchedDocument>;
   workers: OntologyWorkers;
   log: (line: string) => void;
   /** The shipped vocabularies (net/vocabularies.ts): the proxy's, or a reader of their own. */
   vocabularies?: Vocabularies;
+  /** Bounds of the imports (imports.ts IMPORT_LIMITS by default). */
+  importLimits?: Partial<ImportLimits>;
 }
 
-/** Where the document of a package lives in the admin dataspace. */
-export function packagePath(packageIri: string): string {
-  return `packages/${createHash('sha1').update(packageIri).digest('hex')}/`;
+/** The owners' ontology documents as they are: their triples, and the ontologies they declare. */
+interface Local {
+  /** Which documents (their blob ids) and which forgetting: the same key, the same ontology. */
+  key: string;
+  texts: string[];
+  declared: Set<string>;
 }
 
-/** An IRI without its fragment: the URL an ontology is fetched from, and what names it when imports are compared. */
-function documentIri(iri: string): string {
-  const hash = iri.indexOf('#');
-  return hash < 0 ? iri : iri.slice(0, hash);
-}
+const RDF_TYPE = ns.rdf + 'type';
+const OWL_ONTOLOGY = ns.owl + 'Ontology';
 
 export class NamespaceOntology {
-  private built: { head: string | undefined; imports: string; generation: number; closure: Closure } | undefined;
-  private building: { key: string; closure: Promise<Closure> } | undefined;
-  /** What each admin blob holds: whether it is an ontology document, and then its triples relabelled. */
-  private readonly blobs = new Map<string, { ontology: false } | { ontology: true; ntriples: string }>();
-  /** Fetched imports by document URL: their N-Triples, or why they could not be had. */
-  private readonly fetched = new Map<string, Promise<{ ntriples: string } | { failure: string }>>();
+  /** What each shaping blob holds: the ontologies it declares (none: it is no ontology document) and then its triples relabelled. */
+  private readonly documents = new Map<string, { ontologies: string[]; ntriples: string }>();
+  private scanned: { key: string; local: Local } | undefined;
+  private scanning: { key: string; local: Promise<Local> } | undefined;
+  private built: { key: string; closure: Closure } | undefined;
   private generation = 0;
-  /** The last ontology built, and what it was built from (the generation and the ontology documents' blobs). */
-  private previous: { from: string; closure: Closure } | undefined;
   private readonly purgeHooks = new Set<PurgeHook>();
-
   private readonly vocabularies: Vocabularies;
+  /** The imports fetched, and the round of fetches under way. */
+  readonly imported: ImportedOntologies;
 
   constructor(private readonly options: NamespaceOntologyOptions) {
     this.vocabularies = options.vocabularies ?? new Vocabularies();
+    this.imported = new ImportedOntologies({
+      load: (url, limits) => this.load(url, { ...limits, background: true }),
+      log: options.log,
+      name: options.admin.base,
+      limits: options.importLimits,
+    });
   }
 
   /** The namespace ontology last built, if any, without building one (pages take labels from it, and never wait for a fetch). */
@@ -92,42 +95,57 @@ export class NamespaceOntology {
     return this.built?.closure;
   }
 
-  /** The namespace ontology as things are now. */
-  async current(): Promise<Closure> {
-    const head = this.options.admin.store.head;
-    const imports = (await this.options.imports()).sort().join('\n');
-    const generation = this.generation;
+  /**
+   * The namespace ontology as it stands: the owners' ontology documents as they are now, and the
+   * imports that have arrived. Starts fetching the imports still missing, and never waits for them.
+   */
+  async now(): Promise<Closure> {
+    const local = await this.local();
+    const key = `${local.key}\n${this.imported.version}`;
     const built = this.built;
-    if (built && built.head === head && built.imports === imports && built.generation === generation) return built.closure;
-    const key = `${head}\n${generation}\n${imports}`;
-    if (this.building?.key === key) return this.building.closure;
-    if (this.building) {
-      await this.building.closure.catch(() => undefined); // one build at a time; it was of an earlier state
-      return this.current();
+    if (built?.key === key) return built.closure;
+    const composed = this.imported.compose(local.texts, local.declared, true);
+    if (composed.missing.length) {
+      // when they have arrived (or failed), the ontology is built again, for the pages' labels too
+      this.imported.fetchMissing(local.texts, local.declared, () => void this.now().catch((error: Error) => this.options.log(`namespace ontology of ${this.options.admin.base}: ${error.message}`)));
     }
-    const closure = this.build(imports);
-    this.building = { key, closure };
-    try {
-      const done = await closure;
-      this.built = { head, imports, generation, closure: done };
-      return done;
-    } finally {
-      if (this.building?.closure === closure) this.building = undefined;
+    const lines = [...new Set([...local.texts, ...composed.texts].join('').split('\n'))].filter(Boolean).sort();
+    const ntriples = lines.length ? lines.join('\n') + '\n' : '';
+    const closure: Closure = {
+      key: createHash('sha1').update(ntriples).digest('hex'),
+      ntriples,
+      hasShapes: ntriples.includes(`<${ns.sh}`),
+      ontologies: [...new Set([...local.declared, ...composed.imports])].sort(),
+    };
+    this.built = { key, closure };
+    return closure;
+  }
+
+  /** The namespace ontology once the fetches under way have arrived or passed their deadline: what `ns` answers. */
+  async current(): Promise<Closure> {
+    let closure = await this.now();
+    // a round may find imports of imports, or documents changed meanwhile: a few rounds at most
+    for (let round = 0; round < 3; round++) {
+      const pending = this.imported.pending();
+      if (!pending) break;
+      await pending;
+      closure = await this.now();
     }
+    return closure;
   }
 
   /**
-   * Forgets every cached ontology (the fetched imports, the documents read) and the closure: the
-   * next use rebuilds. With `uri`, forgets that ontology alone, has the purge hooks drop it from
-   * the proxy caches, and rebuilds at once.
+   * Forgets every cached ontology (the fetched imports, the documents read): they are read again.
+   * With `uri`, forgets that ontology alone, has the purge hooks drop it from the proxy caches,
+   * and rebuilds at once (fetching it again). A forgotten import counts until its new copy is in.
    */
   async clear(uri?: string): Promise<void> {
     this.generation++;
     if (uri === undefined) {
-      this.fetched.clear();
-      this.blobs.clear();
+      this.imported.forget();
+      this.documents.clear();
     } else {
-      this.fetched.delete(documentIri(uri));
+      this.imported.forget(documentIri(uri));
       for (const hook of this.purgeHooks) await hook(uri);
       await this.current();
     }
@@ -146,10 +164,11 @@ export class NamespaceOntology {
 
   /**
    * Refuses (422, with the SHACL validation report) a document of the end-user dataspace that does
-   * not conform to the shapes of the namespace ontology; `bytes` are its canonical N-Triples.
+   * not conform to the shapes of the namespace ontology as it stands; `bytes` are its canonical
+   * N-Triples. Never waits for an import on its way: it is checked when it has arrived.
    */
   async validate(url: string, bytes: Buffer): Promise<void> {
-    const closure = await this.current();
+    const closure = await this.now();
     if (!closure.hasShapes) return;
     const verdict = await this.options.workers.validate({ key: closure.key, ntriples: closure.ntriples }, bytes.toString('utf8'));
     if (verdict.conforms) return;
@@ -162,89 +181,68 @@ export class NamespaceOntology {
     );
   }
 
-  private async build(imports: string): Promise<Closure> {
-    const { admin, workers } = this.options;
-    const imported = new Set(imports ? imports.split('\n').map(packagePath) : []);
-    const parts: string[] = [];
-    const sources: string[] = [];
-    const seen = new Set<string>();
-    for (const [file, blobId] of admin.store.listFiles()) {
-      const relative = fileDocument(file, admin.store.prefix);
-      if (relative === undefined || (relative.startsWith('packages/') && !imported.has(relative))) continue;
-      seen.add(blobId);
-      let known = this.blobs.get(blobId);
-      if (!known) {
-        const text = (await admin.store.readBlob(blobId)).toString('utf8');
-        known = text.includes(ONTOLOGY_LINE) ? { ontology: true, ntriples: await workers.parse(text, 'application/n-triples', admin.base + relative) } : { ontology: false };
-        this.blobs.set(blobId, known);
-      }
-      if (known.ontology) {
-        parts.push(known.ntriples);
-        sources.push(blobId);
-      }
+  /** The owners' ontology documents for the admin HEAD and packages of now, read again only when they moved; one read at a time. */
+  private async local(): Promise<Local> {
+    const packages = await this.options.imports();
+    const key = `${this.options.admin.store.head}\n${[...packages].sort().join('\n')}\n${this.generation}`;
+    if (this.scanned?.key === key) return this.scanned.local;
+    if (this.scanning?.key === key) return this.scanning.local;
+    if (this.scanning) {
+      await this.scanning.local.catch(() => undefined); // it read an earlier state
+      return this.local();
     }
-    for (const blobId of this.blobs.keys()) if (!seen.has(blobId)) this.blobs.delete(blobId);
-    // the same ontology documents (and nothing cleared): the same ontology, however the rest of the admin dataspace moved
-    const from = `${this.generation}\n${sources.sort().join('\n')}`;
-    if (this.previous?.from === from) return this.previous.closure;
-    // owl:imports of ontologies no document here declares, breadth first
-    const declared = (text: string) => [...text.matchAll(ONTOLOGY)].map((m) => documentIri(m[1]!));
-    const local = new Set(parts.flatMap(declared));
-    const wanted: string[] = [];
-    const queue = [...parts];
-    for (let text = queue.shift(); text !== undefined; text = queue.shift()) {
-      for (const match of text.matchAll(IMPORTS)) {
-        const url = documentIri(match[1]!);
-        if (local.has(url) || wanted.includes(url) || !/^https?:\/\//.test(url)) continue;
-        if (wanted.length >= MAX_IMPORTS) {
-          this.options.log(`namespace ontology of ${admin.base}: more than ${MAX_IMPORTS} imports; <${url}> and any further ones are left out`);
-          break;
-        }
-        wanted.push(url);
-        const got = await this.fetchImport(url);
-        if ('ntriples' in got) {
-          parts.push(got.ntriples);
-          queue.push(got.ntriples);
-        }
-      }
+    const local = this.scan(packages);
+    this.scanning = { key, local };
+    try {
+      const done = await local;
+      this.scanned = { key, local: done };
+      return done;
+    } finally {
+      if (this.scanning?.local === local) this.scanning = undefined;
     }
-    const lines = [...new Set(parts.join('').split('\n'))].filter(Boolean).sort();
-    const ntriples = lines.length ? lines.join('\n') + '\n' : '';
-    const closure = {
-      key: createHash('sha1').update(ntriples).digest('hex'),
-      ntriples,
-      hasShapes: ntriples.includes(`<${ns.sh}`),
-      ontologies: [...new Set([...local, ...wanted])].sort(),
-    };
-    this.previous = { from, closure };
-    return closure;
   }
 
-  /** An imported ontology, fetched once (until cleared); a failure is logged once and remembered as well. */
-  private fetchImport(url: string): Promise<{ ntriples: string } | { failure: string }> {
-    let pending = this.fetched.get(url);
-    if (!pending) {
-      pending = this.load(url).catch((error: unknown) => {
-        const failure = error instanceof Error ? error.message : String(error);
-        this.options.log(`namespace ontology of ${this.options.admin.base}: the import <${url}> is left out: ${failure}`);
-        return { failure };
-      });
-      this.fetched.set(url, pending);
+  private async scan(packages: readonly string[]): Promise<Local> {
+    const { admin, workers } = this.options;
+    const texts: string[] = [];
+    const sources: string[] = [];
+    const declared = new Set<string>();
+    const seen = new Set<string>();
+    for (const { relative, blobId } of shapingDocuments(admin.store, packages)) {
+      seen.add(blobId);
+      let known = this.documents.get(blobId);
+      if (!known) {
+        const ntriples = await workers.parse((await admin.store.readBlob(blobId)).toString('utf8'), NTRIPLES, admin.base + relative);
+        // an ontology document declares an owl:Ontology in its own triples (a literal that says so declares nothing)
+        const ontologies = iriStatements(ntriples, RDF_TYPE).flatMap((s) => (s.subject !== undefined && s.object === OWL_ONTOLOGY ? [s.subject] : []));
+        known = { ontologies, ntriples: ontologies.length ? ntriples : '' };
+        this.documents.set(blobId, known);
+      }
+      if (known.ontologies.length === 0) continue;
+      texts.push(known.ntriples);
+      sources.push(blobId);
+      for (const iri of known.ontologies) declared.add(documentIri(iri));
     }
-    return pending;
+    for (const blobId of this.documents.keys()) if (!seen.has(blobId)) this.documents.delete(blobId);
+    // the same ontology documents (and nothing forgotten): the same ontology, however the rest of the admin dataspace moved
+    const key = `${this.generation}\n${sources.sort().join('\n')}`;
+    const previous = this.scanned?.local;
+    return previous?.key === key ? previous : { key, texts, declared };
   }
 
   /**
    * Fetches and parses an RDF document from the web (an import, a package, its ontology); throws
    * why it cannot. A vocabulary that ships with Lodestone is read from its package, never fetched.
+   * `background`: nobody waits for it (an import), so it is parsed in the imports' own worker.
    */
-  async load(url: string): Promise<{ ntriples: string }> {
+  async load(url: string, options: { timeoutMs?: number; maxBytes?: number; background?: boolean } = {}): Promise<{ ntriples: string }> {
+    const { workers } = this.options;
     const shipped = shippedDocument(url);
-    if (shipped && !shipped.term) return { ntriples: await this.options.workers.parse((await this.vocabularies.read(shipped)).text, NQUADS, url) };
-    const got = await this.options.fetch(url);
+    if (shipped && !shipped.term) return { ntriples: await workers.parse((await this.vocabularies.read(shipped)).text, NQUADS, url, options.background) };
+    const got = await this.options.fetch(url, { timeoutMs: options.timeoutMs, maxBytes: options.maxBytes });
     if (got.status !== 200) throw new LodestoneError('ConstraintViolation', `${url} answered ${got.status}`);
     const type = got.mediaType === 'text/plain' ? 'application/n-triples' : got.mediaType;
     if (!type || !readableTypes.includes(type) || type === 'application/x-www-form-urlencoded') throw new LodestoneError('ConstraintViolation', `${url} is not RDF (${got.mediaType ?? 'no media type'})`);
-    return { ntriples: await this.options.workers.parse(got.body, type, got.url) };
+    return { ntriples: await workers.parse(got.body, type, got.url, options.background) };
   }
 }

@@ -10,16 +10,14 @@
  */
 import type { DocumentService } from '../documents/document-service.js';
 import { LodestoneError, isLodestoneError } from '../errors.js';
+import { iriStatements } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
-import { packagePath, type NamespaceOntology } from './namespace.js';
+import { packagePath } from './governing.js';
+import { documentIri } from './imports.js';
+import type { NamespaceOntology } from './namespace.js';
 
 const PACKAGE_TYPES = [ns.lds + 'Package', ns.lapp + 'Package'];
 const ONTOLOGY_PROPERTIES = [ns.ldt + 'ontology', ns.lds + 'ontology'];
-
-function documentIri(iri: string): string {
-  const hash = iri.indexOf('#');
-  return hash < 0 ? iri : iri.slice(0, hash);
-}
 
 function cannotLoad(packageIri: string, why: string): LodestoneError {
   return new LodestoneError('ConstraintViolation', `the package <${packageIri}> cannot be loaded: ${why}`);
@@ -38,7 +36,8 @@ async function load(ontology: NamespaceOntology, packageIri: string, url: string
 /** The N-Triples of the document a package is materialised as: its description and its ontology, which is declared an owl:Ontology. */
 export async function fetchPackage(ontology: NamespaceOntology, packageIri: string, documentUrl: string): Promise<string> {
   const description = (await load(ontology, packageIri, documentIri(packageIri))).split('\n').filter((line) => line.startsWith(`<${packageIri}> `));
-  const objects = (predicates: string[]) => description.map((line) => /^<[^>]*> <([^>]*)> <([^>]*)> \.$/.exec(line)).filter((m) => m && predicates.includes(m[1]!)).map((m) => m![2]!);
+  const about = description.join('\n');
+  const objects = (predicates: string[]) => predicates.flatMap((p) => iriStatements(about, p).map((s) => s.object));
   if (!objects([ns.rdf + 'type']).some((type) => PACKAGE_TYPES.includes(type))) throw cannotLoad(packageIri, `${documentIri(packageIri)} does not describe it as an lds:Package`);
   const [ontologyIri, ...more] = objects(ONTOLOGY_PROPERTIES);
   if (!ontologyIri || more.length) throw cannotLoad(packageIri, `its description names ${ontologyIri ? 'more than one' : 'no'} ontology (ldt:ontology)`);

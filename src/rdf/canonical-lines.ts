@@ -1,10 +1,10 @@
 /**
  * Reading canonical N-Triples (a document's file: one triple a line, sorted, no duplicates) as
  * text, without a parse: the lines about a subject, the IRI or literal objects of a subject and
- * predicate, a triple's presence, the lines a predicate is absent from, and the difference of two
- * versions. Every scan of stored document text goes through here, so the line format is known in
- * one place. Only the IRIs given are matched: the caller passes IRIs that need no escaping (a
- * document URL, a vocabulary term).
+ * predicate, the IRI statements of a predicate, a triple's presence, the lines a predicate is
+ * absent from, and the difference of two versions. Every scan of stored document text goes
+ * through here, so the line format is known in one place. Only the IRIs given are matched: the
+ * caller passes IRIs that need no escaping (a document URL, a vocabulary term).
  */
 
 /** The start of every line whose subject is `subject` and, when given, whose predicate is `predicate`. */
@@ -29,6 +29,30 @@ export function iriObjects(bytes: Buffer, subject: string, predicate: string): s
     if (at > 0 && bytes[at - 1] !== 0x0a) continue; // inside another line (a literal)
     const start = at + prefix.length;
     found.push(bytes.toString('utf8', start, bytes.indexOf('>', start)));
+  }
+  return found;
+}
+
+/** One term of a line: an IRI without spaces or `>` in it, or a blank node label. */
+const ONE_TERM = /^(?:<[^\s<>"]*>|_:\S+)$/;
+
+/**
+ * The statements of `predicate` with an IRI object in N-Triples text (one triple a line, as a
+ * stored file or a worker's parse gives it), whatever their subject: the subject's IRI (undefined
+ * for a blank node) and the object's. A literal that holds such text is not a statement: the
+ * subject must be one term and the object must end the line.
+ */
+export function iriStatements(ntriples: string, predicate: string): { subject: string | undefined; object: string }[] {
+  const middle = ` <${predicate}> <`;
+  const found: { subject: string | undefined; object: string }[] = [];
+  for (let at = ntriples.indexOf(middle); at !== -1; at = ntriples.indexOf(middle, at + 1)) {
+    const start = ntriples.lastIndexOf('\n', at) + 1;
+    const end = ntriples.indexOf('\n', at);
+    const line = ntriples.slice(start, end === -1 ? undefined : end).replace(/\r$/, '');
+    const subject = line.slice(0, at - start);
+    const object = line.slice(at - start + middle.length);
+    if (!ONE_TERM.test(subject) || !object.endsWith('> .') || /[\s<>"]/.test(object.slice(0, -3))) continue;
+    found.push({ subject: subject.startsWith('<') ? subject.slice(1, -1) : undefined, object: object.slice(0, -3) });
   }
   return found;
 }
