@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { OidcLogin } from './auth/oidc.js';
 import { WebIdVerifier } from './auth/webid-tls.js';
 import { RemoteWebIds } from './auth/remote-webid.js';
+import { SignupWorkers } from './auth/signup-workers.js';
 import { outbound, type OutboundOptions } from './net/outbound.js';
 import { addVocabularyLabels } from './pages/labels.js';
 import { ns } from './rdf/namespaces.js';
@@ -245,7 +246,8 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     for (const url of new Set([uri, uri.replace(/#.*$/, '')])) proxyOut.cache.purge(url);
   };
   for (const runtime of runtimes) if (runtime.role === 'admin') runtime.ontology?.onPurge(purge);
-  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, log, settings });
+  const signups = new SignupWorkers();
+  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, log, settings, signupCredentials: (request) => signups.issue(request) });
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -276,6 +278,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
       for (const runtime of runtimes) await runtime.dataspace.close();
       await disk.close();
       await composer.close();
+      await signups.close();
       await ontologyWorkers.close();
       await accessLog?.close();
       lock.release();

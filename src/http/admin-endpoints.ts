@@ -2,7 +2,7 @@
  * The admin dataspace's endpoints of access control (SPEC §4.7, issue 4), the route table's
  * handlers: `sign%20up` (WebID-TLS signup returning a PKCS#12 certificate), `access` (the asking
  * agent's authorizations on a document) and `access/request` (an access request stored for the
- * owners to grant).
+ * owners to grant). A signup's certificate is made in the signup pool, off the thread that answers requests.
  */
 import { randomUUID } from 'node:crypto';
 import { DataFactory } from 'n3';
@@ -36,7 +36,7 @@ export async function signup(ctx: Context): Promise<void> {
   if (mediaTypeOf(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the signup as ${FORM} (name, email, password)`);
   const request = parseSignup(decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)), FORM);
   // a new agent delegates to the secretary, as the owner does: its proxied requests go as the secretary on its behalf (SPEC §4.5.9)
-  const result = await createSignup(request, runtime.documents.base, ctx.state.served.outbound.secretary?.webId);
+  const result = await createSignup(request, runtime.documents.base, ctx.state.served.outbound.secretary?.webId, ctx.state.served.signupCredentials);
   // the new agent owns its documents (acl:owner): it may edit its own profile
   for (const [path, text] of [[result.keyPath, result.keyTurtle], [result.agentPath, result.agentTurtle]] as const) {
     await runtime.documents.write({ method: 'PUT', relativePath: path, agent: result.webId, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });

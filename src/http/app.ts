@@ -5,6 +5,7 @@
  */
 import cors from '@koa/cors';
 import Koa from 'koa';
+import type { IssueCredentials } from '../auth/signup.js';
 import type { Composer } from '../documents/composer.js';
 import type { SystemSettings } from '../settings.js';
 import { LodestoneError } from '../errors.js';
@@ -31,6 +32,8 @@ export interface AppOptions {
   settings?: SystemSettings;
   /** The scheme the server is reached by (https, or http behind a proxy). */
   scheme: 'https' | 'http';
+  /** Where a signup's certificate is made (the signup pool). */
+  signupCredentials: IssueCredentials;
   log: (line: string) => void;
 }
 
@@ -48,6 +51,7 @@ export function createApp(options: AppOptions): Koa<State> {
     translate: (job) => options.composer.translate(job),
     updateGraph: (graph, update, base) => options.composer.update(graph, update, base),
     settings: options.settings,
+    signupCredentials: options.signupCredentials,
   };
   app.use(errorMiddleware(options.log));
   const corsHeaders = cors({ credentials: true, exposeHeaders: EXPOSED, keepHeadersOnError: true });

@@ -1,4 +1,5 @@
 /** What the middleware of one request learn and pass on (Koa's ctx.state). */
+import type { IssueCredentials } from '../auth/signup.js';
 import type { Outbound } from '../net/outbound.js';
 import type { QueryShape } from '../rdf/sparql-text.js';
 import type { Translation } from '../rdf/translate.js';
@@ -24,6 +25,8 @@ export interface Served {
   updateGraph: (graph: string, update: string, base: string) => Promise<string>;
   /** The dataspaces' settings in the system configuration (undefined: `settings` answers 404). */
   settings?: SystemSettings;
+  /** A signup's key, certificate and PKCS#12 file, made off the thread that answers requests (auth/signup-workers.ts). */
+  signupCredentials: IssueCredentials;
 }
 
 export interface State {
