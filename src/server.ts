@@ -15,6 +15,7 @@ import { OidcLogin } from './auth/oidc.js';
 import { WebIdVerifier } from './auth/webid-tls.js';
 import { RemoteWebIds } from './auth/remote-webid.js';
 import { SignupWorkers } from './auth/signup-workers.js';
+import { Quotas } from './http/quotas.js';
 import { outbound, type OutboundOptions } from './net/outbound.js';
 import { addVocabularyLabels } from './pages/labels.js';
 import { ns } from './rdf/namespaces.js';
@@ -247,7 +248,8 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   };
   for (const runtime of runtimes) if (runtime.role === 'admin') runtime.ontology?.onPurge(purge);
   const signups = new SignupWorkers();
-  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, log, settings, signupCredentials: (request) => signups.issue(request) });
+  const quotas = new Quotas({ exempt: [agents.owner.webId, agents.secretary.webId] });
+  const app = createApp({ runtimes, authenticator, representations, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, log, settings, quotas, signupCredentials: (request) => signups.issue(request) });
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations });
   const handle = (req: IncomingMessage, res: ServerResponse) => {

@@ -14,6 +14,7 @@ import type { Authenticator } from './authenticate.js';
 import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
+import type { Quotas } from './quotas.js';
 import type { RepresentationCache } from './representations.js';
 import { dispatch, redirectToSlash } from './routes.js';
 import type { DataspaceRuntime, Served, State } from './state.js';
@@ -32,6 +33,7 @@ export interface AppOptions {
   settings?: SystemSettings;
   /** The scheme the server is reached by (https, or http behind a proxy). */
   scheme: 'https' | 'http';
+  quotas: Quotas;
   /** Where a signup's certificate is made (the signup pool). */
   signupCredentials: IssueCredentials;
   log: (line: string) => void;
@@ -51,6 +53,7 @@ export function createApp(options: AppOptions): Koa<State> {
     translate: (job) => options.composer.translate(job),
     updateGraph: (graph, update, base) => options.composer.update(graph, update, base),
     settings: options.settings,
+    quotas: options.quotas,
     signupCredentials: options.signupCredentials,
   };
   app.use(errorMiddleware(options.log));

@@ -5,6 +5,7 @@ import type { QueryShape } from '../rdf/sparql-text.js';
 import type { Translation } from '../rdf/translate.js';
 import type { DataspaceRuntime } from '../runtime.js';
 import type { SystemSettings } from '../settings.js';
+import type { Quotas } from './quotas.js';
 import type { RepresentationCache } from './representations.js';
 
 export type { DataspaceRuntime } from '../runtime.js';
@@ -25,6 +26,8 @@ export interface Served {
   updateGraph: (graph: string, update: string, base: string) => Promise<string>;
   /** The dataspaces' settings in the system configuration (undefined: `settings` answers 404). */
   settings?: SystemSettings;
+  /** What requesters may file in admin dataspaces (signups, access requests, writes) before a 429. */
+  quotas: Quotas;
   /** A signup's key, certificate and PKCS#12 file, made off the thread that answers requests (auth/signup-workers.ts). */
   signupCredentials: IssueCredentials;
 }
