@@ -15,7 +15,8 @@ import { OidcLogin } from './auth/oidc.js';
 import { WebIdVerifier } from './auth/webid-tls.js';
 import { RemoteWebIds } from './auth/remote-webid.js';
 import { SignupWorkers } from './auth/signup-workers.js';
-import { Quotas } from './http/quotas.js';
+import { Quotas, QUOTAS } from './http/quotas.js';
+import { RateLimit } from './util/rate-limit.js';
 import { outbound, type OutboundOptions } from './net/outbound.js';
 import { addVocabularyLabels } from './pages/labels.js';
 import { ns } from './rdf/namespaces.js';
@@ -24,7 +25,6 @@ import type { ProxyCache } from './net/proxy-cache.js';
 import { safeFetch } from './net/safe-fetch.js';
 import { readCredentials } from './auth/certificates.js';
 import { NTRIPLES } from './rdf/formats.js';
-import { parseRdf } from './rdf/ntriples.js';
 import { bootstrap, type Bootstrapped } from './bootstrap.js';
 import { checkBase } from './base-check.js';
 import type { ServeConfig } from './config.js';
@@ -188,11 +188,12 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     const runtime = runtimeFor(runtimes, documentUrl);
     return runtime && { runtime, documents: runtime.documents, relative: documentUrl.slice(runtime.dataspace.base.length) };
   };
-  // WebID documents: local ones from their dataspace, others fetched under the outgoing-address rules
+  // WebID documents: local ones from their dataspace, others fetched under the outgoing-address rules;
+  // either way read as N-Triples lines, never parsed on the thread that answers requests
   const remote = new RemoteWebIds({
     fetch: (url) => safeFetch(url, { allowInternal: config.allowInternalUrls, maxBytes: REMOTE_WEBID_BYTES }),
-    // read in the composer's pool (a deadline, off the thread that answers requests), as N-Triples, whose reading here is plain
-    parse: async (text, mediaType, base) => parseRdf(await composer.translate({ kind: 'rdf', text, mediaType, base, to: NTRIPLES })),
+    // translated in the composer's pool (a deadline, off the thread that answers requests)
+    parse: (text, mediaType, base) => composer.translate({ kind: 'rdf', text, mediaType, base, to: NTRIPLES, sorted: true }),
   });
   const verifier = new WebIdVerifier({
     blobId: (url) => {
@@ -212,9 +213,9 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
         return document;
       }
       const document = await found.documents.read(found.relative).catch(() => undefined);
-      return document && { blobId: document.blobId, quads: parseRdf(document.bytes.toString('utf8')) };
+      return document && { blobId: document.blobId, ntriples: document.bytes }; // canonical N-Triples, as stored
     },
-  });
+  }, { rate: new RateLimit(QUOTAS.verificationsPerAddress) });
   const scheme = config.http ? 'http' : 'https';
   const secret = await readSessionKey(config.data, log);
   const logins: OidcLogin[] = [];

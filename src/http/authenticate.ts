@@ -16,6 +16,7 @@ import type { TLSSocket } from 'node:tls';
 import type Koa from 'koa';
 import { readCookie, SESSION_COOKIE } from '../auth/oidc.js';
 import { clientCertHeader, parseCertificate, UNKNOWN, type WebIdVerifier } from '../auth/webid-tls.js';
+import { clientOf } from './quotas.js';
 import type { State } from './state.js';
 
 export interface AuthenticateOptions {
@@ -85,7 +86,7 @@ export class Authenticator {
 
   /** The agent, reading WebID documents when needed; throws 401 for a key the WebID does not list. */
   async identify(req: IncomingMessage): Promise<string | undefined> {
-    return (await this.options.verifier.verify(this.certificateOf(req))) ?? this.sessionAgent(req);
+    return (await this.options.verifier.verify(this.certificateOf(req), clientOf(req))) ?? this.sessionAgent(req);
   }
 
   /** The agent of the request's session cookie, when it has a valid one and comes from the server's own origin. */

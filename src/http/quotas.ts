@@ -19,6 +19,8 @@ export const QUOTAS = {
   accessRequestsPerAddress: { limit: 60, windowMs: HOUR },
   adminWritesPerAgent: { limit: 30, windowMs: 10 * MINUTE },
   adminWritesPerAddress: { limit: 120, windowMs: 10 * MINUTE },
+  /** Client certificates whose WebID documents must be read (a certificate verified before costs nothing): auth/webid-tls.ts. */
+  verificationsPerAddress: { limit: 60, windowMs: MINUTE },
 } as const;
 
 /** A document an agent owns because it signed up (its profile, its public key) holds at most this many bytes, canonical: a profile is a few kilobytes. */
