@@ -293,16 +293,34 @@ describe('WebID verification', () => {
     assertRdfError(await present(certificateNaming(keyPem, [profiles.url('/many-rate-other#me')]), '127.0.0.63'), 401); // another address is checked
   });
 
-  it('remote WebID documents are fetched 8 at a time at most: a 9th is refused with 503 while they hang', { timeout: 30_000 }, async () => {
+  it('an address has 2 certificates checked at once at most: a 3rd while their WebIDs hang is a 429; another address is checked', { timeout: 60_000 }, async () => {
     const hanging = await new Origin().listen();
     try {
-      for (let i = 0; i < 9; i++) hanging.on(`/hang-${i}`, () => undefined); // never answers
+      for (let i = 0; i < 4; i++) hanging.on(`/hang-${i}`, () => undefined); // never answers
+      const hangs = (i: number) => certificateNaming(keyPem, [hanging.url(`/hang-${i}#me`)]);
+      const checking = [0, 1].map((i) => present(hangs(i), '127.0.0.64'));
+      while (hanging.seen.length < 2) await sleep(20);
+      assertRdfError(await present(hangs(2), '127.0.0.64'), 429, { title: /certificates from this address are being checked already/ });
+      const other = present(hangs(3), '127.0.0.65');
+      while (hanging.seen.length < 3) await sleep(20);
+      await hanging.close(); // the fetches fail: the certificates are refused
+      for (const res of [...(await Promise.all(checking)), await other]) assertRdfError(res, 401);
+      assert.equal(hanging.requests('/hang-2').length, 0, 'the third was never fetched');
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it('remote WebID documents are fetched 32 at a time at most: a 33rd is refused with 503 while they hang', { timeout: 30_000 }, async () => {
+    const hanging = await new Origin().listen();
+    try {
+      for (let i = 0; i < 33; i++) hanging.on(`/hang-${i}`, () => undefined); // never answers
       const remote = new RemoteWebIds({ fetch: (url) => safeFetch(url, { allowInternal: true }) });
-      const reads = Array.from({ length: 8 }, (_, i) => remote.read(hanging.url(`/hang-${i}#me`)));
-      await assert.rejects(remote.read(hanging.url('/hang-8#me')), (error) => isLodestoneError(error, 'Busy') && /too many remote WebID documents/.test(error.message));
-      await hanging.close(); // the eight fail
+      const reads = Array.from({ length: 32 }, (_, i) => remote.read(hanging.url(`/hang-${i}#me`)));
+      await assert.rejects(remote.read(hanging.url('/hang-32#me')), (error) => isLodestoneError(error, 'Busy') && /too many remote WebID documents/.test(error.message));
+      await hanging.close(); // the 32 fail
       for (const read of reads) assert.equal(await read, undefined);
-      assert.equal(hanging.requests('/hang-8').length, 0);
+      assert.equal(hanging.requests('/hang-32').length, 0);
     } finally {
       await hanging.close();
     }

@@ -27,7 +27,7 @@ export interface RemoteWebIdsOptions {
    * requests (a remote document is content from anyone); default: here.
    */
   parse?: (text: string, mediaType: string, base: string) => Promise<string>;
-  /** Documents fetched at once at most (default 8); a read of another while they are is refused with Busy. */
+  /** Documents fetched at once at most (default 32: the verifier lets one address have 2 fetched at once); a read of another while they are is refused with Busy. */
   maxInFlight?: number;
   /** How long a document is reused when its response has no max-age; default 5 min. Capped at 1 h, like max-age. */
   ttlMs?: number;
@@ -67,7 +67,7 @@ export class RemoteWebIds {
   constructor(options: RemoteWebIdsOptions) {
     this.fetch = options.fetch;
     this.parse = options.parse ?? ((text, mediaType, base) => translate({ kind: 'rdf', text, mediaType, base, to: NTRIPLES, sorted: true }));
-    this.maxInFlight = options.maxInFlight ?? 8;
+    this.maxInFlight = options.maxInFlight ?? 32;
     this.ttlMs = Math.min(options.ttlMs ?? 5 * 60_000, MAX_TTL_MS);
     this.maxEntries = options.maxEntries ?? 1000;
     this.failureTtlMs = options.failureTtlMs ?? 30_000;

@@ -8,7 +8,7 @@
  * Work per certificate is bounded: its first MAX_WEBIDS URIs are tried, MAX_DOCUMENTS documents
  * read; verdicts are kept per certificate until the documents they were read from change (a
  * refusal 30 s at most), one verification per certificate runs at a time, and verifications that
- * read documents are limited per client address (429).
+ * read documents are limited per client address (429): so many a minute, MAX_CHECKING at once.
  */
 import { X509Certificate } from 'node:crypto';
 import { LodestoneError } from '../errors.js';
@@ -33,8 +33,10 @@ export interface WebIdVerifierOptions {
 
 /** The SubjectAltName URIs of one certificate that are tried; the others are ignored (a certificate may list thousands). */
 export const MAX_WEBIDS = 3;
-/** Documents read for one certificate at most (WebID documents and the documents of their keys). */
+/** Documents read for one certificate at most (WebID documents and the documents of their keys), one after another. */
 const MAX_DOCUMENTS = 6;
+/** Certificates of one client address checked at once (so a few addresses cannot take every remote fetch, remote-webid.ts). */
+const MAX_CHECKING = 2;
 /** How long a refusal is kept when the documents it read have not changed (a remote one that failed may come back). */
 const REFUSAL_MS = 30_000;
 /** A WebID that N-Triples writes as it is: anything else would need escapes to be found in a document. */
@@ -95,12 +97,33 @@ export class WebIdVerifier {
     if (cached?.refusal !== undefined && this.holds(cached, now)) throw unauthenticated(cached.refusal);
     let pending = this.pending.get(fingerprint);
     if (!pending) {
-      const waitMs = client === undefined ? 0 : (this.options.rate?.take(client) ?? 0);
-      if (waitMs > 0) throw new LodestoneError('TooManyRequests', `too many new client certificates checked from this address; try again in ${Math.ceil(waitMs / 1000)} s`, { retryAfter: Math.ceil(waitMs / 1000) });
-      pending = this.check(cert, fingerprint, now).finally(() => this.pending.delete(fingerprint));
+      this.admit(client);
+      pending = this.check(cert, fingerprint, now).finally(() => {
+        this.pending.delete(fingerprint);
+        this.release(client);
+      });
       this.pending.set(fingerprint, pending);
     }
     return pending;
+  }
+
+  /** Certificates of each client address being checked now. */
+  private readonly checking = new Map<string, number>();
+
+  /** Lets a client have one more certificate checked (TooManyRequests past its rate, or while it has MAX_CHECKING checked already). */
+  private admit(client: string | undefined): void {
+    if (client === undefined) return;
+    if ((this.checking.get(client) ?? 0) >= MAX_CHECKING) throw new LodestoneError('TooManyRequests', `certificates from this address are being checked already; try again in a few seconds`, { retryAfter: 5 });
+    const waitMs = this.options.rate?.take(client) ?? 0;
+    if (waitMs > 0) throw new LodestoneError('TooManyRequests', `too many new client certificates checked from this address; try again in ${Math.ceil(waitMs / 1000)} s`, { retryAfter: Math.ceil(waitMs / 1000) });
+    this.checking.set(client, (this.checking.get(client) ?? 0) + 1);
+  }
+
+  private release(client: string | undefined): void {
+    if (client === undefined) return;
+    const left = (this.checking.get(client) ?? 1) - 1;
+    if (left > 0) this.checking.set(client, left);
+    else this.checking.delete(client);
   }
 
   /**
