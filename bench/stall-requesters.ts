@@ -9,7 +9,6 @@ import { createServer, type Server } from 'node:http';
 import { Agent, request, type AgentOptions } from 'node:https';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import forge from 'node-forge';
 import { generateKey, rsaPublicKey, selfSignedCertificate } from '../src/auth/certificates.js';
 
 export interface RequesterWork {
@@ -38,21 +37,6 @@ function sendOnce(url: string, method: string, tls: AgentOptions, from: string, 
   });
 }
 
-/** A certificate for `keyPem` naming every URI of `uris` (SubjectAltName), built with node-forge. */
-function certificateNaming(keyPem: string, uris: readonly string[]): string {
-  const privateKey = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.setRsaPublicKey(privateKey.n, privateKey.e);
-  cert.serialNumber = '01' + forge.util.bytesToHex(forge.random.getBytesSync(15));
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 86_400_000);
-  cert.setSubject([{ name: 'commonName', value: 'many' }]);
-  cert.setIssuer([{ name: 'commonName', value: 'many' }]);
-  cert.setExtensions([{ name: 'extKeyUsage', clientAuth: true }, { name: 'subjectAltName', altNames: uris.map((value) => ({ type: 6, value })) }]);
-  cert.sign(privateKey, forge.md.sha256.create());
-  return forge.pki.certificateToPem(cert);
-}
-
 /** The inputs, ready to be sent: the origin of the remote WebIDs is listening; close() stops it. */
 export async function requesterInputs(base: string, quick: boolean): Promise<{ run(): Promise<RequesterWork>; close(): Promise<void> }> {
   const keys = await Promise.all(Array.from({ length: quick ? 4 : 8 }, () => generateKey()));
@@ -69,7 +53,7 @@ export async function requesterInputs(base: string, quick: boolean): Promise<{ r
   await once(origin, 'listening');
   const at = (path: string) => `http://127.0.0.1:${(origin.address() as AddressInfo).port}${path}`;
   const remote = keys.map((keyPem, i) => ({ cert: selfSignedCertificate(keyPem, { commonName: `remote ${i}`, webId: at(`/card-${i}#me`) }), key: keyPem }));
-  const many = { cert: certificateNaming(keys[0]!, Array.from({ length: 1000 }, (_, i) => at(`/many-${i}#me`))), key: keys[0]! };
+  const many = { cert: selfSignedCertificate(keys[0]!, { commonName: 'many', webId: Array.from({ length: 1000 }, (_, i) => at(`/many-${i}#me`)) }), key: keys[0]! };
 
   async function run(): Promise<RequesterWork> {
     const signups: number[] = [];

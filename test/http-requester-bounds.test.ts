@@ -11,8 +11,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { Agent, request, type RequestOptions } from 'node:https';
 import { after, before, describe, it } from 'node:test';
-import forge from 'node-forge';
-import { generateKey, rsaPublicKey } from '../src/auth/certificates.js';
+import { generateKey, rsaPublicKey, selfSignedCertificate } from '../src/auth/certificates.js';
 import { RemoteWebIds } from '../src/auth/remote-webid.js';
 import { isLodestoneError } from '../src/errors.js';
 import { safeFetch } from '../src/net/safe-fetch.js';
@@ -224,19 +223,7 @@ describe('quotas on what an agent files in the admin dataspace', () => {
 });
 
 /** A client certificate for the key `keyPem`, naming `uris` (SubjectAltName URIs) in order. */
-function certificateNaming(keyPem: string, uris: readonly string[]): string {
-  const privateKey = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.setRsaPublicKey(privateKey.n, privateKey.e);
-  cert.serialNumber = '01' + forge.util.bytesToHex(forge.random.getBytesSync(15));
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 86_400_000);
-  cert.setSubject([{ name: 'commonName', value: 'many' }]);
-  cert.setIssuer([{ name: 'commonName', value: 'many' }]);
-  cert.setExtensions([{ name: 'basicConstraints', cA: false }, { name: 'extKeyUsage', clientAuth: true }, { name: 'subjectAltName', altNames: uris.map((value) => ({ type: 6, value })) }]);
-  cert.sign(privateKey, forge.md.sha256.create());
-  return forge.pki.certificateToPem(cert);
-}
+const certificateNaming = (keyPem: string, uris: readonly string[]) => selfSignedCertificate(keyPem, { commonName: 'many', webId: uris, days: 1 });
 
 describe('WebID verification', () => {
   let keyPem: string;

@@ -18,8 +18,8 @@ export interface Credentials {
 
 export interface CertificateRequest {
   commonName: string;
-  /** WebID, for client certificates. */
-  webId?: string;
+  /** WebID, for client certificates; or several, in order (WebID-TLS tries each). */
+  webId?: string | readonly string[];
   /** DNS names and IP addresses, for server certificates. */
   dnsNames?: string[];
   ips?: string[];
@@ -49,7 +49,7 @@ export function selfSignedCertificate(keyPem: string, request: CertificateReques
   cert.setSubject(subject);
   cert.setIssuer(subject);
   const altNames: Array<{ type: number; value?: string; ip?: string }> = [];
-  if (request.webId) altNames.push({ type: 6, value: request.webId }); // URI
+  for (const webId of typeof request.webId === 'string' ? [request.webId] : (request.webId ?? [])) altNames.push({ type: 6, value: webId }); // URI
   for (const dns of request.dnsNames ?? []) altNames.push({ type: 2, value: dns });
   for (const ip of request.ips ?? []) altNames.push({ type: 7, ip });
   const extensions: object[] = [{ name: 'basicConstraints', cA: false }];

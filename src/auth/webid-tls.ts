@@ -14,6 +14,7 @@ import { X509Certificate } from 'node:crypto';
 import { LodestoneError } from '../errors.js';
 import { lexicalForm, objectTerms } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
+import { ByteCache } from '../util/byte-cache.js';
 import type { RateLimit } from '../util/rate-limit.js';
 import { rsaPublicKey, webIdsOf, type RsaPublicKey } from './certificates.js';
 
@@ -73,15 +74,16 @@ function unauthenticated(message: string): LodestoneError {
 }
 
 export class WebIdVerifier {
-  private readonly cache = new Map<string, Verdict>();
+  /** Verdicts by certificate fingerprint, the longest unused dropped first. */
+  private readonly cache: ByteCache<Verdict>;
   private readonly pending = new Map<string, Promise<string>>();
-  private readonly maxCached: number;
 
   constructor(
     private readonly lookup: DocumentLookup,
     private readonly options: WebIdVerifierOptions = {},
   ) {
-    this.maxCached = options.maxCached ?? 10_000;
+    const maxCached = options.maxCached ?? 10_000;
+    this.cache = new ByteCache<Verdict>(maxCached, () => 1, maxCached); // counted in verdicts
   }
 
   /**
@@ -180,12 +182,8 @@ export class WebIdVerifier {
   }
 
   private remember(fingerprint: string, verdict: Verdict): void {
-    this.cache.delete(fingerprint);
-    this.cache.set(fingerprint, verdict);
-    for (const oldest of this.cache.keys()) {
-      if (this.cache.size <= this.maxCached) break;
-      this.cache.delete(oldest);
-    }
+    this.cache.delete(fingerprint); // a verdict replaces the one its documents changed under
+    this.cache.put(fingerprint, verdict);
   }
 
   /** A document's N-Triples, its blob id noted in `blobs`; undefined when it is not there or too many were read for this certificate. */
