@@ -3,7 +3,9 @@
  * as monitorEventLoopDelay sees it) while hostile requests run, against the same figures while the
  * server only answers a light loop of GETs. The hostile requests: a 10,000-deep SPARQL group, a
  * 10,000-deep PATCH, a 1 MB query in a form, a 100 KB header, 500 idle connections, a 50 MB chunked
- * body, a 1.9 MB Turtle literal, three 5,000-blank-node cycles at once, and a runaway query.
+ * body, a 1.9 MB Turtle literal, three 5,000-blank-node cycles at once, and a runaway query. Then,
+ * in a period of its own, work priced by the requester (stall-requesters.ts): 16 loops of signups
+ * and client certificates naming remote WebIDs, local ones (the signups') and 1,000 WebIDs.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -13,7 +15,8 @@ import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../test/http-helpers.js';
-import { ms, ratio, type BenchContext, type Row, type Section } from './table.js';
+import { requesterInputs, type RequesterWork } from './stall-requesters.js';
+import { ms, ratio, target as goal, type BenchContext, type Row, type Section } from './table.js';
 
 interface Stall {
   max: number;
@@ -44,7 +47,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   const data = join(context.tmp, 'stalls-data');
   const port = await freePort();
   const base = `https://localhost:${port}/`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/stall-child.ts', '--data', data, '--port', String(port), '--sparql-timeout', '5000', '--access-log', 'off'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/stall-child.ts', '--data', data, '--port', String(port), '--sparql-timeout', '5000', '--access-log', 'off', '--allow-internal-urls'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   const lines: string[] = [];
   child.stdout.on('data', (chunk: Buffer) => {
@@ -112,16 +115,30 @@ async function run(context: BenchContext): Promise<Row[]> {
       ]);
       for (const socket of sockets) socket.destroy();
     });
+    const inputs = await requesterInputs(base, context.quick);
+    let work: RequesterWork | undefined;
+    const priced = await period(async () => (work = await inputs.run()));
+    await inputs.close();
     agent.destroy();
     probe.destroy();
-    const rows = (label: keyof Stall): Row => ({
+    const rows = (label: keyof Stall, stall: Stall, what: string): Row => ({
       section: 'stalls',
-      measure: `main thread's ${label === 'max' ? 'longest' : 'p99'} event-loop delay while hostile requests run (light GETs as the baseline)`,
-      value: ms(hostile[label]),
+      measure: `main thread's ${label === 'max' ? 'longest' : 'p99'} event-loop delay while ${what} (light GETs as the baseline)`,
+      value: ms(stall[label]),
       baseline: ms(idle[label]),
-      ratio: ratio(hostile[label] / idle[label]),
+      ratio: ratio(stall[label] / idle[label]),
     });
-    return [rows('max'), rows('p99')];
+    const counts = (statuses: readonly number[]) => [...new Set(statuses)].sort().map((status) => `${statuses.filter((s) => s === status).length}× ${status}`).join(', ');
+    const requesters = 'signups and WebID verifications run';
+    return [
+      rows('max', hostile, 'hostile requests run'),
+      rows('p99', hostile, 'hostile requests run'),
+      rows('max', priced, requesters),
+      rows('p99', priced, requesters),
+      { section: 'stalls', measure: 'signups in that period (16 loops from 16 addresses): answers', value: counts(work!.signups) },
+      { section: 'stalls', measure: 'certificates presented in that period (remote, local and 1,000-URI WebIDs): answers', value: counts(work!.presented) },
+      { section: 'stalls', measure: 'WebID documents fetched for the 1,000-URI certificate, presented several times', value: String(work!.manyFetched), baseline: '1,000 URIs', target: goal('≤ 3', work!.manyFetched <= 3) },
+    ];
   } finally {
     child.kill('SIGTERM');
     await once(child, 'exit');

@@ -1,7 +1,8 @@
 /**
  * The one error type of Lodestone, below HTTP and in it. Every refusal carries a `code` that the HTTP
  * layer maps to a status in one table (src/http/http-error.ts), and optional `data` (line and column
- * of a syntax error, the path that was refused, the `allow` list of a 405, the `etag` of a 412).
+ * of a syntax error, the path that was refused, the `allow` list of a 405, the `etag` of a 412, the
+ * `retryAfter` seconds of a 503 or of a 429, which a quota refuses with).
  * Messages are written for the person who sent the request: they say what was wrong.
  */
 
@@ -31,7 +32,8 @@ export type ErrorCode =
   | 'QueryTimeout'
   | 'BadQuery'
   | 'WorkLimit'
-  | 'Busy';
+  | 'Busy'
+  | 'TooManyRequests';
 
 export class LodestoneError extends Error {
   readonly code: ErrorCode;

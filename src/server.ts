@@ -14,12 +14,14 @@ import { join } from 'node:path';
 import { OidcLogin } from './auth/oidc.js';
 import { WebIdVerifier } from './auth/webid-tls.js';
 import { RemoteWebIds } from './auth/remote-webid.js';
+import { SignupWorkers } from './auth/signup-workers.js';
+import { Quotas, QUOTAS } from './http/quotas.js';
+import { RateLimit } from './util/rate-limit.js';
 import { outbound, type OutboundOptions } from './net/outbound.js';
 import type { ProxyCache } from './net/proxy-cache.js';
 import { safeFetch } from './net/safe-fetch.js';
 import { readCredentials } from './auth/certificates.js';
 import { NTRIPLES } from './rdf/formats.js';
-import { parseRdf } from './rdf/ntriples.js';
 import { bootstrap, type Bootstrapped } from './bootstrap.js';
 import { checkBase } from './base-check.js';
 import type { ServeConfig } from './config.js';
@@ -201,11 +203,12 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     const runtime = runtimeFor(runtimes, documentUrl);
     return runtime && { runtime, documents: runtime.documents, relative: documentUrl.slice(runtime.dataspace.base.length) };
   };
-  // WebID documents: local ones from their dataspace, others fetched under the outgoing-address rules
+  // WebID documents: local ones from their dataspace, others fetched under the outgoing-address rules;
+  // either way read as N-Triples lines, never parsed on the thread that answers requests
   const remote = new RemoteWebIds({
     fetch: (url) => safeFetch(url, { allowInternal: config.allowInternalUrls, maxBytes: REMOTE_WEBID_BYTES }),
-    // read in the composer's pool (a deadline, off the thread that answers requests), as N-Triples, whose reading here is plain
-    parse: async (text, mediaType, base) => parseRdf(await composer.translate({ kind: 'rdf', text, mediaType, base, to: NTRIPLES })),
+    // translated in the composer's pool (a deadline, off the thread that answers requests)
+    parse: (text, mediaType, base) => composer.translate({ kind: 'rdf', text, mediaType, base, to: NTRIPLES, sorted: true }),
   });
   const verifier = new WebIdVerifier({
     blobId: (url) => {
@@ -225,9 +228,9 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
         return document;
       }
       const document = await found.documents.read(found.relative).catch(() => undefined);
-      return document && { blobId: document.blobId, quads: parseRdf(document.bytes.toString('utf8')) };
+      return document && { blobId: document.blobId, ntriples: document.bytes }; // canonical N-Triples, as stored
     },
-  });
+  }, { rate: new RateLimit(QUOTAS.verificationsPerAddress) });
   // the scheme clients reach the server by: the base's (https behind a TLS-terminating proxy too)
   const scheme = new URL(config.base).protocol === 'https:' ? 'https' : 'http';
   const secret = await readSessionKey(config.data, log);
@@ -265,7 +268,9 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     for (const url of new Set([uri, uri.replace(/#.*$/, '')])) proxyOut.cache.purge(url);
   };
   for (const runtime of runtimes) if (runtime.role === 'admin') runtime.ontology?.onPurge(purge);
-  const app = createApp({ runtimes, authenticator, representations, etags, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, trusts, log, settings, pages });
+  const signups = new SignupWorkers();
+  const quotas = new Quotas({ exempt: [agents.owner.webId, agents.secretary.webId] });
+  const app = createApp({ runtimes, authenticator, representations, etags, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, trusts, log, settings, pages, quotas, signupCredentials: (request) => signups.issue(request) });
   const koa = app.callback();
   const fast = fastReader({ runtimes, scheme, authenticator, representations, etags });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -297,6 +302,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
       for (const runtime of runtimes) await runtime.dataspace.close();
       await disk.close();
       await composer.close();
+      await signups.close();
       await ontologyWorkers.close();
       await pages.close();
       await accessLog?.close();

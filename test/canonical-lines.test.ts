@@ -1,11 +1,20 @@
 /**
- * The canonical-line scans of src/rdf/canonical-lines.ts that decide who shapes a dataspace:
- * `iriStatements` finds the statements of a predicate line by line, and a literal that holds the
- * text of such a statement (a signup name, a comment) is never one.
+ * The canonical-line scans of src/rdf/canonical-lines.ts:
+ * - `iriStatements`, which decides who shapes a dataspace, finds the statements of a predicate line
+ *   by line, and a literal that holds the text of such a statement (a signup name, a comment) is
+ *   never one;
+ * - `objectTerms`: the objects of a subject and predicate found by a binary search in canonical
+ *   N-Triples agree with a full parse, for every subject and predicate of a document (IRIs and blank
+ *   nodes, literals with escapes, datatypes and languages, a line of a megabyte, the first and the
+ *   last line) and for ones it lacks; a remote document's sorted translation (rdf/translate.ts) is
+ *   searched the same way.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { iriStatements } from '../src/rdf/canonical-lines.js';
+import { canonicalBytes } from '../src/rdf/canonical.js';
+import { iriStatements, lexicalForm, objectTerms } from '../src/rdf/canonical-lines.js';
+import { parseRdf, termToNTriples } from '../src/rdf/ntriples.js';
+import { translate } from '../src/rdf/translate.js';
 
 const TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
 const ONTOLOGY = 'http://www.w3.org/2002/07/owl#Ontology';
@@ -31,5 +40,54 @@ describe('iriStatements', () => {
       `<http://a/#this> <${NAME}> "<http://f/> <${TYPE}> <${ONTOLOGY}> ."@en .`,
     ].join('\n');
     assert.deepEqual(iriStatements(forged, TYPE), []);
+  });
+});
+
+const EX = 'http://example.org/';
+const CERT = 'http://www.w3.org/ns/auth/cert#';
+
+function document(): string {
+  const lines = [
+    `<${EX}me> <${CERT}key> _:k1 .`,
+    `<${EX}me> <${CERT}key> _:k2 .`,
+    `<${EX}me> <${CERT}key> <${EX}keys#a> .`,
+    `_:k1 <${CERT}modulus> "00ABCDEF"^^<http://www.w3.org/2001/XMLSchema#hexBinary> .`,
+    `_:k1 <${CERT}exponent> "65537"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
+    `_:k2 <${CERT}modulus> "1234" .`,
+    `<${EX}me> <${EX}name> "Zoë \\"Z\\" \\u00E9"@fr .`,
+    `<${EX}me> <${EX}long> "${'x'.repeat(1_000_000)}" .`,
+    `<${EX}a> <${EX}p> <${EX}b> .`,
+    `<${EX}zz> <${EX}p> "last" .`,
+  ];
+  for (let i = 0; i < 5000; i++) lines.push(`<${EX}me> <${EX}n> "${i}"^^<http://www.w3.org/2001/XMLSchema#integer> .`);
+  return lines.join('\n');
+}
+
+describe('objectTerms', () => {
+  it('finds what a full parse finds, for every subject and predicate of a canonical document and for absent ones', async () => {
+    const bytes = await canonicalBytes(parseRdf(document()));
+    const quads = parseRdf(bytes.toString('utf8'), { keepBlankNodeLabels: true });
+    const pairs = new Map<string, [string, string]>();
+    for (const q of quads) pairs.set(`${termToNTriples(q.subject)} ${q.predicate.value}`, [termToNTriples(q.subject), q.predicate.value]);
+    pairs.set('absent', [`<${EX}nobody>`, `${EX}p`]);
+    pairs.set('absent predicate', [`<${EX}me>`, `${EX}nothing`]);
+    pairs.set('before all', [`<${EX}0>`, `${EX}p`]);
+    pairs.set('after all', ['_:zzz', `${EX}p`]);
+    for (const [subject, predicate] of pairs.values()) {
+      const expected = quads.filter((q) => termToNTriples(q.subject) === subject && q.predicate.value === predicate).map((q) => termToNTriples(q.object)).sort();
+      assert.deepEqual(objectTerms(bytes, subject, predicate).sort(), expected, `${subject} <${predicate}>`);
+    }
+    assert.equal(objectTerms(bytes, `<${EX}me>`, `${EX}n`).length, 5000);
+    assert.deepEqual(objectTerms(bytes, `<${EX}me>`, `${EX}name`).map(lexicalForm), ['Zoë "Z" é']);
+    assert.equal(lexicalForm(`<${EX}a>`), undefined);
+  });
+
+  it('searches a remote document’s sorted translation', async () => {
+    const turtle = `@prefix cert: <${CERT}> . <#me> cert:key [ cert:modulus "ABCD" ; cert:exponent 3 ] ; <${EX}n> ${Array.from({ length: 1000 }, (_, i) => i).join(', ')} .`;
+    const bytes = Buffer.from(await translate({ kind: 'rdf', text: turtle, mediaType: 'text/turtle', base: `${EX}card`, to: 'application/n-triples', sorted: true }));
+    const [key] = objectTerms(bytes, `<${EX}card#me>`, `${CERT}key`);
+    assert.match(key ?? '', /^_:/);
+    assert.deepEqual(objectTerms(bytes, key!, `${CERT}modulus`).map(lexicalForm), ['ABCD']);
+    assert.deepEqual(objectTerms(bytes, key!, `${CERT}exponent`).map(lexicalForm), ['3']);
   });
 });

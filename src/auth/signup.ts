@@ -14,13 +14,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Quad, Term } from '@rdfjs/types';
-import forge from 'node-forge';
 import { LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
 import { termToNTriples } from '../rdf/ntriples.js';
 import { parseRdfPost } from '../rdf/rdf-post.js';
 import { agentDocument, publicKeyDocument } from './agent-document.js';
-import { generateKey, rsaPublicKey, selfSignedCertificate } from './certificates.js';
+import { pkcs12Credentials, type Pkcs12Request, type RsaPublicKey } from './certificates.js';
 
 export interface SignupRequest {
   name: string;
@@ -51,8 +50,6 @@ const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 256;
 /** RFC 5280 ub-common-name: a longer name is cut in the certificate, never in the agent document. */
 const COMMON_NAME_MAX = 64;
-/** PKCS#12 KDF and MAC iterations (OpenSSL's default is 2048). */
-const PKCS12_ITERATIONS = 10_000;
 /** HTML, "valid e-mail address" (https://html.spec.whatwg.org/#valid-e-mail-address): what browsers accept in <input type=email>. */
 const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 const CONTROL = /[\p{Cc}\u2028\u2029]/u;
@@ -186,27 +183,23 @@ export function parseSignup(body: string, mediaType: 'application/x-www-form-url
   return fields[0]?.[0] === 'rdf' ? rdfPostRequest(body) : plainRequest(fields);
 }
 
+/** Where the key, the certificate and the PKCS#12 file are made: a worker pool in the server (signup-workers.ts), here by default. */
+export type IssueCredentials = (request: Pkcs12Request) => Promise<{ pkcs12: Uint8Array; key: RsaPublicKey }>;
+
 /**
  * Mints the agent: a new WebID and key IRI, an RSA 2048 key, the two documents and the PKCS#12 file.
  * `adminBase` is the admin dataspace's base URL, ending in `/`. The request is validated again.
  */
-export async function createSignup(request: SignupRequest, adminBase: string, delegates?: string): Promise<SignupResult> {
+export async function createSignup(request: SignupRequest, adminBase: string, delegates?: string, issue: IssueCredentials = pkcs12Credentials): Promise<SignupResult> {
   if (!adminBase.endsWith('/')) throw new Error(`the admin base ${adminBase} does not end in "/"`);
   const { name, email, password } = validated(request, plainLabels);
   const agentPath = `acl/agents/${randomUUID()}/`;
   const keyPath = `acl/public-keys/${randomUUID()}/`;
   const webId = `${adminBase}${agentPath}#this`;
   const keyIri = `${adminBase}${keyPath}#this`;
-  const keyPem = await generateKey();
-  const privateKey = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
-  const certificate = forge.pki.certificateFromPem(selfSignedCertificate(keyPem, { commonName: [...name].slice(0, COMMON_NAME_MAX).join('').trim(), webId, days: 365 }));
-  const key = rsaPublicKey(forge.pki.certificateToPem(certificate))!;
+  const commonName = [...name].slice(0, COMMON_NAME_MAX).join('').trim();
+  const { pkcs12, key } = await issue({ commonName, friendlyName: name, webId, password, days: 365 });
   const agentTurtle = agentDocument({ name, person: true, email, key: keyIri, delegates });
   const keyTurtle = publicKeyDocument(key);
-  // 3DES (pbeWithSHAAnd3-KeyTripleDES-CBC) with a SHA-1 MAC: read by OpenSSL 3 without the legacy
-  // provider, Node's tls `pfx`, curl, browsers and OS key stores. forge's AES (PBES2) would feed
-  // PBKDF2 the password's UTF-16 code units cut to bytes, so a non-ASCII password would not open.
-  const asn1 = forge.pkcs12.toPkcs12Asn1(privateKey, certificate, password, { algorithm: '3des', count: PKCS12_ITERATIONS, friendlyName: name, generateLocalKeyId: true });
-  const pkcs12 = Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary');
-  return { webId, agentPath, agentTurtle, keyPath, keyTurtle, pkcs12 };
+  return { webId, agentPath, agentTurtle, keyPath, keyTurtle, pkcs12: Buffer.from(pkcs12.buffer, pkcs12.byteOffset, pkcs12.byteLength) };
 }

@@ -141,6 +141,9 @@ export class DocumentService {
       const composedOn = this.dataspace.store.blobId(path);
       admissible(composedOn); // refused before any work when it would be refused under the lock
       const bytes = method === 'DELETE' ? null : await this.composeOn(request, composedOn, url, parentUrl);
+      if (bytes !== null && request.maxBytes !== undefined && bytes.length > request.maxBytes) {
+        throw new LodestoneError('TooLarge', `${url} would hold ${bytes.length} bytes as N-Triples; this writer may leave it ${request.maxBytes} bytes at most`);
+      }
       if (bytes !== null && this.validate) await this.validate(url, bytes); // off the lock too
       const { commit, result, blobIds } = await this.dataspace.store.transact<Omit<WriteResult, 'commit' | 'blobId'> | 'moved'>(async (view) => {
         const current = view.blobId(path);

@@ -18,6 +18,8 @@ export interface WriteRequest {
   replace?: boolean;
   /** A second paragraph for the commit message (the first line is always `<METHOD> <url>`). */
   note?: string;
+  /** The most bytes the document's new canonical N-Triples may take (a bound of the writer's, past the body limit's); 413 past it. */
+  maxBytes?: number;
 }
 
 export interface WriteResult {

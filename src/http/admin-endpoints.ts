@@ -2,13 +2,14 @@
  * The admin dataspace's endpoints of access control (SPEC §4.7, issue 4), the route table's
  * handlers: `sign%20up` (WebID-TLS signup returning a PKCS#12 certificate), `access` (the asking
  * agent's authorizations on a document) and `access/request` (an access request stored for the
- * owners to grant).
+ * owners to grant). Signups and access requests are counted against their quotas (quotas.ts)
+ * before any work; a signup's certificate is made in the signup pool.
  */
 import { randomUUID } from 'node:crypto';
 import { DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { createSignup, parseSignup } from '../auth/signup.js';
-import { LodestoneError } from '../errors.js';
+import { isLodestoneError, LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
 import { serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { modesOnEndpoint, requireMode } from './authorize.js';
@@ -16,6 +17,7 @@ import { FORM, decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { notAcceptable } from './document-read.js';
 import { documentPathIn, normalPath, runtimeFor } from './locate.js';
 import { acceptOf, negotiate } from './negotiate.js';
+import { clientOf } from './quotas.js';
 import { contentTypeOf } from './representations.js';
 import type { Context, DataspaceRuntime } from './state.js';
 import { frameOf, sendPage } from './html.js';
@@ -33,9 +35,14 @@ export async function signup(ctx: Context): Promise<void> {
     return sendPage(ctx, 200, frame.language, signupPage(frame, endpoint));
   }
   if (mediaTypeOf(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the signup as ${FORM} (name, email, password)`);
-  const request = parseSignup(decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)), FORM);
+  const { served } = ctx.state;
+  const request = parseSignup(decodeUtf8(await readBody(ctx.req, served.bodyLimit)), FORM);
+  const giveBack = served.quotas.signup(agent, clientOf(ctx.req));
   // a new agent delegates to the secretary, as the owner does: its proxied requests go as the secretary on its behalf (SPEC §4.5.9)
-  const result = await createSignup(request, runtime.documents.base, ctx.state.served.outbound.secretary?.webId);
+  const result = await createSignup(request, runtime.documents.base, served.outbound.secretary?.webId, served.signupCredentials).catch((error: unknown) => {
+    if (isLodestoneError(error, 'Busy')) giveBack(); // refused before any work: it was no signup
+    throw error;
+  });
   // the new agent owns its documents (acl:owner): it may edit its own profile
   for (const [path, text] of [[result.keyPath, result.keyTurtle], [result.agentPath, result.agentTurtle]] as const) {
     await runtime.documents.write({ method: 'PUT', relativePath: path, agent: result.webId, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });
@@ -89,6 +96,7 @@ export async function accessRequest(ctx: Context): Promise<void> {
   const target = documentOf(ctx, form.get('this') ?? undefined);
   const modes = form.getAll('mode');
   if (modes.length === 0 || modes.some((m) => !['Read', 'Write', 'Append', 'Control'].includes(m))) throw new LodestoneError('ConstraintViolation', 'name the modes asked for: mode=Read, Write, Append or Control');
+  ctx.state.served.quotas.accessRequest(agent, clientOf(ctx.req));
   const path = `acl/access-requests/${randomUUID()}/`;
   const url = admin.documents.base + path;
   const request = namedNode(`${url}#this`);

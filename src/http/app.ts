@@ -7,6 +7,7 @@
  */
 import cors from '@koa/cors';
 import Koa from 'koa';
+import type { IssueCredentials } from '../auth/signup.js';
 import type { Composer } from '../documents/composer.js';
 import type { SystemSettings } from '../settings.js';
 import { LodestoneError } from '../errors.js';
@@ -17,6 +18,7 @@ import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
 import { answerHeaders, type OriginTrust } from './origins.js';
+import type { Quotas } from './quotas.js';
 import type { Etags, RepresentationCache } from './representations.js';
 import { dispatch, redirectToSlash } from './routes.js';
 import type { DataspaceRuntime, Served, State } from './state.js';
@@ -40,6 +42,9 @@ export interface AppOptions {
   scheme: 'https' | 'http';
   /** The origins each dataspace trusts with its visitors' credentials, besides its own. */
   trusts: OriginTrust;
+  quotas: Quotas;
+  /** Where a signup's certificate is made (the signup pool). */
+  signupCredentials: IssueCredentials;
   log: (line: string) => void;
 }
 
@@ -59,6 +64,8 @@ export function createApp(options: AppOptions): Koa<State> {
     updateGraph: (graph, update, base) => options.composer.update(graph, update, base),
     settings: options.settings,
     pages: options.pages,
+    quotas: options.quotas,
+    signupCredentials: options.signupCredentials,
   };
   const headersOf = new Map(options.runtimes.map((runtime) => [runtime.documents.base, answerHeaders(runtime.documents.base)]));
   app.use(async (ctx, next) => {

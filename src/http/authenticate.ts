@@ -29,6 +29,7 @@ import type Koa from 'koa';
 import { readCookie, SESSION_COOKIE } from '../auth/oidc.js';
 import { clientCertHeader, parseCertificate, UNKNOWN, type WebIdVerifier } from '../auth/webid-tls.js';
 import { originTrust, webOrigin, type OriginTrust } from './origins.js';
+import { clientOf } from './quotas.js';
 import type { State } from './state.js';
 
 export interface AuthenticateOptions {
@@ -140,7 +141,7 @@ export class Authenticator {
   /** The agent of a request to the dataspace at `base`, reading WebID documents when needed; throws 401 for a key the WebID does not list. */
   async identify(req: IncomingMessage, base: string): Promise<string | undefined> {
     if (!credentialsCount(req, base, this.trusts)) return undefined;
-    return (await this.options.verifier.verify(this.certificateOf(req))) ?? this.sessionAgent(req);
+    return (await this.options.verifier.verify(this.certificateOf(req), clientOf(req))) ?? this.sessionAgent(req);
   }
 
   /** The agent of the request's session cookie, when it has a valid one. */

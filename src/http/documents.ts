@@ -17,6 +17,8 @@ import { currentDocumentReply, documentLinks, linesInView, SPARQL_UPDATE, type R
 import { acceptOf, DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
 import { documentHtml } from './document-pages.js';
 import { documentPathIn } from './locate.js';
+import { isAdminDataspace } from './dataspace-role.js';
+import { clientOf } from './quotas.js';
 import { checkWrite, conditionsOf } from './preconditions.js';
 import type { Context } from './state.js';
 
@@ -87,6 +89,28 @@ export async function documentOptions(ctx: Context): Promise<void> {
   ctx.status = 204;
 }
 
+/**
+ * A write into an admin dataspace by an agent other than the owner and the secretary counts against
+ * its quotas (429 past them, quotas.ts); gives the most bytes the document may hold after it
+ * (undefined: no bound of its own). Writes into an end-user dataspace pass.
+ */
+export function admitWrite(ctx: Context, relativePath: string): number | undefined {
+  const { runtime, agent, served } = ctx.state;
+  if (!isAdminDataspace(runtime)) return undefined;
+  served.quotas.adminWrite(agent, clientOf(ctx.req));
+  return served.quotas.adminDocumentBytes(agent, relativePath);
+}
+
+/** The request body, refused past `maxBytes` as well as past the body limit. */
+async function bodyText(ctx: Context, maxBytes: number | undefined): Promise<string> {
+  const limit = ctx.state.served.bodyLimit;
+  if (maxBytes === undefined || maxBytes >= limit) return decodeUtf8(await readBody(ctx.req, limit));
+  return decodeUtf8(await readBody(ctx.req, maxBytes).catch((error: unknown) => {
+    if (isLodestoneError(error, 'TooLarge')) throw new LodestoneError('TooLarge', `${error.message}: an agent's own document (its profile, its key) holds at most ${maxBytes} bytes`, error.data);
+    throw error;
+  }));
+}
+
 export const writeDocument = (ctx: Context) => write(ctx, ctx.method as WriteMethod);
 export const deleteDocument = (ctx: Context) => write(ctx, 'DELETE');
 
@@ -97,6 +121,7 @@ async function write(ctx: Context, method: WriteMethod): Promise<void> {
   // only a PUT creates: a POST to a missing document needs Append on it, as on any, and is then a 404
   const creating = method === 'PUT' && documents.blobId(relativePath) === undefined;
   const modes = await authorizeDocument(ctx, relativePath, needOf(method)!, creating);
+  const maxBytes = admitWrite(ctx, relativePath);
   const responseType = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes);
   ctx.vary('Accept');
   const links = documentLinks(runtime, documentUrl, agent, modes);
@@ -106,10 +131,10 @@ async function write(ctx: Context, method: WriteMethod): Promise<void> {
   let update: string | undefined;
   if (method === 'PUT' || method === 'POST') {
     const mediaType = requestType(ctx, readableTypes);
-    body = { text: decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)), mediaType };
+    body = { text: await bodyText(ctx, maxBytes), mediaType };
   } else if (method === 'PATCH') {
     requestType(ctx, [SPARQL_UPDATE]);
-    update = decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit));
+    update = await bodyText(ctx, maxBytes);
   }
   // SPEC §4.6.6: the validator is the ETag of the representation this request's Accept selects
   const validatorType = responseType ?? 'not acceptable';
@@ -121,6 +146,7 @@ async function write(ctx: Context, method: WriteMethod): Promise<void> {
     agent,
     body,
     update,
+    maxBytes,
     precondition: (current) => checkWrite(conditions, current === undefined ? undefined : served.etags.of(documentUrl, current, validatorType), () => served.etags.otherRepresentations(documentUrl, current!, validatorType)),
   });
   if (result.blobId) ctx.set('ETag', served.etags.of(documentUrl, result.blobId, validatorType));

@@ -1,7 +1,7 @@
 /**
  * The one place HTTP statuses are decided: each code of LodestoneError (src/errors.ts, thrown below
  * HTTP and in it alike) maps to a status, with the headers that belong to the error (`Allow` with
- * 405, `ETag` with 412, `Retry-After` with 503, and any `headers` the thrower set), which the
+ * 405, `ETag` with 412, `Retry-After` with 503 and 429, and any `headers` the thrower set), which the
  * error middleware keeps on the response.
  */
 import { STATUS_CODES } from 'node:http';
@@ -43,6 +43,7 @@ const statusOf: Record<ErrorCode, number> = {
   BadQuery: 400,
   WorkLimit: 422,
   Busy: 503,
+  TooManyRequests: 429, // RFC 6585 §4: a quota of the agent or the client address, with Retry-After
 };
 
 /** Any thrown value as an HttpFailure; unknown errors become a 500 that says nothing of internals. */

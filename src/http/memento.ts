@@ -11,7 +11,7 @@ import { LodestoneError } from '../errors.js';
 import { HTML, serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { httpDate, LINK_FORMAT, linesInView, mementoReply, notAcceptable, rememberMemento, sharedView, versionLinks, viewOf } from './document-read.js';
-import { authorizeDocument, documentOf, sendRead } from './documents.js';
+import { admitWrite, authorizeDocument, documentOf, sendRead } from './documents.js';
 import { historyQuery } from './history-query.js';
 import { acceptOf, DOCUMENT_TYPES, negotiate, negotiateDocument } from './negotiate.js';
 import { diffHtml, mementoHtml, timemapHtml } from './document-pages.js';
@@ -137,6 +137,7 @@ export async function diff(ctx: Context): Promise<void> {
 /** `POST <document>?restore=<sha>` (SPEC §3): one new commit with that version's triples, under the same preconditions as any write. */
 export async function restore(ctx: Context): Promise<void> {
   const { relativePath, documentUrl, history } = await historyOf(ctx, 'Write');
+  admitWrite(ctx, relativePath); // a restore is a write like another: the version restored is no larger than it was
   const sha = new URLSearchParams(ctx.querystring).get('restore') ?? '';
   const type = negotiateDocument(acceptOf(ctx.headers, ''), writableTypes) ?? 'not acceptable';
   const conditions = conditionsOf(ctx.headers);

@@ -1,10 +1,12 @@
 /** What the middleware of one request learn and pass on (Koa's ctx.state). */
+import type { IssueCredentials } from '../auth/signup.js';
 import type { Outbound } from '../net/outbound.js';
 import type { QueryShape } from '../rdf/sparql-text.js';
 import type { Translation } from '../rdf/translate.js';
 import type { DataspaceRuntime } from '../runtime.js';
 import type { SystemSettings } from '../settings.js';
 import type { PageDrawer } from './page-drawer.js';
+import type { Quotas } from './quotas.js';
 import type { Etags, RepresentationCache } from './representations.js';
 
 export type { DataspaceRuntime } from '../runtime.js';
@@ -29,6 +31,10 @@ export interface Served {
   settings?: SystemSettings;
   /** Where pages are drawn (kept once drawn, large ones off the thread that answers requests). */
   pages: PageDrawer;
+  /** What requesters may file in admin dataspaces (signups, access requests, writes) before a 429. */
+  quotas: Quotas;
+  /** A signup's key, certificate and PKCS#12 file, made off the thread that answers requests (auth/signup-workers.ts). */
+  signupCredentials: IssueCredentials;
 }
 
 export interface State {

@@ -1,6 +1,6 @@
 /**
  * Reading canonical N-Triples (a document's file: one triple a line, sorted, no duplicates) as
- * text, without a parse: the lines about a subject, the IRI or literal objects of a subject and
+ * text, without a parse: the lines about a subject, the IRI, literal or any objects of a subject and
  * predicate, the IRI statements of a predicate, a triple's presence, the lines a predicate is
  * absent from, and the difference of two versions. Every scan of stored document text goes
  * through here, so the line format is known in one place. Only the IRIs given are matched: the
@@ -21,14 +21,59 @@ export function linesAbout(ntriples: string, subject: string): string {
     .join('\n');
 }
 
+/** Where each line of `bytes` that starts with `prefix` goes on after it. */
+function* linesStarting(bytes: Buffer, prefix: string): Generator<number> {
+  const sought = Buffer.from(prefix);
+  for (let at = bytes.indexOf(sought); at !== -1; at = bytes.indexOf(sought, at + 1)) {
+    if (at > 0 && bytes[at - 1] !== 0x0a) continue; // inside another line (a literal)
+    yield at + sought.length;
+  }
+}
+
 /** The IRI objects of `subject predicate` in canonical N-Triples bytes, in file order; reads only the lines that start with them. */
 export function iriObjects(bytes: Buffer, subject: string, predicate: string): string[] {
-  const prefix = Buffer.from(prefixOf(subject, predicate) + '<');
   const found: string[] = [];
-  for (let at = bytes.indexOf(prefix); at !== -1; at = bytes.indexOf(prefix, at + 1)) {
-    if (at > 0 && bytes[at - 1] !== 0x0a) continue; // inside another line (a literal)
-    const start = at + prefix.length;
-    found.push(bytes.toString('utf8', start, bytes.indexOf('>', start)));
+  for (const start of linesStarting(bytes, prefixOf(subject, predicate) + '<')) found.push(bytes.toString('utf8', start, bytes.indexOf('>', start)));
+  return found;
+}
+
+/** Where the line that holds byte `at` ends (its newline, or the end of the bytes). */
+function lineEnd(bytes: Buffer, at: number): number {
+  const end = bytes.indexOf(0x0a, at);
+  return end < 0 ? bytes.length : end;
+}
+
+/**
+ * Where each line of sorted N-Triples bytes that starts with `prefix` goes on after it: the first
+ * is found by a binary search (lines sorted by code point are sorted as UTF-8 bytes, and so are
+ * their first bytes), the others follow it. Touches a few dozen lines of a document of any size.
+ */
+function* sortedLinesStarting(bytes: Buffer, prefix: string): Generator<number> {
+  const key = Buffer.from(prefix);
+  const before = (start: number) => key.compare(bytes, start, Math.min(start + key.length, lineEnd(bytes, start))) > 0; // the line sorts before the prefix
+  let lo = 0; // a line start: every line before it sorts before the prefix
+  let hi = bytes.length; // a line start (or the end): no line from it on does
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const start = mid === 0 ? 0 : bytes.lastIndexOf(0x0a, mid - 1) + 1; // the line that holds mid
+    if (before(start)) lo = lineEnd(bytes, start) + 1;
+    else hi = start;
+  }
+  for (let at = lo; at < bytes.length && key.compare(bytes, at, Math.min(at + key.length, lineEnd(bytes, at))) === 0; at = lineEnd(bytes, at) + 1) yield at + key.length;
+}
+
+/**
+ * The objects of `subject predicate`, each as written (`<iri>`, `_:label`, a literal with its
+ * datatype or language), in canonical N-Triples bytes (or any N-Triples whose lines are sorted by
+ * code point): `subject` is written as N-Triples too, an IRI in angle brackets or a blank node label
+ * of the same text. A binary search: the cost does not grow with the document.
+ */
+export function objectTerms(bytes: Buffer, subject: string, predicate: string): string[] {
+  const found: string[] = [];
+  for (const start of sortedLinesStarting(bytes, `${subject} <${predicate}> `)) {
+    const end = bytes.indexOf(0x0a, start);
+    const rest = bytes.toString('utf8', start, end < 0 ? bytes.length : end).trimEnd(); // (no regular expression: a line may be megabytes)
+    found.push(rest.endsWith('.') ? rest.slice(0, -1).trimEnd() : rest);
   }
   return found;
 }
@@ -55,6 +100,12 @@ export function iriStatements(ntriples: string, predicate: string): { subject: s
     found.push({ subject: subject.startsWith('<') ? subject.slice(1, -1) : undefined, object: object.slice(0, -3) });
   }
   return found;
+}
+
+/** The lexical form of a literal written as N-Triples (`"…"`, with a datatype or a language or neither), or undefined for an IRI or blank node. */
+export function lexicalForm(term: string): string | undefined {
+  const match = /^"((?:[^"\\]|\\.)*)"/.exec(term);
+  return match ? unescapeLiteral(match[1]!) : undefined;
 }
 
 /** The lexical form of the first literal object of `subject predicate` (no escapes expected: a timestamp, a number), or undefined. */

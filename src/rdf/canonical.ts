@@ -52,8 +52,8 @@ function sortByCodePoint(lines: string[]): string[] {
   return lines.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 }
 
-/** Joins sorted lines into the canonical text, dropping duplicates. */
-function joinUnique(lines: string[]): string {
+/** Joins lines into the canonical text: sorted by code point, duplicates dropped. */
+export function joinUnique(lines: string[]): string {
   let text = '';
   let previous: string | undefined;
   for (const line of sortByCodePoint(lines)) {

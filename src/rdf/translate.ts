@@ -9,7 +9,8 @@
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
 import { LodestoneError } from '../errors.js';
-import { HTML, JSONLD, parseBody, serialise } from './formats.js';
+import { joinUnique } from './canonical.js';
+import { HTML, JSONLD, NTRIPLES, parseBody, serialise } from './formats.js';
 import { jsonLdBlocks } from './html-json-ld.js';
 import { tripleLine } from './ntriples.js';
 import { readResults, writeResults } from './sparql-results.js';
@@ -26,6 +27,8 @@ export interface Translation {
   base: string;
   /** The media type to write. */
   to: string;
+  /** N-Triples only: lines sorted by code point, without duplicates, as stored documents are (for readers that search them, canonical-lines.ts). */
+  sorted?: boolean;
 }
 
 export function isHtml(mediaType: string): boolean {
@@ -62,6 +65,7 @@ export function pageTriples(html: string, base: string): Quad[] {
 export async function translate(job: Translation): Promise<string> {
   if (job.kind === 'results') return writeResults(readResults(job.text, job.mediaType), job.to);
   const quads = isHtml(job.mediaType) ? pageTriples(job.text, job.base) : parseBody(job.text, job.mediaType, job.base, { mergeGraphs: true });
+  if (job.sorted && job.to === NTRIPLES) return joinUnique(quads.map(tripleLine));
   const lines = quads.map((q) => tripleLine(q) + '\n').join('');
   return serialise(lines, job.to);
 }
