@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpsRequest, Agent, type RequestOptions as HttpsRequestOptions } from 'node:https';
+import forge from 'node-forge';
 import { request as httpRequest, STATUS_CODES, type ClientRequest, type IncomingMessage } from 'node:http';
 import { createServer } from 'node:net';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -243,4 +244,40 @@ export function rawRequest(s: TestServer, method: string, path: string, headers:
       if (!answered) reject(error as Error);
     });
   });
+}
+
+/** A stranger who signed up as anyone on the web can: it owns its profile and public key. */
+export interface Stranger {
+  webId: string;
+  /** Its profile (WebID document) URL. */
+  profile: string;
+  /** Its client certificate followed by its private key, as `request`'s `as` takes it. */
+  pem: string;
+}
+
+/** The loopback address the next signup comes from: signups are counted per client address (5 per 10 minutes). */
+let nextSignupAddress = 100;
+
+/**
+ * Signs up anonymously on `s` with `name`, each signup from a loopback address of its own
+ * (127.0.0.100 and on), and turns the PKCS#12 the signup answers into PEM.
+ */
+export async function signUp(s: TestServer, name: string, email = `${name.toLowerCase().replace(/[^a-z0-9]/g, '') || 'someone'}-${nextSignupAddress}@example.org`): Promise<Stranger> {
+  const password = 'correct horse battery';
+  const localAddress = `127.0.0.${nextSignupAddress}`;
+  nextSignupAddress = nextSignupAddress >= 250 ? 100 : nextSignupAddress + 1;
+  const { location, p12 } = await new Promise<{ location: string; p12: Buffer }>((resolve, reject) => {
+    const req = httpsRequest(new URL('/admin/sign%20up', s.base), { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, rejectUnauthorized: false, agent: false, localAddress }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => (res.statusCode === 201 ? resolve({ location: String(res.headers.location), p12: Buffer.concat(chunks) }) : reject(new Error(`signup: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`))));
+    });
+    req.on('error', reject);
+    req.end(new URLSearchParams({ name, email, password }).toString());
+  });
+  const parsed = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(p12.toString('binary')), password);
+  const cert = parsed.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!]![0]!.cert!;
+  const key = parsed.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag! })[forge.pki.oids.pkcs8ShroudedKeyBag!]![0]!.key!;
+  return { webId: `${location}#this`, profile: location, pem: forge.pki.certificateToPem(cert) + forge.pki.privateKeyToPem(key) };
 }

@@ -13,13 +13,12 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import forge from 'node-forge';
 import { LodestoneError } from '../src/errors.js';
 import { documentPathIn, locate, runtimeFor } from '../src/http/locate.js';
 import type { DataspaceRuntime } from '../src/http/state.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { git, headOf, removeTempDirs, tempDir } from './helpers.js';
-import { assertRdfError, freePort, header, sendRequest, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { assertRdfError, freePort, header, sendRequest, signUp, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
 
 let s: TestServer;
 let repo: string;
@@ -27,26 +26,6 @@ let stranger: { webId: string; pem: string };
 /** The commit at which private/aaaa/ was first written. */
 let firstVersion: string;
 
-const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
-
-/** Signs up as anyone on the web can; the PKCS#12 answer is turned into PEM (certificate, then key). */
-async function signUpWithCertificate(name: string, email: string): Promise<{ webId: string; pem: string }> {
-  const password = 'correct horse battery';
-  const { request } = await import('node:https');
-  const { location, p12 } = await new Promise<{ location: string; p12: Buffer }>((resolve, reject) => {
-    const req = request(new URL('/admin/sign%20up', s.base), { method: 'POST', headers: FORM, rejectUnauthorized: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => (res.statusCode === 201 ? resolve({ location: String(res.headers.location), p12: Buffer.concat(chunks) }) : reject(new Error(`signup: ${res.statusCode} ${Buffer.concat(chunks).toString()}`))));
-    });
-    req.on('error', reject);
-    req.end(new URLSearchParams({ name, email, password }).toString());
-  });
-  const parsed = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(p12.toString('binary')), password);
-  const cert = parsed.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!]![0]!.cert!;
-  const key = parsed.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag! })[forge.pki.oids.pkcs8ShroudedKeyBag!]![0]!.key!;
-  return { webId: `${location}#this`, pem: forge.pki.certificateToPem(cert) + forge.pki.privateKeyToPem(key) };
-}
 
 let port: number;
 let data: string;
@@ -80,7 +59,7 @@ before(async () => {
   const head = await s.request('HEAD', 'private/aaaa/');
   const res = await s.request('PUT', 'private/aaaa/', { headers: { ...turtle, 'If-Match': String(header(head, 'etag')) }, body: '<#this> <http://purl.org/dc/terms/title> "a private document, edited" .' });
   assert.equal(res.status, 200, res.body);
-  stranger = await signUpWithCertificate('Mallory', 'mallory@example.org');
+  stranger = await signUp(s, 'Mallory', 'mallory@example.org');
 });
 
 after(async () => {
@@ -175,7 +154,7 @@ describe('foaf:mbox reaches only the agent itself and its owners', () => {
   const NT = { Accept: 'application/n-triples' };
 
   before(async () => {
-    victim = await signUpWithCertificate('Victor', 'victor@example.org');
+    victim = await signUp(s, 'Victor', 'victor@example.org');
     path = new URL(victim.webId.replace(/#this$/, '')).pathname;
     const first = headOf(adminRepo());
     // the agent changes its address: both addresses are in its history

@@ -13,21 +13,18 @@
  */
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { Agent, request as httpsRequest } from 'node:https';
+import { Agent } from 'node:https';
 import { after, before, describe, it } from 'node:test';
-import forge from 'node-forge';
 import { IMPORT_LIMITS } from '../src/ontology/imports.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 import { commitCount, removeTempDirs, waitFor } from './helpers.js';
-import { assertRdfError, header, putTurtle, sendRequest, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { assertRdfError, header, putTurtle, sendRequest, signUp, startServer, turtle, type Response, type Stranger, type TestServer } from './http-helpers.js';
 import { Origin } from './origin-server.js';
 
 const EX = 'http://example.org/shaping#';
-const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
 const UPDATE = { 'Content-Type': 'application/sparql-update' };
 const NT = { Accept: 'application/n-triples' };
-const PASSWORD = 'correct horse battery';
 /** Only a stall reaches this (a liveness bound, not a benchmark). */
 const HANG_MS = 30_000;
 const PREFIXES = `PREFIX owl: <${ns.owl}> PREFIX rdfs: <${ns.rdfs}> PREFIX sh: <${ns.sh}> PREFIX dct: <${ns.dct}> PREFIX dh: <${ns.dh}> PREFIX def: <${ns.def}> PREFIX ex: <${EX}>\n`;
@@ -69,33 +66,8 @@ after(async () => {
   removeTempDirs();
 });
 
-interface Stranger {
-  webId: string;
-  /** Its profile (WebID document) URL. */
-  profile: string;
-  as: { pem: string };
-}
-
-/** Signs up anonymously with `name`, and turns the PKCS#12 the signup answers into PEM. */
-function signUp(name: string): Promise<Stranger> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(new URL('/admin/sign%20up', s.base), { method: 'POST', headers: FORM, rejectUnauthorized: false, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        if (res.statusCode !== 201) return reject(new Error(`signup: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`));
-        const pfx = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(Buffer.concat(chunks).toString('binary')), PASSWORD);
-        const cert = pfx.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!]![0]!.cert!;
-        const key = pfx.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag! })[forge.pki.oids.pkcs8ShroudedKeyBag!]![0]!.key!;
-        const profile = String(res.headers.location);
-        resolve({ webId: `${profile}#this`, profile, as: { pem: forge.pki.certificateToPem(cert) + forge.pki.privateKeyToPem(key) } });
-      });
-    });
-    req.on('error', reject);
-    req.end(new URLSearchParams({ name, email: `stranger-${Date.now()}@example.org`, password: PASSWORD }).toString());
-  });
-}
+/** Signs up anonymously with `name` (http-helpers.ts), as anyone on the web can. */
+const signUpAs = (name: string): Promise<Stranger> => signUp(s, name);
 
 /** `work`, or a failure naming `what` once it has taken HANG_MS (a stall). */
 function within<T>(what: string, work: Promise<T>, ms = HANG_MS): Promise<T> {
@@ -113,12 +85,12 @@ async function namespace(): Promise<string> {
 
 /** The document of the stranger's public key (its profile's cert:key). */
 async function publicKeyOf(stranger: Stranger): Promise<string> {
-  const profile = parseRdf((await s.request('GET', stranger.profile, { as: stranger.as, headers: NT })).body);
+  const profile = parseRdf((await s.request('GET', stranger.profile, { as: { pem: stranger.pem }, headers: NT })).body);
   return profile.find((q) => q.subject.value === stranger.webId && q.predicate.value === ns.cert + 'key')!.object.value.replace(/#.*$/, '');
 }
 
 /** A PATCH (SPARQL update) of an existing document by `as`, quoting the ETag it reads first. */
-async function patch(as: Stranger['as'], document: string, update: string): Promise<Response> {
+async function patch(as: { pem: string }, document: string, update: string): Promise<Response> {
   const head = await s.request('HEAD', document, { as });
   return s.request('PATCH', document, { as, headers: { ...UPDATE, 'If-Match': String(header(head, 'etag')) }, body: `${PREFIXES}${update}` });
 }
@@ -146,7 +118,7 @@ const hostileHierarchy = `
 
 describe('a stranger who signed up', () => {
   it('cannot make its signup name an ontology declaration', async () => {
-    const stranger = await signUp(`x <${ns.rdf}type> <${ns.owl}Ontology> .`);
+    const stranger = await signUpAs(`x <${ns.rdf}type> <${ns.owl}Ontology> .`);
     assert.equal((await ownerPut()).status, 201);
     const ontology = await namespace();
     assert.ok(!ontology.includes(stranger.webId), 'nothing of its profile is in ns');
@@ -154,26 +126,26 @@ describe('a stranger who signed up', () => {
   });
 
   it('cannot write under admin/ontologies/', async () => {
-    const stranger = await signUp('Olive');
+    const stranger = await signUpAs('Olive');
     const before = commitCount(adminRepo);
     const body = `<#> a <${ns.owl}Ontology> .`;
-    assertRdfError(await s.request('PUT', '/admin/ontologies/stranger/', { as: stranger.as, headers: turtle, body }), 403);
-    assertRdfError(await s.request('POST', '/admin/ontologies/', { as: stranger.as, headers: turtle, body }), 403);
-    const container = await s.request('GET', '/admin/ontologies/', { as: stranger.as });
-    assertRdfError(await s.request('PUT', '/admin/ontologies/', { as: stranger.as, headers: { ...turtle, 'If-Match': String(header(container, 'etag') ?? '*') }, body }), 403);
+    assertRdfError(await s.request('PUT', '/admin/ontologies/stranger/', { as: { pem: stranger.pem }, headers: turtle, body }), 403);
+    assertRdfError(await s.request('POST', '/admin/ontologies/', { as: { pem: stranger.pem }, headers: turtle, body }), 403);
+    const container = await s.request('GET', '/admin/ontologies/', { as: { pem: stranger.pem } });
+    assertRdfError(await s.request('PUT', '/admin/ontologies/', { as: { pem: stranger.pem }, headers: { ...turtle, 'If-Match': String(header(container, 'etag') ?? '*') }, body }), 403);
     assertRdfError(await s.request('PUT', '/admin/ontologies/stranger/', { as: 'anonymous', headers: turtle, body }), 403);
     assert.equal(commitCount(adminRepo), before, 'nothing was written');
   });
 
   it('makes its profile and its public key ontologies with shapes that refuse every write: none counts', async () => {
-    const stranger = await signUp('Mallory');
+    const stranger = await signUpAs('Mallory');
     const key = await publicKeyOf(stranger);
     for (const document of [stranger.profile, key]) {
-      const res = await patch(stranger.as, document, `INSERT { ${hostileOntology([])} } WHERE {}`);
+      const res = await patch({ pem: stranger.pem }, document, `INSERT { ${hostileOntology([])} } WHERE {}`);
       assert.equal(res.status, 204, `${document}: ${res.body}`);
     }
     // its profile is no container: nothing can be created under it
-    assertRdfError(await s.request('PUT', `${stranger.profile}ontology/`, { as: stranger.as, headers: turtle, body: `${TURTLE_PREFIXES}${hostileOntology([])}` }), '4xx');
+    assertRdfError(await s.request('PUT', `${stranger.profile}ontology/`, { as: { pem: stranger.pem }, headers: turtle, body: `${TURTLE_PREFIXES}${hostileOntology([])}` }), '4xx');
     const write = await ownerPut();
     assert.equal(write.status, 201, `the owner's write is not refused by the stranger's shapes: ${write.body}`);
     assertRdfError(await s.request('PUT', 'anonymous-write/', { as: 'anonymous', headers: turtle, body: '' }), 403);
@@ -183,8 +155,8 @@ describe('a stranger who signed up', () => {
   });
 
   it('labels terms in its profile: neither ns nor the pages take them', async () => {
-    const stranger = await signUp('Mike');
-    const res = await patch(stranger.as, stranger.profile, `INSERT { <#labels> a owl:Ontology . ex:colour rdfs:label "Stranger's colour", "Stranger's colour"@en . } WHERE {}`);
+    const stranger = await signUpAs('Mike');
+    const res = await patch({ pem: stranger.pem }, stranger.profile, `INSERT { <#labels> a owl:Ontology . ex:colour rdfs:label "Stranger's colour", "Stranger's colour"@en . } WHERE {}`);
     assert.equal(res.status, 204, res.body);
     assert.equal((await ownerPut()).status, 201);
     assert.ok(!(await namespace()).includes("Stranger's colour"), 'ns holds none of its labels');
@@ -195,9 +167,9 @@ describe('a stranger who signed up', () => {
   });
 
   it('makes its profile import documents: none is fetched, and no write waits', async () => {
-    const stranger = await signUp('Trent');
+    const stranger = await signUpAs('Trent');
     const imports = [...Array.from({ length: 32 }, (_, i) => origin.url(`/hang/${i}`)), origin.url('/stranger-vocab')];
-    const res = await patch(stranger.as, stranger.profile, `INSERT { ${hostileOntology(imports)} } WHERE {}`);
+    const res = await patch({ pem: stranger.pem }, stranger.profile, `INSERT { ${hostileOntology(imports)} } WHERE {}`);
     assert.equal(res.status, 204, res.body);
     const write = await within('a write after the stranger named its imports', ownerPut());
     assert.equal(write.status, 201, write.body);
@@ -207,25 +179,25 @@ describe('a stranger who signed up', () => {
 
   it('writes dh:Item rdfs:subClassOf the classes of the owners’ rules: access control is as it was', async () => {
     assert.equal((await s.request('GET', 'published/', { as: 'anonymous' })).status, 200, 'the owners’ rule holds for the class');
-    const stranger = await signUp('Eve');
+    const stranger = await signUpAs('Eve');
     for (const document of [stranger.profile, await publicKeyOf(stranger)]) {
-      const patched = await patch(stranger.as, document, `INSERT { ${hostileHierarchy} } WHERE {}`);
+      const patched = await patch({ pem: stranger.pem }, document, `INSERT { ${hostileHierarchy} } WHERE {}`);
       assert.equal(patched.status, 204, patched.body);
     }
     assert.equal((await ownerPut()).status, 201);
 
     for (const path of ['private/', '', '/admin/', '/admin/acl/authorizations/owners/', '/admin/ontologies/']) {
       assertRdfError(await s.request('GET', path, { as: 'anonymous' }), 403);
-      assertRdfError(await s.request('GET', path, { as: stranger.as }), 403);
+      assertRdfError(await s.request('GET', path, { as: { pem: stranger.pem } }), 403);
     }
     const before = [commitCount(adminRepo), commitCount(s.running.runtimes[0]!.dataspace.store.dir)];
     const owners = await s.request('HEAD', '/admin/acl/authorizations/owners/');
     const grab = `<#this> a <${ns.acl}Authorization> ; <${ns.acl}agent> <${stranger.webId}> ; <${ns.acl}mode> <${ns.acl}Control> ; <${ns.acl}default> <${s.admin}> .`;
-    assertRdfError(await s.request('PUT', '/admin/acl/authorizations/owners/', { as: stranger.as, headers: { ...turtle, 'If-Match': String(header(owners, 'etag')) }, body: grab }), 403);
-    assertRdfError(await s.request('PUT', '/admin/acl/authorizations/stranger/', { as: stranger.as, headers: turtle, body: grab }), 403);
+    assertRdfError(await s.request('PUT', '/admin/acl/authorizations/owners/', { as: { pem: stranger.pem }, headers: { ...turtle, 'If-Match': String(header(owners, 'etag')) }, body: grab }), 403);
+    assertRdfError(await s.request('PUT', '/admin/acl/authorizations/stranger/', { as: { pem: stranger.pem }, headers: turtle, body: grab }), 403);
     const privateTag = String(header(await s.request('HEAD', 'private/'), 'etag'));
-    assertRdfError(await s.request('PUT', 'private/', { as: stranger.as, headers: { ...turtle, 'If-Match': privateTag }, body: '' }), 403);
-    assertRdfError(await s.request('PUT', 'stranger-made/', { as: stranger.as, headers: turtle, body: '' }), 403);
+    assertRdfError(await s.request('PUT', 'private/', { as: { pem: stranger.pem }, headers: { ...turtle, 'If-Match': privateTag }, body: '' }), 403);
+    assertRdfError(await s.request('PUT', 'stranger-made/', { as: { pem: stranger.pem }, headers: turtle, body: '' }), 403);
     assert.deepEqual([commitCount(adminRepo), commitCount(s.running.runtimes[0]!.dataspace.store.dir)], before, 'nothing was written');
   });
 });
