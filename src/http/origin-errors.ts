@@ -2,8 +2,10 @@
  * What the proxy answers with when an origin's answer is not a representation it translates (an
  * error, a redirect, an empty answer), SPEC §4.5.6: the origin's status always, and its body never
  * as markup from this origin. A browser gets Lodestone's own error page with the start of the body
- * shown as text; other clients get the body as it came, except HTML, XHTML, SVG and other XML
- * (which a browser would draw as a page), which go as text/plain.
+ * shown as text; other clients get the body as it came, except what a browser would draw as a page:
+ * HTML, XHTML and SVG always go as text/plain, and XML (RDF/XML, SPARQL results, a stylesheet may
+ * turn any of it into a page) when the browser says it will show it as a document (Fetch Metadata:
+ * `Sec-Fetch-Dest`), so an RDF client still reads an origin's RDF/XML error as it came.
  */
 import { errorResource } from '../rdf/error-resource.js';
 import { JSONLD, serialiseQuads } from '../rdf/formats.js';
@@ -14,8 +16,12 @@ import { errorHtml } from './html.js';
 import { reasonPhrase } from './http-error.js';
 import type { Context } from './state.js';
 
-/** Media types a browser draws as a page (HTML, XHTML, SVG, any XML, which may hold XHTML). */
-const MARKUP = /html|xml/i;
+/** Media types a browser draws as a page wherever they are loaded (HTML, XHTML, SVG). */
+const MARKUP = /html|svg/i;
+/** Media types a browser draws as a page when it shows them as a document (any XML, through a stylesheet it names). */
+const XML = /xml/i;
+/** Fetch Metadata: where a browser shows what it fetched as a document of its own. */
+const SHOWN_AS_DOCUMENT = new Set(['document', 'iframe', 'frame', 'embed', 'object']);
 /** How much of an origin's error body its page shows. */
 const SHOWN = 64 * 1024;
 
@@ -33,7 +39,8 @@ export async function originErrorPage(ctx: Context, response: StoredResponse): P
 export function originBody(ctx: Context, response: StoredResponse): void {
   const { headers, bytes, mediaType, charset } = response;
   const contentType = headers['content-type'];
-  const markup = contentType !== undefined && MARKUP.test(mediaType ?? contentType);
+  const type = mediaType ?? contentType ?? '';
+  const markup = contentType !== undefined && (MARKUP.test(type) || (XML.test(type) && SHOWN_AS_DOCUMENT.has(ctx.get('Sec-Fetch-Dest'))));
   if (contentType) ctx.set('Content-Type', markup ? 'text/plain; charset=utf-8' : contentType);
   if (ctx.method === 'HEAD') return;
   if (bytes.length === 0) return emptyBody(ctx);
