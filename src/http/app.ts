@@ -59,6 +59,7 @@ export function createApp(options: AppOptions): Koa<State> {
     updateGraph: (graph, update, base) => options.composer.update(graph, update, base),
     settings: options.settings,
     pages: options.pages,
+    trusts: options.trusts,
   };
   const headersOf = new Map(options.runtimes.map((runtime) => [runtime.documents.base, answerHeaders(runtime.documents.base)]));
   app.use(async (ctx, next) => {

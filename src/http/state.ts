@@ -4,6 +4,7 @@ import type { QueryShape } from '../rdf/sparql-text.js';
 import type { Translation } from '../rdf/translate.js';
 import type { DataspaceRuntime } from '../runtime.js';
 import type { SystemSettings } from '../settings.js';
+import type { OriginTrust } from './origins.js';
 import type { PageDrawer } from './page-drawer.js';
 import type { Etags, RepresentationCache } from './representations.js';
 
@@ -29,6 +30,8 @@ export interface Served {
   settings?: SystemSettings;
   /** Where pages are drawn (kept once drawn, large ones off the thread that answers requests). */
   pages: PageDrawer;
+  /** The origins each dataspace trusts with its visitors' credentials (origins.ts). */
+  trusts: OriginTrust;
 }
 
 export interface State {
