@@ -2,11 +2,12 @@
  * Attacks on the boundaries of issue 25 tried from outside, after its fixes: each test is written as
  * the attacker and asserts the boundary holds (the source of truth unmoved). Here: an origin that one
  * dataspace trusts (`lds:corsOrigin`) is no one in another dataspace of the same server, through the
- * proxy (`?uri=`) too. One server: a pair at https://localhost:<port>/, its proxy allowed to reach
- * loopback (as a server reached at its public name reaches itself).
+ * proxy (`?uri=`) too; a co-hosted process running as another user reads no repository. One
+ * server: a pair at https://localhost:<port>/, its proxy allowed to reach loopback (as a server
+ * reached at its public name reaches itself).
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ns } from '../src/rdf/namespaces.js';
@@ -21,6 +22,7 @@ let adminRepo: string;
 
 before(async () => {
   const data = tempDir('attacks');
+  chmodSync(data, 0o755); // as `mkdir data` leaves it: others may enter
   const port = await freePort();
   const base = `https://localhost:${port}/`;
   writeFileSync(join(data, 'system.ttl'), `${defaultSystemConfig(base)}\n<${base}> lds:corsOrigin <${END_USER_APP}> .\n`);
@@ -54,5 +56,14 @@ describe('an origin one dataspace trusts, in the owner’s browser', () => {
     const write = await s.request('PUT', proxied(`${authorizations}by-the-app/`), { headers: { ...fromApp, ...turtle }, body: grant });
     assert.equal(write.status, 403, `the proxy wrote an authorization as ${owner} for the app: ${write.body.slice(0, 300)}`);
     assert.equal(headOf(adminRepo), head, 'the admin HEAD did not move');
+  });
+});
+
+describe('a co-hosted process running as another user', () => {
+  it('cannot enter a repository, whatever the data directory’s own mode', () => {
+    for (const runtime of s.running.runtimes) {
+      const dir = runtime.dataspace.store.dir;
+      assert.equal(statSync(dir).mode & 0o077, 0, `${dir} is mode ${(statSync(dir).mode & 0o777).toString(8)}: others read every document in it`);
+    }
   });
 });
