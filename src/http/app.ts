@@ -66,6 +66,7 @@ export function createApp(options: AppOptions): Koa<State> {
     pages: options.pages,
     quotas: options.quotas,
     signupCredentials: options.signupCredentials,
+    trusts: options.trusts,
   };
   const headersOf = new Map(options.runtimes.map((runtime) => [runtime.documents.base, answerHeaders(runtime.documents.base)]));
   app.use(async (ctx, next) => {

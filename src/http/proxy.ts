@@ -3,12 +3,13 @@
  * the request's own dataspace is dereferenced directly: the route table's handler for it answers,
  * under its own access control. Any other URL (another dataspace of this instance included,
  * §4.5.10) is requested from its origin through the guarded fetch, as the secretary on behalf of
- * the agent (§4.5.9), with the client's Accept, preconditions and write body as they came
- * (§4.5.3, §4.5.5); its status, validators and Link headers come back (§4.5.5–7), its RDF or an
- * HTML page's JSON-LD re-serialised for the client's Accept (§4.5.3–4), SPARQL results too. An
- * origin's error keeps its status, but its body is never served as markup from this origin: a
- * browser gets Lodestone's error page with the body shown as text, other clients get HTML or XML
- * bodies as text/plain.
+ * the agent (§4.5.9; anonymously to a dataspace of this instance that does not trust the request's
+ * origin, as a request made to it directly would be), with the client's Accept, preconditions and
+ * write body as they came (§4.5.3, §4.5.5); its status, validators and Link headers come back
+ * (§4.5.5–7), its RDF or an HTML page's JSON-LD re-serialised for the client's Accept (§4.5.3–4),
+ * SPARQL results too. An origin's error keeps its status, but its body is never served as markup
+ * from this origin: a browser gets Lodestone's error page with the body shown as text, other
+ * clients get HTML or XML bodies as text/plain.
  * Reaching an origin needs acl:Read on the dataspace (its root document): the proxy reads through
  * the dataspace, for those who may read it.
  */
@@ -25,7 +26,8 @@ import { readBody } from './body.js';
 import { errorType } from './error-middleware.js';
 import { originBody, originErrorPage } from './origin-errors.js';
 import { notAcceptable } from './document-read.js';
-import { runtimeFor } from './locate.js';
+import { normalPath, runtimeFor } from './locate.js';
+import { credentialsCount } from './authenticate.js';
 import { proxiedPage } from './document-pages.js';
 import { acceptOf, DOCUMENT_TYPES, negotiate, negotiateDocument } from './negotiate.js';
 import { checkRead, conditionsOf } from './preconditions.js';
@@ -69,7 +71,10 @@ export async function proxy(ctx: Context, routes: RouteLookup): Promise<void> {
   const target = targetOf(ctx);
   const { runtime, served } = ctx.state;
   if (runtimeFor(served.runtimes, target.href) === runtime) return dereference(ctx, target, routes);
-  await fromOrigin(ctx, target);
+  // DESIGN.md, "Origins": another dataspace of this server trusts origins of its own; credentials that would not act there directly do not act there through this proxy
+  const there = runtimeFor(served.runtimes, normalPath(target.href));
+  const agent = there && !credentialsCount(ctx.req, there.documents.base, served.trusts) ? undefined : ctx.state.agent;
+  await fromOrigin(ctx, target, agent);
 }
 
 /**
@@ -137,11 +142,11 @@ function gatewayError(error: unknown, target: URL): unknown {
   }
 }
 
-/** Requests `target` from its origin (or the cache) and answers with what came back. */
-async function fromOrigin(ctx: Context, target: URL): Promise<void> {
-  const { runtime, agent, served } = ctx.state;
+/** Requests `target` from its origin (or the cache) as `agent` (anonymous: undefined) and answers with what came back. */
+async function fromOrigin(ctx: Context, target: URL, agent: string | undefined): Promise<void> {
+  const { runtime, served } = ctx.state;
   const { outbound } = served;
-  requireMode(await runtime.access.modesOn(runtime, '', agent), 'Read', agent, runtime.documents.base);
+  requireMode(await runtime.access.modesOn(runtime, '', ctx.state.agent), 'Read', ctx.state.agent, runtime.documents.base);
   ctx.vary('Accept');
   ctx.set(CONTAINED);
   const method = ctx.method;

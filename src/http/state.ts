@@ -5,6 +5,7 @@ import type { QueryShape } from '../rdf/sparql-text.js';
 import type { Translation } from '../rdf/translate.js';
 import type { DataspaceRuntime } from '../runtime.js';
 import type { SystemSettings } from '../settings.js';
+import type { OriginTrust } from './origins.js';
 import type { PageDrawer } from './page-drawer.js';
 import type { Quotas } from './quotas.js';
 import type { Etags, RepresentationCache } from './representations.js';
@@ -35,6 +36,8 @@ export interface Served {
   quotas: Quotas;
   /** A signup's key, certificate and PKCS#12 file, made off the thread that answers requests (auth/signup-workers.ts). */
   signupCredentials: IssueCredentials;
+  /** The origins each dataspace trusts with its visitors' credentials (origins.ts). */
+  trusts: OriginTrust;
 }
 
 export interface State {

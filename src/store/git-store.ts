@@ -160,7 +160,8 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   static async open(options: GitStoreOptions): Promise<GitStore> {
     const store = new GitStore(options);
     if (!fs.existsSync(join(store.gitdir, 'HEAD'))) {
-      await fsp.mkdir(store.dir, { recursive: true });
+      // the repository holds every document, private ones too: no other user of the host may enter it (as DIR/secrets/)
+      await fsp.mkdir(store.dir, { recursive: true, mode: 0o700 });
       await git.init({ fs, dir: store.dir, defaultBranch: store.branch });
     }
     await fsp.mkdir(join(store.dir, store.prefix), { recursive: true });
