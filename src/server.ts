@@ -190,7 +190,8 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   const agents = await bootstrap(config.data, paired.map((pair) => ({ endUser: pair.endUser.documents, admin: pair.admin.documents })), log);
   for (const pair of paired) pair.admin.access.owner = agents.owner.webId;
   // each namespace ontology is built at start, in the background: pages have its labels, and its imports are on their way before the first write
-  for (const { admin } of paired) void admin.ontology?.now().catch((error: Error) => log(`namespace ontology of ${admin.dataspace.base}: ${error.message}`));
+  let stopping = false; // a build the stop cuts short is no failure to log
+  for (const { admin } of paired) void admin.ontology?.now().catch((error: Error) => stopping || log(`namespace ontology of ${admin.dataspace.base}: ${error.message}`));
   const home = paired[0]!.admin; // the owner's and the secretary's admin dataspace
   home.documents.protect(agents.owner.documentPath);
   home.documents.protect(agents.secretary.documentPath);
@@ -296,6 +297,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
     proxyCache: proxyOut.cache,
     pages,
     async close() {
+      stopping = true;
       server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       for (const runtime of runtimes) await runtime.mirror?.stop();
