@@ -99,6 +99,16 @@ describe('the access log', () => {
     assert.doesNotMatch(lines.join('\n'), /BEGIN|Cookie|Client-Cert/i, 'no certificate or header is logged');
   });
 
+  it('never logs the value of a query parameter that carries a secret: an OpenID callback’s code and state, a token (issue 25)', async () => {
+    const before = readFileSync(logFile, 'utf8').split('\n').filter(Boolean).length;
+    await s.request('GET', 'admin/oauth2/authorize/nowhere?code=SECRET-CODE&state=SECRET-STATE&iss=https%3A%2F%2Fid.example', { as: 'anonymous' });
+    await s.request('GET', 'logged/?access_token=SECRET-TOKEN&lang=es', { as: 'anonymous' });
+    const lines = (await logLines(before + 2)).slice(before);
+    assert.doesNotMatch(lines.join('\n'), /SECRET/, lines.join('\n'));
+    assert.match(lines[0]!, / \/admin\/oauth2\/authorize\/nowhere\?code=…&state=…&iss=https%3A%2F%2Fid\.example /);
+    assert.match(lines[1]!, / \/logged\/\?access_token=…&lang=es /);
+  });
+
   it('answers a 100 KB header with 431 and a malformed request with 400, as RDF, and goes on serving', async () => {
     const before = (await logLines(0)).length;
     const junk = await s.request('GET', 'logged/', { headers: { 'X-Junk': 'x'.repeat(100_000) } });

@@ -2,7 +2,9 @@
  * The access log: one line per request once its response is done, measured on Node's own request
  * and response, so the read fast path, the Koa app and requests refused before routing are alike:
  *   <ISO time received> <agent WebID or -> <method> <URL as received> <status> <body bytes> <ms>
- * (with ` aborted` after it when the client left first). Never a header, cookie or certificate.
+ * (with ` aborted` after it when the client left first). Never a header, cookie or certificate,
+ * and never the value of a query parameter that carries a secret (an OpenID Connect callback's
+ * `code` and `state`, a token, a password): it is logged as `…`.
  * Lines are batched per turn of the event loop into a write stream (standard output, or a file
  * opened for appending); a stream that does not keep up loses lines (counted in the server log)
  * rather than holding them in memory without bound.
@@ -26,6 +28,27 @@ export interface AccessLog {
 /** A field as one word: empty is `-`; white space, quotes and control characters are percent-encoded. */
 function word(value: string | undefined): string {
   return value ? value.replace(/[\s"\x00-\x1f\x7f-\x9f]/g, (c) => encodeURIComponent(c)) : '-';
+}
+
+/** Query parameters whose values are secrets: OAuth 2.0's `code` and `state` (RFC 6749 §4.1.2), tokens, passwords, keys. */
+const SECRET_PARAMETER = /^(?:code|state|[\w-]*token|password|passphrase|secret|[\w-]*key)$/i;
+
+/** The URL as received, the values of its secret-bearing query parameters replaced by `…`. */
+export function loggedUrl(url: string | undefined): string | undefined {
+  const question = url?.indexOf('?') ?? -1;
+  if (url === undefined || question < 0) return url;
+  const query = url.slice(question + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    if (eq < 0) return pair;
+    let name: string;
+    try {
+      name = decodeURIComponent(pair.slice(0, eq).replace(/\+/g, ' '));
+    } catch {
+      name = pair.slice(0, eq);
+    }
+    return SECRET_PARAMETER.test(name) ? `${pair.slice(0, eq)}=…` : pair;
+  });
+  return `${url.slice(0, question)}?${query.join('&')}`;
 }
 
 function byteSize(chunk: unknown, encoding: unknown): number {
@@ -85,7 +108,7 @@ export function openAccessLog(target: string, agentOf: (req: IncomingMessage) =>
         const status = res.headersSent ? res.statusCode : '-';
         const body = req.method === 'HEAD' || status === 204 || status === 304 ? 0 : bytes;
         const ms = (performance.now() - started).toFixed(1);
-        append(`${new Date(received).toISOString()} ${word(agentOf(req))} ${word(req.method)} ${word(req.url)} ${status} ${body} ${ms}${res.writableFinished ? '' : ' aborted'}`);
+        append(`${new Date(received).toISOString()} ${word(agentOf(req))} ${word(req.method)} ${word(loggedUrl(req.url))} ${status} ${body} ${ms}${res.writableFinished ? '' : ' aborted'}`);
       });
     },
     refused(status, bytes) {
