@@ -255,6 +255,40 @@ describe('the ETag oracle', () => {
   });
 });
 
+describe('the PATCH oracle: a writer that may not read learns nothing of the content', () => {
+  it('an update whose WHERE reads the document is refused, and every other PATCH makes a new version, whatever it matched', async () => {
+    assert.equal((await s.request('PUT', 'payroll/', { headers: turtle, body: `<#this> <http://example.org/salary> 120000 .` })).status, 201);
+    await putAuthorization('stranger-writes-payroll', `<${ns.acl}agent> <${stranger.webId}> ; <${ns.acl}mode> <${ns.acl}Write> ; <${ns.acl}accessTo> <${s.base}payroll/>`);
+    assertRdfError(await s.request('GET', 'payroll/', { as: { pem: stranger.pem } }), 403);
+    const as = { pem: stranger.pem };
+    const patch = async (update: string) => {
+      const head = await s.request('HEAD', 'payroll/', { as, headers: { Accept: 'text/turtle' } });
+      const sent = String(header(head, 'etag'));
+      const before = headOf(repo);
+      const res = await s.request('PATCH', 'payroll/', { as, headers: { 'Content-Type': 'application/sparql-update', Accept: 'text/turtle', 'If-Match': sent }, body: update });
+      return { res, sent, moved: headOf(repo) !== before };
+    };
+    // a binary search over a value it may not read: a WHERE that reads is refused, saying why
+    for (const bound of [100000, 150000]) {
+      const { res, moved } = await patch(`INSERT { <#probe> <http://example.org/p> "x" } WHERE { <#this> <http://example.org/salary> ?o FILTER(?o > ${bound}) }`);
+      assertRdfError(res, 403, { title: /Read/ });
+      assert.equal(moved, false, 'nothing committed');
+    }
+    // a guessed triple deleted or inserted without a WHERE: a new version either way, so the ETag says nothing
+    for (const update of [`DELETE { <#this> <http://example.org/salary> 120000 } WHERE {}`, `DELETE { <#this> <http://example.org/salary> 1 } WHERE {}`, `INSERT { <#this> <http://example.org/salary> 120000 } WHERE {}`]) {
+      const { res, sent, moved } = await patch(update);
+      assert.equal(res.status, 204, res.body);
+      assert.notEqual(header(res, 'etag'), sent, `${update}: a new ETag`);
+      assert.equal(moved, true, `${update}: a commit`);
+    }
+    // the owner, who reads it, is still told when nothing changed
+    const head = await s.request('HEAD', 'payroll/', { headers: { Accept: 'text/turtle' } });
+    const res = await s.request('PATCH', 'payroll/', { headers: { 'Content-Type': 'application/sparql-update', Accept: 'text/turtle', 'If-Match': String(header(head, 'etag')) }, body: `DELETE { <#this> <http://example.org/nothing> 1 } WHERE { <#this> <http://example.org/nothing> 1 }` });
+    assert.equal(res.status, 204);
+    assert.equal(header(res, 'etag'), header(head, 'etag'));
+  });
+});
+
 describe('the admin dataspace’s space is reached by no spelling through the end-user one', () => {
   const adminRepo = () => s.running.runtimes[1]!.dataspace.store.dir;
   const endUserFiles = () => git(repo, 'ls-tree', '-r', '--name-only', 'HEAD').split('\n').filter(Boolean);

@@ -10,6 +10,7 @@ import { parseRequestBody, TURTLE } from '../rdf/formats.js';
 import { linesAbout, literalObject } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
 import { parseRdf } from '../rdf/ntriples.js';
+import { LodestoneError } from '../errors.js';
 import { asksForContainer, readMetadata, withMetadata, type Metadata } from './metadata.js';
 import { applyUpdate, validateUpdate } from './patch.js';
 
@@ -25,6 +26,12 @@ export interface ComposeInput {
   /** PATCH: the SPARQL update (validated here: SPEC §4.2). */
   update?: string;
   agent: string | undefined;
+  /**
+   * Whether the agent may read the document (default: yes). One that may not gets neither an
+   * update that reads it (refused) nor "nothing changed" (its PATCH always makes a new version):
+   * either would tell it what it may not read, a triple or a value at a time.
+   */
+  readable?: boolean;
   /** dct:modified (and dct:created for a new document). */
   now: string;
 }
@@ -41,7 +48,10 @@ async function bodyQuads(body: ComposeInput['body'], url: string): Promise<Quad[
  */
 export async function composeDocument(input: ComposeInput): Promise<Buffer | { deep: string }> {
   const { method, url, existing } = input;
-  if (method === 'PATCH') validateUpdate(input.update ?? '', url);
+  const readable = input.readable ?? true;
+  if (method === 'PATCH' && validateUpdate(input.update ?? '', url).reads && !readable) {
+    throw new LodestoneError('Forbidden', `${input.agent ?? 'anonymous agents'} has no Read access to ${url}: an update whose WHERE reads the document needs Read as well as Write (a WHERE {} does not read it)`);
+  }
   const sent = await bodyQuads(input.body, url); // parsed first: a syntax error is reported as such
   // A PUT replaces the content: of the stored document it needs only the server's own triples
   // about the document, the lines of canonical N-Triples that start with its IRI
@@ -57,12 +67,12 @@ export async function composeDocument(input: ComposeInput): Promise<Buffer | { d
     owner: input.agent,
   };
   const composed = await shallowCanonicalBytes(withMetadata(graph, { documentUrl: url, parentUrl: input.parentUrl, metadata, modified: input.now }));
-  return method === 'PATCH' && Buffer.isBuffer(composed) ? unlessUnchanged(composed, existing!, url, input.now) : composed;
+  return method === 'PATCH' && readable && Buffer.isBuffer(composed) ? unlessUnchanged(composed, existing!, url, input.now) : composed;
 }
 
 /**
- * A PATCH whose update changes no triple (it matched nothing, or added what was there) leaves the
- * document as it was: not even dct:modified changes, so there is no commit and the ETag stays the
+ * A PATCH whose update changes no triple (it matched nothing, or added what was there), by an agent
+ * that may read the document, leaves the document as it was: not even dct:modified changes, so there is no commit and the ETag stays the
  * one the client sent (which tells it nothing changed). The canonical line of dct:modified sorts
  * where it did, so swapping its time back gives the stored bytes exactly when nothing else changed.
  */

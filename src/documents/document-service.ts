@@ -175,6 +175,6 @@ export class DocumentService {
     const existing = blobId === undefined ? undefined : (await this.dataspace.store.readBlob(blobId)).toString('utf8');
     // a restore (POST with a whole earlier version) replaces the graph, as a PUT does
     const method = request.replace ? 'PUT' : (request.method as ComposeInput['method']);
-    return this.compose({ method, url, parentUrl, existing, body: request.body, update: request.update, agent: request.agent, now: timestamp(this.clock()) });
+    return this.compose({ method, url, parentUrl, existing, body: request.body, update: request.update, agent: request.agent, readable: request.readable, now: timestamp(this.clock()) });
   }
 }

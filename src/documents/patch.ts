@@ -24,8 +24,13 @@ function findKey(value: unknown, test: (node: Record<string, unknown>) => boolea
   return false;
 }
 
-/** Validates a PATCH body; throws InvalidUpdate naming the rule it breaks. */
-export function validateUpdate(text: string, base: string): void {
+/**
+ * Validates a PATCH body; throws InvalidUpdate naming the rule it breaks. Returns whether the
+ * update reads the document: DELETE WHERE, or a WHERE with a triple pattern anywhere in it (an
+ * EXISTS in a FILTER included); such an update needs Read as well as Write, as Solid's N3 Patch
+ * does for a `solid:where`, or its outcome would tell a writer what it may not read.
+ */
+export function validateUpdate(text: string, base: string): { reads: boolean } {
   let parsed: sparqljs.SparqlQuery;
   try {
     parsed = new sparqljs.Parser({ baseIRI: base }).parse(text);
@@ -46,6 +51,7 @@ export function validateUpdate(text: string, base: string): void {
   }
   if (findKey(operation, (n) => n.type === 'graph')) throw invalid('GRAPH is not allowed anywhere in the update (SPEC §4.2.5)');
   if (findKey(operation, (n) => n.type === 'service')) throw invalid('SERVICE is not allowed in a PATCH');
+  return { reads: form === 'deletewhere' || findKey(operation.where, (n) => n.type === 'bgp' && Array.isArray(n.triples) && n.triples.length > 0) };
 }
 
 /**

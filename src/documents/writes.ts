@@ -12,6 +12,8 @@ export interface WriteRequest {
   body?: { text: string; mediaType: string };
   /** PATCH: the SPARQL update. */
   update?: string;
+  /** Whether the agent may read the document (default: yes): compose.ts `readable`. */
+  readable?: boolean;
   /** Called under the lock with the current blob id (undefined: absent); throws to refuse. */
   precondition(current: string | undefined): void;
   /** Replace the graph with the body whatever the method (restoring an earlier version). */

@@ -146,6 +146,7 @@ async function write(ctx: Context, method: WriteMethod): Promise<void> {
     agent,
     body,
     update,
+    readable: holds(modes, 'Read'),
     maxBytes,
     precondition: (current) => checkWrite(conditions, current === undefined ? undefined : served.etags.of(documentUrl, current, validatorType), () => served.etags.otherRepresentations(documentUrl, current!, validatorType)),
   });
