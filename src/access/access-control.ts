@@ -135,9 +135,9 @@ export class AccessControl {
   }
 
   /** The target for the document at `relativePath` of `runtime` (existing or not). */
-  async targetFor(runtime: DocumentsOf, relativePath: string): Promise<Target> {
+  async targetFor(runtime: DocumentsOf, relativePath: string, version?: Version): Promise<Target> {
     const url = runtime.dataspace.base + relativePath;
-    const blobId = runtime.documents.blobId(relativePath);
+    const blobId = version ? version.blob : runtime.documents.blobId(relativePath);
     const store = runtime.dataspace.store;
     const target = this.targetOf(url, blobId, () => (blobId ? store.cachedBlob(blobId) : undefined));
     if (target) return target;
@@ -152,23 +152,25 @@ export class AccessControl {
   }
 
   /**
-   * The modes `agent` holds on the document at `relativePath` when they can be decided from memory
+   * The modes `agent` holds on the document at `relativePath` (or on its earlier `version`: a
+   * version is judged as it was, its own types and owners, so whoever owns the document now holds
+   * nothing by that on what an earlier owner wrote at the same URL) when they can be decided from memory
    * (the owner; a built policy and the document's bytes cached), else undefined. For the read fast
    * path, and the first try of every decision.
    */
-  modesNow(runtime: DocumentsOf, relativePath: string, agent: string | undefined): ReadonlySet<Mode> | undefined {
+  modesNow(runtime: DocumentsOf, relativePath: string, agent: string | undefined, version?: Version): ReadonlySet<Mode> | undefined {
     if (agent !== undefined && agent === this.owner) return ALL_MODES;
     const policy = this.current();
     if (!policy) return undefined;
-    const blobId = runtime.documents.blobId(relativePath);
+    const blobId = version ? version.blob : runtime.documents.blobId(relativePath);
     const store = runtime.dataspace.store;
     const target = this.targetOf(runtime.dataspace.base + relativePath, blobId, () => (blobId ? store.cachedBlob(blobId) : undefined));
     return target && policy.modes(agent, target);
   }
 
   /** The modes `agent` holds on the document at `relativePath` (existing or not), reading what it must. */
-  async modesOn(runtime: DocumentsOf, relativePath: string, agent: string | undefined): Promise<ReadonlySet<Mode>> {
-    return this.modesNow(runtime, relativePath, agent) ?? this.modesWith(await this.policy(), agent, await this.targetFor(runtime, relativePath));
+  async modesOn(runtime: DocumentsOf, relativePath: string, agent: string | undefined, version?: Version): Promise<ReadonlySet<Mode>> {
+    return this.modesNow(runtime, relativePath, agent, version) ?? this.modesWith(await this.policy(), agent, await this.targetFor(runtime, relativePath, version));
   }
 
   private readonly readable = new Map<string, string[]>();
@@ -196,6 +198,9 @@ export class AccessControl {
     return { key, graphs };
   }
 }
+
+/** A version of a document: its blob in some commit. */
+type Version = { blob: string };
 
 /** A dataspace and its documents, as a decision needs them. */
 type DocumentsOf = { dataspace: Dataspace; documents: { blobId(path: string): string | undefined } };

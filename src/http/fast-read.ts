@@ -62,11 +62,15 @@ export function fastReader(options: FastReaderOptions): FastReader {
     let reply: ReadReply;
     if (memento) {
       const sha = new URLSearchParams(querystring).get('version') ?? '';
-      const anonymous = agent === undefined ? modes : runtime.access.modesNow(runtime, relativePath, undefined);
+      const url = runtime.documents.url(relativePath);
+      const known = knownMemento(url, sha);
+      // a version is judged as it was (its own owners and types): Koa answers one not known, or not readable
+      const versionModes = known && runtime.access.modesNow(runtime, relativePath, agent, known);
+      if (!versionModes || !holds(versionModes, 'Read')) return undefined;
+      const anonymous = runtime.access.modesNow(runtime, relativePath, undefined, known);
       if (!anonymous) return undefined;
       const variant = viewOf(runtime, relativePath, agent, modes);
-      const url = runtime.documents.url(relativePath);
-      reply = mementoReply(url, sha, knownMemento(url, sha), type, { variant, shared: sharedView(runtime, relativePath, variant, anonymous) });
+      reply = mementoReply(url, sha, known, type, { variant, shared: sharedView(runtime, relativePath, variant, anonymous) });
     } else {
       reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: runtime.documents.blobId(relativePath), type, headers, etags: options.etags });
     }

@@ -12,6 +12,7 @@ import { HTML, serialiseQuads, writableTypes } from '../rdf/formats.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { httpDate, LINK_FORMAT, linesInView, mementoReply, notAcceptable, rememberMemento, sharedView, versionLinks, viewOf } from './document-read.js';
 import { admitWrite, authorizeDocument, documentOf, sendRead } from './documents.js';
+import { forbidden, holds } from './authorize.js';
 import { historyQuery } from './history-query.js';
 import { acceptOf, DOCUMENT_TYPES, negotiate, negotiateDocument } from './negotiate.js';
 import { diffHtml, mementoHtml, timemapHtml } from './document-pages.js';
@@ -41,6 +42,23 @@ async function historyOf(ctx: Context, need: 'Read' | 'Write'): Promise<{ relati
   return { relativePath, documentUrl, history, variant: viewOf(ctx.state.runtime, relativePath, ctx.state.agent, modes) };
 }
 
+/**
+ * 403 unless the agent may read `version` as it was: its own owners and types, under the rules of
+ * the URL. Whoever holds a document now (its acl:owner: a stranger who made it again at the URL of
+ * a deleted one, say) holds nothing by that on what others wrote there before.
+ */
+async function requireReadOf(ctx: Context, relativePath: string, documentUrl: string, version: { blob: string }): Promise<void> {
+  const { runtime, agent } = ctx.state;
+  if (!holds(await runtime.access.modesOn(runtime, relativePath, agent, version), 'Read')) throw forbidden('Read', agent, documentUrl);
+}
+
+/** A version the request names, `sha` (a commit id, perhaps abbreviated), readable by the agent; NotFound when there is none. */
+async function readableVersion(ctx: Context, history: DocumentHistory, relativePath: string, documentUrl: string, sha: string): Promise<void> {
+  const found = await history.at(relativePath, sha);
+  if (!found) throw new LodestoneError('NotFound', `${documentUrl} did not exist at commit ${sha}, or there is no such commit`);
+  await requireReadOf(ctx, relativePath, documentUrl, found);
+}
+
 const mementoUrl = (documentUrl: string) => (v: Version) => `${documentUrl}?version=${v.commit}`;
 
 /** The versions of the document, or NotFound when it has none. */
@@ -55,10 +73,11 @@ export async function version(ctx: Context): Promise<void> {
   const { relativePath, documentUrl, history, variant } = await historyOf(ctx, 'Read');
   const sha = new URLSearchParams(ctx.querystring).get('version') ?? '';
   const found = await history.at(relativePath, sha);
+  if (found) await requireReadOf(ctx, relativePath, documentUrl, found);
   const commit = found?.commit ?? sha;
   const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), DOCUMENT_TYPES);
   if (type === HTML && found) return mementoHtml(ctx, relativePath, found, await history.bytesOf(found));
-  const anonymous = await runtime.access.modesOn(runtime, relativePath, undefined);
+  const anonymous = found ? await runtime.access.modesOn(runtime, relativePath, undefined, found) : new Set<never>();
   const reply = mementoReply(documentUrl, commit, found, type, { variant, shared: sharedView(runtime, relativePath, variant, anonymous) });
   if (commit !== sha) reply.headers['Content-Location'] = `${documentUrl}?version=${commit}`; // an abbreviated id: the memento's own URL
   await sendRead(ctx, reply, async () => (await history.bytesOf(found!)).toString('utf8'));
@@ -125,6 +144,7 @@ export async function diff(ctx: Context): Promise<void> {
   const { relativePath, documentUrl, history, variant } = await historyOf(ctx, 'Read');
   const query = new URLSearchParams(ctx.querystring);
   const [from, to] = [query.get('diff') ?? '', query.get('to') ?? undefined];
+  for (const sha of to === undefined ? [from] : [from, to]) await readableVersion(ctx, history, relativePath, documentUrl, sha);
   const change = await history.diff(relativePath, from, to);
   // the agent is shown the lines it would be shown of either version (an agent document's foaf:mbox only to the agent and its owners)
   const [removed, added] = [change.removed, change.added].map((lines) => linesInView(lines.join('\n'), variant).split('\n').filter(Boolean)) as [string[], string[]];
@@ -139,6 +159,7 @@ export async function restore(ctx: Context): Promise<void> {
   const { relativePath, documentUrl, history } = await historyOf(ctx, 'Write');
   admitWrite(ctx, relativePath); // a restore is a write like another: the version restored is no larger than it was
   const sha = new URLSearchParams(ctx.querystring).get('restore') ?? '';
+  await readableVersion(ctx, history, relativePath, documentUrl, sha); // what is restored is read first
   const type = negotiateDocument(acceptOf(ctx.headers, ''), writableTypes) ?? 'not acceptable';
   const conditions = conditionsOf(ctx.headers);
   const { etags } = ctx.state.served;
