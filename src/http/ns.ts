@@ -5,7 +5,7 @@
  * 1.1 Protocol, as `<base>sparql` reads it) runs over the ontology with RDFS entailment
  * materialised, in the ontology's query worker, stopped at the server's SPARQL timeout. Updates
  * answer 405, whichever way they are sent. Public on end-user dataspaces by the default
- * authorizations; results are cached per ontology version, query and format.
+ * authorizations; results are kept by the ontology (per version, query, format and base).
  */
 import { LodestoneError } from '../errors.js';
 import { writableTypes } from '../rdf/formats.js';
@@ -21,10 +21,6 @@ import type { Context } from './state.js';
 
 const ALLOW = 'GET, HEAD, POST, OPTIONS';
 const refuseUpdate = () => new LodestoneError('MethodNotAllowed', 'the namespace ontology is read-only: edit its documents in the admin dataspace (or the packages in settings)', { allow: ALLOW });
-
-/** Answers by ontology version, query and format; the oldest go first past this many. */
-const CACHED = 256;
-const results = new Map<string, string>();
 
 /** GET, HEAD and POST of `<base>ns`: the route table's handler. */
 export async function namespaceOntology(ctx: Context): Promise<void> {
@@ -47,17 +43,10 @@ export async function namespaceOntology(ctx: Context): Promise<void> {
   ctx.vary('Accept');
   if (!type) throw notAcceptable(offered);
   const closure = await ontology.current();
-  const key = JSON.stringify([closure.key, request.query, type]);
-  let body = results.get(key);
-  if (body === undefined) {
-    const result = await ontology.query(closure, shape.projected ?? request.query, type, base).catch((error: Error) => {
-      if (error instanceof LodestoneError) throw error;
-      throw new LodestoneError('BadQuery', `the query failed: ${error.message}`);
-    });
-    body = shape.ask ? askBody(String(result), type) : String(result);
-    if (results.size >= CACHED) results.delete(results.keys().next().value as string);
-    results.set(key, body);
-  }
+  const result = await ontology.query(closure, shape.projected ?? request.query, type, base).catch((error: Error) => {
+    if (error instanceof LodestoneError) throw error;
+    throw new LodestoneError('BadQuery', `the query failed: ${error.message}`);
+  });
   ctx.type = contentTypeOf(type);
-  ctx.body = body;
+  ctx.body = shape.ask ? askBody(String(result), type) : String(result);
 }

@@ -25,6 +25,7 @@ import { Vocabularies, shippedDocument } from '../net/vocabularies.js';
 import { shapingDocuments } from './governing.js';
 import { ImportedOntologies, documentIri, type ImportLimits } from './imports.js';
 import type { OntologyWorkers } from './workers.js';
+import { ByteCache } from '../util/byte-cache.js';
 
 export interface Closure {
   /** A digest of the asserted graph: its version. */
@@ -76,6 +77,8 @@ export class NamespaceOntology {
   private built: { key: string; closure: Closure } | undefined;
   private generation = 0;
   private readonly purgeHooks = new Set<PurgeHook>();
+  /** Answers of `ns?query=` by ontology version, query, format and base: anyone may ask, so they are bounded by bytes. */
+  private readonly answers = new ByteCache<string | boolean>(16 * 1024 * 1024, (answer) => (typeof answer === 'string' ? answer.length * 2 : 8));
   private readonly vocabularies: Vocabularies;
   /** The imports fetched, and the round of fetches under way. */
   readonly imported: ImportedOntologies;
@@ -157,9 +160,14 @@ export class NamespaceOntology {
     return () => this.purgeHooks.delete(hook);
   }
 
-  /** A SPARQL query over `closure` with RDFS entailment materialised, its results in `format` (workers.ts). */
-  query(closure: Closure, query: string, format: string, base: string): Promise<string | boolean> {
-    return this.options.workers.query({ key: closure.key, ntriples: closure.ntriples }, query, format, base);
+  /** A SPARQL query over `closure` with RDFS entailment materialised, its results in `format` (workers.ts), kept once answered. */
+  async query(closure: Closure, query: string, format: string, base: string): Promise<string | boolean> {
+    const key = JSON.stringify([closure.key, query, format, base]);
+    const kept = this.answers.get(key);
+    if (kept !== undefined) return kept;
+    const answer = await this.options.workers.query({ key: closure.key, ntriples: closure.ntriples }, query, format, base);
+    this.answers.put(key, answer);
+    return answer;
   }
 
   /**
