@@ -32,6 +32,7 @@ import { readDataspaces, readEtagKey, readProxySecret, readSessionKey, readSyste
 import { SystemSettings } from './settings.js';
 import type { ImportLimits } from './ontology/imports.js';
 import { NamespaceOntology } from './ontology/namespace.js';
+import { warnOfOldOntologies } from './ontology/governing.js';
 import { OntologyWorkers } from './ontology/workers.js';
 import { Composer } from './documents/composer.js';
 import { DocumentService } from './documents/document-service.js';
@@ -191,7 +192,10 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   for (const pair of paired) pair.admin.access.owner = agents.owner.webId;
   // each namespace ontology is built at start, in the background: pages have its labels, and its imports are on their way before the first write
   let stopping = false; // a build the stop cuts short is no failure to log
-  for (const { admin } of paired) void admin.ontology?.now().catch((error: Error) => stopping || log(`namespace ontology of ${admin.dataspace.base}: ${error.message}`));
+  for (const { admin } of paired) {
+    void admin.ontology?.now().catch((error: Error) => stopping || log(`namespace ontology of ${admin.dataspace.base}: ${error.message}`));
+    void warnOfOldOntologies(admin.dataspace, log).catch(() => undefined); // a data directory older than admin/ontologies/
+  }
   const home = paired[0]!.admin; // the owner's and the secretary's admin dataspace
   home.documents.protect(agents.owner.documentPath);
   home.documents.protect(agents.secretary.documentPath);

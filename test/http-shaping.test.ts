@@ -300,3 +300,30 @@ describe('the owners’ ontologies', () => {
     assert.ok(s.running.runtimes[0]!.ontology!.imported.keptBytes() < 64 * 1024, 'the large imports are no longer kept');
   });
 });
+
+describe('a data directory made before admin/ontologies/', () => {
+  it('says at start where ontologies go and which of its documents no longer shape anything, and commits nothing', async () => {
+    const old = await startServer(['--allow-internal-urls']);
+    const { data, port } = old;
+    try {
+      const container = await old.request('HEAD', '/admin/ontologies/', { headers: { Accept: 'text/turtle' } });
+      assert.equal((await old.request('DELETE', '/admin/ontologies/', { headers: { 'If-Match': String(header(container, 'etag')) } })).status, 204);
+      assert.equal((await old.request('PUT', '/admin/vocabulary/', { headers: turtle, body: `<#ns> a <${ns.owl}Ontology> .` })).status, 201);
+    } finally {
+      await old.close();
+    }
+    const lines: string[] = [];
+    const again = await startServer(['--allow-internal-urls', '--port', String(port)], data, (line) => lines.push(line));
+    try {
+      const admin = again.running.runtimes[1]!.dataspace.store;
+      const head = admin.head;
+      await waitFor(() => lines.some((line) => line.includes('admin/ontologies/')));
+      const said = lines.find((line) => line.includes('admin/ontologies/'))!;
+      assert.match(said, /does not have: PUT it as a dh:Container/);
+      assert.match(said, new RegExp(`move ${again.admin}vocabulary/ there`));
+      assert.equal(admin.head, head, 'the server wrote nothing of its own accord');
+    } finally {
+      await again.close();
+    }
+  });
+});

@@ -10,6 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import { fileDocument } from '../document-paths.js';
+import { iriStatements } from '../rdf/canonical-lines.js';
+import { ns } from '../rdf/namespaces.js';
 
 /** The admin container of the owners' ontology documents (the bootstrap makes it). */
 export const ONTOLOGIES = 'ontologies/';
@@ -35,4 +37,24 @@ export function shapingDocuments(store: { prefix: string; listFiles(): ReadonlyM
     if (relative !== undefined && shapesDataspace(relative, packages)) found.push({ relative, blobId });
   }
   return found;
+}
+
+/**
+ * A data directory made before the owners' ontologies had a container of their own has no
+ * `ontologies/`, and its ontology documents elsewhere in the admin dataspace shape nothing any more.
+ * Said at start, once, with what to do: the server writes nothing of its own accord (a restart
+ * commits only what someone edited).
+ */
+export async function warnOfOldOntologies(admin: { base: string; store: { prefix: string; listFiles(): ReadonlyMap<string, string>; readBlob(id: string): Promise<Buffer> } }, log: (line: string) => void): Promise<void> {
+  const files = admin.store.listFiles();
+  if (files.has(`${admin.store.prefix}/${ONTOLOGIES.slice(0, -1)}.nt`)) return;
+  const strays: string[] = [];
+  for (const [file, blobId] of files) {
+    const relative = fileDocument(file, admin.store.prefix);
+    if (relative === undefined || relative.startsWith('packages/')) continue;
+    const text = (await admin.store.readBlob(blobId)).toString('utf8');
+    if (iriStatements(text, ns.rdf + 'type').some((statement) => statement.object === ns.owl + 'Ontology')) strays.push(admin.base + relative);
+  }
+  const where = `${admin.base}${ONTOLOGIES}`;
+  log(`the owners' ontology documents live in ${where}, which this data directory does not have: PUT it as a dh:Container (as the owner)${strays.length ? `, and move ${strays.join(', ')} there: an ontology elsewhere shapes nothing` : ''}`);
 }
