@@ -142,6 +142,8 @@ export class Dataspace {
     const description: DataspaceDescription = { id: options.id, base: options.base, branch: store.branch, prefix: store.prefix };
     await fsp.writeFile(descriptionFile(store.gitdir), JSON.stringify(description, null, 2) + '\n');
     const dataspace = new Dataspace(options, store);
+    // a repository made by an earlier version, or by hand, may be open to the host's other users
+    if (((await fsp.stat(store.dir)).mode & 0o077) !== 0) dataspace.log(`${options.id}: ${store.dir} may be entered by other users of this host, and it holds every document, private ones too: chmod 700 it`);
     // The index loads in its worker while the server starts and answers: a query waits for it
     // (queries follow HEAD), a document read or write does not need it.
     dataspace.syncIndex();

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Dataspace } from '../src/dataspace.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { defaultSystemConfig } from '../src/system-config.js';
 import { headOf, removeTempDirs, tempDir } from './helpers.js';
@@ -65,5 +66,16 @@ describe('a co-hosted process running as another user', () => {
       const dir = runtime.dataspace.store.dir;
       assert.equal(statSync(dir).mode & 0o077, 0, `${dir} is mode ${(statSync(dir).mode & 0o777).toString(8)}: others read every document in it`);
     }
+  });
+
+  it('is said at start when a repository made earlier is open to it', async () => {
+    const dir = tempDir('open-repository');
+    const first = await Dataspace.open({ id: 'old', base: 'https://localhost:4443/', dir, log: () => undefined });
+    await first.close();
+    chmodSync(dir, 0o755); // as an earlier version made it
+    const lines: string[] = [];
+    const again = await Dataspace.open({ id: 'old', base: 'https://localhost:4443/', dir, log: (line) => lines.push(line) });
+    await again.close();
+    assert.ok(lines.some((line) => line.includes(`${dir} may be entered by other users of this host`) && line.includes('chmod 700')), lines.join('\n'));
   });
 });
