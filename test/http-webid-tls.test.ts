@@ -297,6 +297,17 @@ describe('Client-Cert behind a TLS-terminating proxy (--http --base https://… 
     assert.equal((await request('GET', 'forged/')).status, 404);
   });
 
+  it('counts signups by the client the proxy names in X-Real-IP, and by the connection when the secret is not sent', async () => {
+    const signup = (headers: Record<string, string>, localAddress: string, i: number) =>
+      request('POST', '/admin/sign%20up', { headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ name: `Client ${i}`, email: `client${i}-${localAddress}@example.org`, password: 'correct horse battery' }).toString(), localAddress });
+    // six clients behind the proxy: one signup each, none refused although all come from the proxy's address
+    for (let i = 1; i <= 6; i++) assert.equal((await signup({ ...fromProxy(), 'X-Real-IP': `198.51.100.${i}` }, '127.0.0.1', i)).status, 201);
+    // without the secret, X-Real-IP is anyone's word: the connection's address counts, and its sixth signup is refused
+    const statuses: number[] = [];
+    for (let i = 1; i <= 6; i++) statuses.push((await signup({ 'X-Real-IP': `203.0.113.${i}` }, '127.0.0.3', 10 + i)).status);
+    assert.deepEqual(statuses, [201, 201, 201, 201, 201, 429]);
+  });
+
   it('treats a request from the trusted proxy without Client-Cert as anonymous', async () => {
     const head = git(repo, 'rev-parse', 'HEAD');
     assertRdfError(await request('PUT', 'no-client-cert/', { headers: { ...turtle, ...fromProxy() }, body: '', localAddress: '127.0.0.1' }), 403);

@@ -29,7 +29,8 @@ import type Koa from 'koa';
 import { readCookie, SESSION_COOKIE } from '../auth/oidc.js';
 import { clientCertHeader, parseCertificate, UNKNOWN, type WebIdVerifier } from '../auth/webid-tls.js';
 import { originTrust, webOrigin, type OriginTrust } from './origins.js';
-import { clientOf } from './quotas.js';
+import { clientOf, forwardedFor } from './quotas.js';
+import { isIP } from 'node:net';
 import type { State } from './state.js';
 
 export interface AuthenticateOptions {
@@ -99,10 +100,15 @@ export class Authenticator {
   }
 
   /** Whether the request came from the trusted proxy: its address, and the secret compared in constant time (digests of equal length). */
-  private fromProxy(req: IncomingMessage): boolean {
+  private sentByProxy(req: IncomingMessage): boolean {
     const sent = req.headers[PROXY_SECRET_HEADER];
+    return this.trusted.has(normalise(req.socket.remoteAddress)) && this.secret !== undefined && typeof sent === 'string' && timingSafeEqual(digest(sent), this.secret);
+  }
+
+  /** `sentByProxy`, saying once why a Client-Cert header is not believed. */
+  private fromProxy(req: IncomingMessage): boolean {
+    if (this.sentByProxy(req)) return true;
     const address = this.trusted.has(normalise(req.socket.remoteAddress));
-    if (address && this.secret && typeof sent === 'string' && timingSafeEqual(digest(sent), this.secret)) return true;
     if (!this.told) {
       this.told = true;
       const why = !address ? `it came from ${normalise(req.socket.remoteAddress)}, not a --trusted-proxy address` : `it came without the proxy secret (${PROXY_SECRET_HEADER})`;
@@ -154,6 +160,9 @@ export class Authenticator {
 
   middleware(): Koa.Middleware<State> {
     return async (ctx, next) => {
+      // behind the trusted proxy, the client is the one it names (X-Real-IP), not the proxy: quotas count clients
+      const real = ctx.get('X-Real-IP');
+      if (real && isIP(real) && this.sentByProxy(ctx.req)) forwardedFor(ctx.req, real);
       const agent = remember(ctx.req, await this.identify(ctx.req, ctx.state.runtime.documents.base));
       const principal = ctx.get('On-Behalf-Of');
       ctx.state.agent = principal ? remember(ctx.req, await this.delegated(agent, principal)) : agent;

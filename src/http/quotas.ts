@@ -44,9 +44,17 @@ function per(windowMs: number): string {
   return windowMs === HOUR ? 'an hour' : `${windowMs / MINUTE} minutes`;
 }
 
-/** The client address of a request, as quotas count it (an IPv6 /64 is one client). */
+const FORWARDED = Symbol('lodestone.client');
+type Forwarded = IncomingMessage & { [FORWARDED]?: string };
+
+/** Records the client a trusted proxy (one that sent the proxy secret: authenticate.ts) forwarded the request for. */
+export function forwardedFor(req: IncomingMessage, address: string): void {
+  (req as Forwarded)[FORWARDED] = address;
+}
+
+/** The client address of a request, as quotas count it (an IPv6 /64 is one client): the one a trusted proxy names, else the connection's. */
 export function clientOf(req: IncomingMessage): string {
-  return addressKey(req.socket.remoteAddress);
+  return addressKey((req as Forwarded)[FORWARDED] ?? req.socket.remoteAddress);
 }
 
 export class Quotas {
