@@ -185,7 +185,7 @@ describe('crash recovery over HTTP', () => {
       assert.deepEqual(moved, [editing ? '1' : '0', '0'], `the restart made commits:\n${server.output()}`);
       if (editing) {
         edits++;
-        assert.match(git(repos[0]!, 'log', '-1', '--format=%an %s').trim(), /^anonymous PUT .*\/manual\/$/);
+        assert.match(git(repos[0]!, 'log', '-1', '--format=%an %s').trim(), /^hand edit PUT .*\/manual\/$/);
         assert.match(git(repos[0]!, 'show', 'HEAD:graphs/manual.nt'), new RegExp(`"${edited}"`));
       }
       assert.doesNotMatch(server.output().replace(/graphs\/manual\.nt was edited[^\n]*/g, ''), /was edited|was deleted/, 'no file the server wrote was taken for an edit');

@@ -126,7 +126,8 @@ describe('the watcher', () => {
     writeFileSync(join(dir, 'graphs/a.nt'), `<${base}a/> <http://ex/q> _:n .\n<${base}a/> <http://ex/p> "edited" .\n_:n <http://ex/p> "x" .\n<${base}a/> <http://ex/p> "edited" .\n`);
     await waitFor(() => commitCount(dir) === before + 1);
     await ds.settled();
-    const [committer, subject] = git(dir, 'log', '-1', '--format=%cn%n%s').trim().split('\n');
+    const [author, committer, subject] = git(dir, 'log', '-1', '--format=%an <%ae>%n%cn%n%s').trim().split('\n');
+    assert.equal(author, 'hand edit <hand-edit@lodestone.invalid>', 'authored as what it is: no agent, nor an anonymous request');
     assert.equal(committer, 'Lodestone (working tree)');
     assert.equal(subject, `PUT ${base}a/`);
     const canonical = `<${base}a/> <http://ex/p> "edited" .\n<${base}a/> <http://ex/q> _:c14n0 .\n_:c14n0 <http://ex/p> "x" .\n`;

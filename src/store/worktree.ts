@@ -22,6 +22,8 @@ import { readStage } from './stage.js';
 
 export const WORKTREE_COMMITTER: Identity = { name: 'Lodestone (working tree)', email: 'working-tree@lodestone.invalid' };
 export const ANONYMOUS: Identity = { name: 'anonymous', email: 'anonymous@lodestone.invalid' };
+/** The author of an edit someone made to a file of the working tree: no agent of the server, nor an anonymous request. */
+export const HAND_EDIT: Identity = { name: 'hand edit', email: 'hand-edit@lodestone.invalid' };
 
 export interface WorkingTreeOptions {
   store: GitStore;
@@ -174,7 +176,7 @@ export class WorkingTree {
     if (rawId === undefined && known === undefined) return;
     const url = this.base + relative;
     if (!bytes) {
-      const commit = await this.store.write({ changes: [{ path, bytes: null }], author: ANONYMOUS, committer: WORKTREE_COMMITTER, message: `DELETE ${url}` });
+      const commit = await this.store.write({ changes: [{ path, bytes: null }], author: HAND_EDIT, committer: WORKTREE_COMMITTER, message: `DELETE ${url}` });
       this.synced.delete(path);
       if (commit) this.log(`working tree: ${path} was deleted; committed DELETE ${url} as ${commit}`);
       return;
@@ -199,7 +201,7 @@ export class WorkingTree {
       }
     }
     const stats = await fsp.stat(this.abs(path)).catch(() => undefined);
-    const commit = await this.store.write({ changes: [{ path, bytes: canonical }], author: ANONYMOUS, committer: WORKTREE_COMMITTER, message: `PUT ${url}` });
+    const commit = await this.store.write({ changes: [{ path, bytes: canonical }], author: HAND_EDIT, committer: WORKTREE_COMMITTER, message: `PUT ${url}` });
     // The file as edited is now accepted: the next sync may rewrite it in canonical form.
     if (stats) this.synced.set(path, stageEntryFromStats(path, rawId!, stats));
     this.dirty.add(path);
