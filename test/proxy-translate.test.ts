@@ -60,11 +60,11 @@ describe('the JSON-LD blocks of an HTML page', () => {
   });
 
   it('refuses a page without a block, and one whose blocks all fail, saying why; leaves out a failing block among good ones', () => {
-    assert.throws(() => pageTriples('<html><body>no data</body></html>', PAGE), (error: unknown) => isLodestoneError(error, 'BadGateway') && /no <script type="application\/ld\+json">/.test(error.message));
+    assert.throws(() => pageTriples('<html><body>no data</body></html>', PAGE), (error: unknown) => isLodestoneError(error, 'SyntaxError') && /no <script type="application\/ld\+json">/.test(error.message));
     const remote = '<script type="application/ld+json">{"@context":"http://127.0.0.1:9/context.jsonld","name":"x"}</script>';
-    assert.throws(() => pageTriples(remote + '<script type="application/ld+json">{not json</script>', PAGE), (error: unknown) => isLodestoneError(error, 'BadGateway') && /block 1: .*remote JSON-LD @context/.test(error.message) && /block 2/.test(error.message));
+    assert.throws(() => pageTriples(remote + '<script type="application/ld+json">{not json</script>', PAGE), (error: unknown) => isLodestoneError(error, 'SyntaxError') && /block 1: .*remote JSON-LD @context/.test(error.message) && /block 2/.test(error.message));
     const file = '<script type="application/ld+json">{"@context":"file:///etc/passwd","name":"x"}</script>';
-    assert.throws(() => pageTriples(file, PAGE), (error: unknown) => isLodestoneError(error, 'BadGateway'));
+    assert.throws(() => pageTriples(file, PAGE), (error: unknown) => isLodestoneError(error, 'SyntaxError'));
     const good = '<script type="application/ld+json">{"@context":"https://schema.org/","@id":"#x","name":"kept"}</script>';
     assert.equal(pageTriples(remote + good, PAGE).length, 1);
   });

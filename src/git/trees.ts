@@ -112,7 +112,3 @@ export function parseTree(content: Buffer): TreeEntry[] {
   if (asEncoded) layouts.set(entries, { content, ends: Uint32Array.from(ends) });
   return entries;
 }
-
-export function emptyTreeId(): string {
-  return treeObject([]).id;
-}

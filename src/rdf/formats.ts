@@ -1,10 +1,13 @@
 /**
- * The one table of RDF formats (SPEC §4.1) and the functions that read and write them. Parsing is
- * Oxigraph's (fast, no network: a remote JSON-LD @context is refused, not fetched, unless it is
- * one that ships with Lodestone, json-ld-contexts.ts, inlined first), behind guards for what it
- * would otherwise accept: RDF/XML entity declarations that expand without bound.
- * Writing: N-Triples is the canonical form itself, Turtle goes through N3.js with the prefixes of
- * ns.ts that the graph uses, RDF/XML and JSON-LD through Oxigraph. Pure: no I/O.
+ * The one table of RDF formats (SPEC §4.1) and the functions that read and write them. Reading:
+ * Turtle and N-Triples through N3.js (errors with line and column), RDF/POST through rdf-post.ts,
+ * RDF/XML, N-Quads, TriG and JSON-LD through Oxigraph, behind guards for what it would otherwise
+ * accept (RDF/XML entity declarations that expand without bound; a remote JSON-LD @context, which
+ * is refused, not fetched, unless it ships with Lodestone: json-ld-contexts.ts inlines it first);
+ * a request body's JSON-LD through jsonld.js, which names what it would drop (json-ld-body.ts).
+ * Writing: N-Triples (and N-Quads, text/plain) is the canonical form itself, Turtle and TriG go
+ * through N3.js with the prefixes of namespaces.ts that the graph uses, RDF/XML through
+ * rdfxml-writer.ts, JSON-LD (expanded or compacted) through jsonld.js. Pure: no I/O.
  */
 import type { Quad } from '@rdfjs/types';
 import jsonld from 'jsonld';

@@ -46,7 +46,7 @@ function apart(quads: readonly Quad[], block: number): Quad[] {
 /** The triples of every JSON-LD block of a page; blocks that do not parse are left out, and a page with none that does is refused. */
 export function pageTriples(html: string, base: string): Quad[] {
   const blocks = jsonLdBlocks(html);
-  if (blocks.length === 0) throw new LodestoneError('BadGateway', `the HTML page at ${base} has no <script type="application/ld+json"> block: there is no RDF in it to read`);
+  if (blocks.length === 0) throw new LodestoneError('SyntaxError', `the HTML page at ${base} has no <script type="application/ld+json"> block: there is no RDF in it to read`);
   const triples: Quad[] = [];
   const failures: string[] = [];
   blocks.forEach((block, i) => {
@@ -57,11 +57,11 @@ export function pageTriples(html: string, base: string): Quad[] {
       failures.push(`block ${i + 1}: ${error.message}`);
     }
   });
-  if (failures.length === blocks.length) throw new LodestoneError('BadGateway', `none of the ${blocks.length} JSON-LD blocks of the HTML page at ${base} could be read (${failures.join('; ')})`);
+  if (failures.length === blocks.length) throw new LodestoneError('SyntaxError', `none of the ${blocks.length} JSON-LD blocks of the HTML page at ${base} could be read (${failures.join('; ')})`);
   return triples;
 }
 
-/** The translated body. SyntaxError when the origin's text does not parse as what it says it is; BadGateway for a page with no readable JSON-LD. */
+/** The translated body; SyntaxError when the text does not parse as what it says it is, or is a page with no readable JSON-LD (the proxy answers that 502: the origin's fault). */
 export async function translate(job: Translation): Promise<string> {
   if (job.kind === 'results') return writeResults(readResults(job.text, job.mediaType), job.to);
   const quads = isHtml(job.mediaType) ? pageTriples(job.text, job.base) : parseBody(job.text, job.mediaType, job.base, { mergeGraphs: true });
