@@ -47,6 +47,17 @@ export default tseslint.config(
       }],
     },
   },
+  // State from the composition root (STYLE.md): no cache or registry a module fills at run time
+  {
+    files: ['src/http/**/*.ts', 'src/pages/**/*.ts', 'src/documents/**/*.ts'],
+    ignores: ['src/**/*-worker.ts'], // a worker thread's own state is its module's
+    rules: {
+      'no-restricted-syntax': ['error', {
+        selector: ':matches(Program > VariableDeclaration, Program > ExportNamedDeclaration > VariableDeclaration) > VariableDeclarator > NewExpression[callee.name=/^(Map|WeakMap|ByteCache|LabelTable)$/]',
+        message: 'no module-level cache or registry in src/http, src/pages, src/documents: the composition root builds it and passes it in',
+      }],
+    },
+  },
   {
     files: ['src/documents/**/*.ts', 'src/access/**/*.ts', 'src/auth/**/*.ts', 'src/ontology/**/*.ts'],
     rules: {

@@ -44,12 +44,12 @@ import { clientErrorListener } from './http/client-error.js';
 import { fastReader } from './http/fast-read.js';
 import { originTrust } from './http/origins.js';
 import { oidcCallbackUrl } from './http/oauth2.js';
-import { enableOidc } from './http/oidc-endpoints.js';
 import { startMirror } from './mirror/mirror.js';
 import { DiskClient } from './store/disk.js';
 import { AccessControl } from './access/access-control.js';
 import { Etags, RepresentationCache } from './http/representations.js';
 import { PageDrawer } from './http/page-drawer.js';
+import { ReadCaches } from './http/read-caches.js';
 import type { DataspaceRuntime } from './runtime.js';
 
 export interface Running {
@@ -165,9 +165,16 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   const ontologyWorkers = new OntologyWorkers({ queryMs: config.sparqlTimeoutMs });
   const pages = new PageDrawer();
   const fetchRdf = (url: string, limits?: { timeoutMs?: number; maxBytes?: number }) => safeFetch(url, { ...limits, allowInternal: config.allowInternalUrls });
+  const secret = await readSessionKey(config.data, log);
+  const logins: OidcLogin[] = [];
   for (const [index, pair] of pairs.entries()) {
     const endUser = opened[2 * index]!.dataspace;
     const admin = opened[2 * index + 1]!.dataspace;
+    // OpenID Connect login in the admin dataspace, with the providers system.ttl declares for it
+    const declared = system.oidcProviders.get(admin.base) ?? [];
+    const login = startOidc(config, admin.base, declared, secret, log);
+    if (login) logins.push(login);
+    const oidc = { login, providers: declared.map((p) => ({ name: p.name, enabled: enabled(p) })), home: endUser.base, log };
     const packages = () => settings.imports(endUser.base);
     // the class hierarchy of access control and the namespace ontology come from the owners' documents only (ontology/governing.ts)
     const access = new AccessControl(admin, endUser.base, packages);
@@ -184,6 +191,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
       access,
       ontology,
       labels,
+      oidc: spec.role === 'admin' ? oidc : undefined,
     });
     paired.push({ endUser: runtime(endUser, pair.endUser), admin: runtime(admin, pair.admin) });
   }
@@ -238,14 +246,6 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   }, { rate: new RateLimit(QUOTAS.verificationsPerAddress) });
   // the scheme clients reach the server by: the base's (https behind a TLS-terminating proxy too)
   const scheme = new URL(config.base).protocol === 'https:' ? 'https' : 'http';
-  const secret = await readSessionKey(config.data, log);
-  const logins: OidcLogin[] = [];
-  for (const { endUser, admin } of paired) {
-    const declared = system.oidcProviders.get(admin.dataspace.base) ?? [];
-    const login = startOidc(config, admin.dataspace.base, declared, secret, log);
-    if (login) logins.push(login);
-    enableOidc(admin, { login, providers: declared.map((p) => ({ name: p.name, enabled: enabled(p) })), home: endUser.dataspace.base, log });
-  }
   // a session names an agent of an admin dataspace for as long as its document is there (deleting it
   // ends its sessions); every login service signs sessions with the one session key
   const sessions = logins[0];
@@ -258,6 +258,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   const trusts = originTrust(config.corsOrigins, system.corsOrigins);
   const authenticator = new Authenticator({ verifier, trustedProxies: config.trustedProxies, proxySecret: proxySecret?.secret, secretary: agents.secretary.webId, session, trusts, log });
   const representations = new RepresentationCache();
+  const caches = new ReadCaches();
   const etags = new Etags(await readEtagKey(config.data, log)); // stable across restarts: clients hold ETags for If-Match
   // the proxy speaks as the secretary, and trusts the server's own certificate besides Node's list (dataspaces of this instance are origins too)
   const secretary = await readCredentials(agents.secretary.credentialsFile);
@@ -275,9 +276,9 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   for (const runtime of runtimes) if (runtime.role === 'admin') runtime.ontology?.onPurge(purge);
   const signups = new SignupWorkers();
   const quotas = new Quotas({ exempt: [agents.owner.webId, agents.secretary.webId] });
-  const app = createApp({ runtimes, authenticator, representations, etags, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, trusts, log, settings, pages, quotas, signupCredentials: (request) => signups.issue(request) });
+  const app = createApp({ runtimes, authenticator, representations, etags, bodyLimit: config.bodyLimit, sparqlTimeoutMs: config.sparqlTimeoutMs, composer, outbound: proxyOut, scheme, trusts, log, settings, pages, caches, quotas, signupCredentials: (request) => signups.issue(request) });
   const koa = app.callback();
-  const fast = fastReader({ runtimes, scheme, authenticator, representations, etags });
+  const fast = fastReader({ runtimes, scheme, authenticator, representations, etags, caches });
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     accessLog?.track(req, res);
     if (!fast(req, res)) void koa(req, res);

@@ -16,6 +16,7 @@ import { type WebIdVerifier } from '../src/auth/webid-tls.js';
 import { serveConfig } from '../src/config.js';
 import { Authenticator, credentialsCount } from '../src/http/authenticate.js';
 import { fastReader } from '../src/http/fast-read.js';
+import { ReadCaches } from '../src/http/read-caches.js';
 import { originTrust, strictTransport, webOrigin } from '../src/http/origins.js';
 import { Etags, RepresentationCache } from '../src/http/representations.js';
 import { ns } from '../src/rdf/namespaces.js';
@@ -239,7 +240,7 @@ describe('the headers every answer carries', () => {
   it('on the fast path’s own answer', async () => {
     const etag = header(await ask('GET', 'public/', { as: 'anonymous', headers: { Accept: 'text/turtle' } }), 'etag')!;
     const verifier = { known: () => undefined } as unknown as WebIdVerifier;
-    const read = fastReader({ runtimes: s.running.runtimes, scheme: 'https', authenticator: new Authenticator({ verifier, trustedProxies: [] }), representations: new RepresentationCache(), etags: new Etags(readFileSync(join(s.data, 'secrets', 'etag.key'))) });
+    const read = fastReader({ runtimes: s.running.runtimes, scheme: 'https', authenticator: new Authenticator({ verifier, trustedProxies: [] }), representations: new RepresentationCache(), etags: new Etags(readFileSync(join(s.data, 'secrets', 'etag.key'))), caches: new ReadCaches() });
     let written: { status: number; headers: OutgoingHttpHeaders } | undefined;
     const res = { writeHead: (status: number, headers: OutgoingHttpHeaders) => (written = { status, headers }), end: () => undefined } as unknown as ServerResponse;
     const req = { method: 'GET', url: '/public/', headers: { host, accept: 'text/turtle', 'if-none-match': etag }, socket: {} } as unknown as IncomingMessage;

@@ -21,9 +21,6 @@ import type { WriteRequest, WriteResult } from './writes.js';
 export type { WriteMethod, WriteRequest, WriteResult } from './writes.js';
 import { isContainerGraph, timestamp } from './metadata.js';
 
-/** dct:modified by blob id: a blob never changes. */
-const modifiedOf = new Map<string, string | undefined>();
-
 export const READ_ONLY_ALLOW = 'GET, HEAD, OPTIONS';
 export const ROOT_ALLOW = 'GET, HEAD, PUT, POST, PATCH, OPTIONS';
 
@@ -48,6 +45,8 @@ export class DocumentService {
   private readonly clock: () => Date;
   private readonly compose: (input: ComposeInput) => Promise<Buffer>;
   private readonly validate: ((url: string, bytes: Buffer) => Promise<void>) | undefined;
+  /** dct:modified by document and blob id: a blob never changes. */
+  private readonly modifiedOf = new Map<string, string | undefined>();
 
   constructor(
     readonly dataspace: Dataspace,
@@ -102,12 +101,13 @@ export class DocumentService {
   async modified(relativePath: string): Promise<string | undefined> {
     const blobId = this.blobId(relativePath);
     if (!blobId) return undefined;
-    if (!modifiedOf.has(blobId)) {
+    const key = `${relativePath}\n${blobId}`;
+    if (!this.modifiedOf.has(key)) {
       const bytes = await this.dataspace.store.readBlob(blobId);
-      if (modifiedOf.size > 50_000) modifiedOf.clear();
-      modifiedOf.set(blobId, literalObject(bytes.toString('utf8'), this.url(relativePath), ns.dct + 'modified'));
+      if (this.modifiedOf.size > 50_000) this.modifiedOf.clear();
+      this.modifiedOf.set(key, literalObject(bytes.toString('utf8'), this.url(relativePath), ns.dct + 'modified'));
     }
-    return modifiedOf.get(blobId);
+    return this.modifiedOf.get(key);
   }
 
   /**

@@ -14,6 +14,7 @@ import { LodestoneError } from '../errors.js';
 import type { Outbound } from '../net/outbound.js';
 import { credentialsCount, type Authenticator } from './authenticate.js';
 import type { PageDrawer } from './page-drawer.js';
+import type { ReadCaches } from './read-caches.js';
 import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
@@ -38,6 +39,8 @@ export interface AppOptions {
   settings?: SystemSettings;
   /** Where pages are drawn. */
   pages: PageDrawer;
+  /** What the read routes keep between requests (shared with the read fast path). */
+  caches: ReadCaches;
   /** The scheme the server is reached by (the base's: https, or http behind a proxy without TLS). */
   scheme: 'https' | 'http';
   /** The origins each dataspace trusts with its visitors' credentials, besides its own. */
@@ -67,6 +70,7 @@ export function createApp(options: AppOptions): Koa<State> {
     quotas: options.quotas,
     signupCredentials: options.signupCredentials,
     trusts: options.trusts,
+    caches: options.caches,
   };
   const headersOf = new Map(options.runtimes.map((runtime) => [runtime.documents.base, answerHeaders(runtime.documents.base)]));
   app.use(async (ctx, next) => {

@@ -139,16 +139,3 @@ export function mementoReply(documentUrl: string, sha: string, found: { blob: st
   const headers = { Vary: 'Accept', ...mementoHeaders(documentUrl, sha, found.time, view.shared), 'Content-Type': contentTypeOf(type) };
   return { status: 200, headers, body: { blobId: found.blob, type, variant: view.variant } };
 }
-
-// A memento is immutable: once found, its blob and time are kept for the read fast path.
-const remembered = new Map<string, { blob: string; time: number }>();
-
-/** The blob and time of a memento served before, if any. */
-export function knownMemento(documentUrl: string, sha: string): { blob: string; time: number } | undefined {
-  return remembered.get(`${documentUrl}?version=${sha}`);
-}
-
-export function rememberMemento(documentUrl: string, sha: string, found: { blob: string; time: number }): void {
-  if (remembered.size >= 100_000) remembered.clear();
-  remembered.set(`${documentUrl}?version=${sha}`, found);
-}

@@ -13,7 +13,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UNKNOWN } from '../auth/webid-tls.js';
 import type { Authenticator } from './authenticate.js';
 import { holds } from './authorize.js';
-import { currentDocumentReply, knownMemento, mementoReply, sharedView, viewOf, type ReadReply } from './document-read.js';
+import { currentDocumentReply, mementoReply, sharedView, viewOf, type ReadReply } from './document-read.js';
+import type { ReadCaches } from './read-caches.js';
 import { documentPathIn, locate } from './locate.js';
 import { answerHeaders, varyOrigin } from './origins.js';
 import { HTML } from '../rdf/formats.js';
@@ -33,6 +34,8 @@ export interface FastReaderOptions {
   authenticator: Authenticator;
   representations: RepresentationCache;
   etags: Etags;
+  /** The mementos the Koa routes found (read-caches.ts). */
+  caches: ReadCaches;
 }
 
 export function fastReader(options: FastReaderOptions): FastReader {
@@ -63,7 +66,7 @@ export function fastReader(options: FastReaderOptions): FastReader {
     if (memento) {
       const sha = new URLSearchParams(querystring).get('version') ?? '';
       const url = runtime.documents.url(relativePath);
-      const known = knownMemento(url, sha);
+      const known = options.caches.memento(url, sha);
       // a version is judged as it was (its own owners and types): Koa answers one not known, or not readable
       const versionModes = known && runtime.access.modesNow(runtime, relativePath, agent, known);
       if (!versionModes || !holds(versionModes, 'Read')) return undefined;

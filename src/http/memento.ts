@@ -9,8 +9,7 @@ import { emptyBody } from './body.js';
 import { closestVersion, timemapGraph, type DocumentHistory, type Version } from '../documents/history.js';
 import { LodestoneError } from '../errors.js';
 import { HTML, serialiseQuads, writableTypes } from '../rdf/formats.js';
-import { ByteCache } from '../util/byte-cache.js';
-import { httpDate, LINK_FORMAT, linesInView, mementoReply, notAcceptable, rememberMemento, sharedView, versionLinks, viewOf } from './document-read.js';
+import { httpDate, LINK_FORMAT, linesInView, mementoReply, notAcceptable, sharedView, versionLinks, viewOf } from './document-read.js';
 import { admitWrite, authorizeDocument, documentOf, sendRead } from './documents.js';
 import { forbidden, holds } from './authorize.js';
 import { historyQuery } from './history-query.js';
@@ -81,7 +80,7 @@ export async function version(ctx: Context): Promise<void> {
   const reply = mementoReply(documentUrl, commit, found, type, { variant, shared: sharedView(runtime, relativePath, variant, anonymous) });
   if (commit !== sha) reply.headers['Content-Location'] = `${documentUrl}?version=${commit}`; // an abbreviated id: the memento's own URL
   await sendRead(ctx, reply, async () => (await history.bytesOf(found!)).toString('utf8'));
-  rememberMemento(documentUrl, commit, found!); // the read fast path answers the next one
+  ctx.state.served.caches.rememberMemento(documentUrl, commit, found!); // the read fast path answers the next one
 }
 
 export async function timegate(ctx: Context): Promise<void> {
@@ -102,10 +101,6 @@ export async function timegate(ctx: Context): Promise<void> {
   emptyBody(ctx);
 }
 
-// A TimeMap changes only with a new version of its document: serialised once per version and format,
-// kept as bytes (a TimeMap of a thousand versions is ~130 KB, not worth encoding per request).
-const timemaps = new ByteCache<Buffer>(16 * 1024 * 1024, (body) => body.length);
-
 export async function timemap(ctx: Context): Promise<void> {
   const { relativePath, documentUrl, history } = await historyOf(ctx, 'Read');
   const list = await versionsOf(history, relativePath, documentUrl);
@@ -116,6 +111,7 @@ export async function timemap(ctx: Context): Promise<void> {
   ctx.set('Link', `<${documentUrl}>; rel="original"`);
   ctx.type = contentTypeOf(type);
   const key = `${documentUrl}\n${list[list.length - 1]!.commit}\n${list.length}\n${type}`;
+  const { timemaps } = ctx.state.served.caches;
   let body = timemaps.get(key);
   if (!body) {
     body = Buffer.from(type === LINK_FORMAT ? linkFormat(documentUrl, list) : await serialiseQuads(timemapGraph(documentUrl, list, mementoUrl(documentUrl)), type));

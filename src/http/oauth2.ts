@@ -10,7 +10,7 @@ import { accountAgent, readCookie, serializeCookie, SESSION_COOKIE, type OidcCla
 import { LodestoneError } from '../errors.js';
 import { sendError } from './error-middleware.js';
 import { toHttpError } from './http-error.js';
-import { oidcOf, type OidcEndpoints } from './oidc-endpoints.js';
+import type { OidcEndpoints } from './oidc-endpoints.js';
 import type { Context, DataspaceRuntime } from './state.js';
 
 /** The redirect URI to register with provider `name`. */
@@ -27,7 +27,7 @@ function redirect(ctx: Koa.Context, location: string, status = 302): void {
 
 /** The login service of provider `name`, or a 404 that says what to configure. */
 function loginWith(runtime: DataspaceRuntime, name: string): { endpoints: OidcEndpoints; login: OidcLogin } {
-  const endpoints = oidcOf.get(runtime);
+  const endpoints = runtime.oidc;
   const declared = endpoints?.providers.find((p) => p.name === name);
   if (!endpoints || !declared) {
     throw new LodestoneError('NotFound', `there is no OpenID provider named ${name.slice(0, 64)}; declared: ${endpoints?.providers.map((p) => p.name).join(', ') || 'none'} (lds:oidcProvider in system.ttl)`);
@@ -92,7 +92,7 @@ async function agentOfAccount(admin: DataspaceRuntime, claims: OidcClaims, log: 
 
 /** Ends the session: the cookie is cleared in the browser and refused by this server until it expires. */
 export async function oidcLogout(ctx: Context): Promise<void> {
-  const endpoints = oidcOf.get(ctx.state.runtime);
+  const endpoints = ctx.state.runtime.oidc;
   if (endpoints?.login) ctx.append('Set-Cookie', serializeCookie(endpoints.login.logout(readCookie(ctx.get('Cookie'), SESSION_COOKIE))));
   redirect(ctx, endpoints?.home ?? ctx.state.runtime.documents.base, 303); // RFC 9110 §15.4.4: after a POST, GET the target
 }

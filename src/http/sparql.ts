@@ -18,19 +18,10 @@ import { contentTypeOf } from './representations.js';
 import { serviceDescription } from './service-description.js';
 import type { Context, Served } from './state.js';
 import { modesOnEndpoint, requireMode } from './authorize.js';
-import { ByteCache } from '../util/byte-cache.js';
+import type { CachedAnswer } from './read-caches.js';
 import { boundNesting, type QueryShape } from '../rdf/sparql-text.js';
 
 const SPARQL_QUERY = 'application/sparql-query';
-
-/** Bytes of results kept in a server's cache. */
-const CACHE_BYTES = 32 * 1024 * 1024;
-
-interface Cached {
-  body: string;
-  type: string;
-  at: number;
-}
 
 interface Protocol {
   query: string;
@@ -86,23 +77,8 @@ export function askBody(result: string, type: string): string {
   return result;
 }
 
-/** A server's result cache and parsed query shapes. */
-interface Caches {
-  results: ByteCache<Cached>;
-  /** By base and query text; cleared when full. */
-  shapes: Map<string, QueryShape>;
-}
-
-const cachesOf = new WeakMap<Served, Caches>();
-
-function caches(served: Served): Caches {
-  let found = cachesOf.get(served);
-  if (!found) cachesOf.set(served, (found = { results: new ByteCache<Cached>(CACHE_BYTES, (entry) => entry.body.length, CACHE_BYTES / 8), shapes: new Map() }));
-  return found;
-}
-
 export async function shapeOf(served: Served, query: string, base: string, refuseUpdate: RefuseUpdate = (fallback) => fallback): Promise<QueryShape> {
-  const { shapes } = caches(served);
+  const { shapes } = served.caches;
   const key = `${base}\n${query}`;
   let shape = shapes.get(key);
   if (!shape) {
@@ -146,7 +122,7 @@ export async function sparql(ctx: Context): Promise<void> {
 }
 
 /** The query's answer in `type`: from the cache, or run on a query lane over the documents the agent may read. */
-async function answer(ctx: Context, request: Protocol, shape: QueryShape, type: string): Promise<Cached> {
+async function answer(ctx: Context, request: Protocol, shape: QueryShape, type: string): Promise<CachedAnswer> {
   const { runtime, agent, served } = ctx.state;
   const { documents } = runtime;
   const head = documents.head();
@@ -156,7 +132,7 @@ async function answer(ctx: Context, request: Protocol, shape: QueryShape, type: 
   const readable = await runtime.access.readableGraphs(runtime, agent);
   if (readable) dataset = restrict(readable.graphs, hasDataset ? request : shape.hasFrom ? { defaultGraphs: shape.fromDefault, namedGraphs: shape.fromNamed } : undefined);
   const key = JSON.stringify([request.query, request.defaultGraphs, request.namedGraphs, type, head ?? 'empty', readable?.key]);
-  const { results } = caches(served);
+  const { answers: results } = served.caches;
   let entry = results.get(key);
   if (!entry) {
     // the query runs on a lane at HEAD or later (src/index/index.ts)

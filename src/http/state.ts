@@ -7,6 +7,7 @@ import type { DataspaceRuntime } from '../runtime.js';
 import type { SystemSettings } from '../settings.js';
 import type { OriginTrust } from './origins.js';
 import type { PageDrawer } from './page-drawer.js';
+import type { ReadCaches } from './read-caches.js';
 import type { Quotas } from './quotas.js';
 import type { Etags, RepresentationCache } from './representations.js';
 
@@ -38,6 +39,8 @@ export interface Served {
   signupCredentials: IssueCredentials;
   /** The origins each dataspace trusts with its visitors' credentials (origins.ts). */
   trusts: OriginTrust;
+  /** What the read routes keep between requests: mementos, TimeMaps, SPARQL answers and query shapes (read-caches.ts). */
+  caches: ReadCaches;
 }
 
 export interface State {
