@@ -21,6 +21,7 @@ import { defaultAccessDocuments } from './access/policy.js';
 import { ONTOLOGIES } from './ontology/governing.js';
 import { agentDocument, publicKeyDocument } from './auth/agent-document.js';
 import { issueCredentials, readCredentials, rsaPublicKey, webIdsOf, writeCredentials, type Credentials } from './auth/certificates.js';
+import { documentIri } from './rdf/iri.js';
 
 const { namedNode, literal, quad } = DataFactory;
 
@@ -51,7 +52,7 @@ export function secretsDir(data: string): string {
 function agentFrom(credentialsFile: string, certPem: string, adminBase: string): Agent {
   const webId = webIdsOf(new X509Certificate(certPem))[0];
   if (!webId || !webId.startsWith(adminBase)) throw new Error(`${credentialsFile} does not name an agent of ${adminBase}`);
-  return { webId, documentPath: webId.slice(adminBase.length).replace(/#.*$/, ''), credentialsFile };
+  return { webId, documentPath: documentIri(webId.slice(adminBase.length)), credentialsFile };
 }
 
 async function putDocument(service: DocumentService, relativePath: string, agent: string, triples: Quad[]): Promise<void> {

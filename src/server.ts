@@ -51,6 +51,7 @@ import { Etags, RepresentationCache } from './http/representations.js';
 import { PageDrawer } from './http/page-drawer.js';
 import { ReadCaches } from './http/read-caches.js';
 import type { DataspaceRuntime } from './runtime.js';
+import { documentIri } from './rdf/iri.js';
 
 export interface Running {
   server: Server;
@@ -251,7 +252,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   const sessions = logins[0];
   const session = sessions && ((value: string) => {
     const webId = sessions.verifySession(value);
-    const found = webId === undefined ? undefined : local(webId.replace(/#.*$/, ''));
+    const found = webId === undefined ? undefined : local(documentIri(webId));
     return found && found.runtime.role === 'admin' && found.documents.blobId(found.relative) !== undefined ? webId : undefined;
   });
   if (proxySecret) log(`trusted proxy ${config.trustedProxies.join(', ')}: its Client-Cert is believed with Lodestone-Proxy-Secret, the text of ${proxySecret.file}`);
@@ -271,7 +272,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   });
   // admin/clear with uri= drops the proxy's copies of that ontology too
   const purge = (uri: string) => {
-    for (const url of new Set([uri, uri.replace(/#.*$/, '')])) proxyOut.cache.purge(url);
+    for (const url of new Set([uri, documentIri(uri)])) proxyOut.cache.purge(url);
   };
   for (const runtime of runtimes) if (runtime.role === 'admin') runtime.ontology?.onPurge(purge);
   const signups = new SignupWorkers();

@@ -16,6 +16,7 @@ import { parseRdf } from '../rdf/ntriples.js';
 import { fileDocument } from '../document-paths.js';
 import { shapesDataspace } from '../ontology/governing.js';
 import { Policy, type Mode, type Target } from './policy.js';
+import { documentIri } from '../rdf/iri.js';
 
 export type { Mode, Target } from './policy.js';
 const SUBCLASS_OF = ns.rdfs + 'subClassOf';
@@ -130,7 +131,7 @@ export class AccessControl {
 
   /** The triples of an authorization (from its document in the admin dataspace). */
   describe(iri: string): Quad[] {
-    const graph = this.parsed.get(iri.replace(/#.*$/, ''));
+    const graph = this.parsed.get(documentIri(iri));
     return graph ? graph.quads.filter((q) => q.subject.value === iri) : [];
   }
 

@@ -11,6 +11,7 @@ import { LodestoneError } from '../errors.js';
 import { JSONLD, NTRIPLES, RDFXML, TURTLE } from '../rdf/formats.js';
 import { translate } from '../rdf/translate.js';
 import type { FetchedDocument } from '../net/safe-fetch.js';
+import { documentIri } from '../rdf/iri.js';
 
 export interface RemoteDocument {
   /** The document's triples as N-Triples, one a line, sorted by code point (blank nodes labelled by the parser). */
@@ -48,10 +49,6 @@ interface Entry {
 const MAX_TTL_MS = 60 * 60_000;
 const parsedTypes = new Set([TURTLE, NTRIPLES, RDFXML, JSONLD]);
 
-function withoutFragment(url: string): string {
-  const hash = url.indexOf('#');
-  return hash < 0 ? url : url.slice(0, hash);
-}
 
 export class RemoteWebIds {
   private readonly entries = new Map<string, Entry>();
@@ -76,7 +73,7 @@ export class RemoteWebIds {
 
   /** The document's triples and blob id, or undefined when it cannot be fetched or parsed (see failure()); Busy when too many are being fetched. */
   async read(documentUrl: string): Promise<RemoteDocument | undefined> {
-    const url = withoutFragment(documentUrl);
+    const url = documentIri(documentUrl);
     const cached = this.entries.get(url);
     if (cached && cached.expires > this.now()) {
       this.remember(url, cached); // most recently used
@@ -93,13 +90,13 @@ export class RemoteWebIds {
 
   /** The blob id of a cached, still fresh document; undefined when it must be read again. Synchronous. */
   blobId(documentUrl: string): string | undefined {
-    const entry = this.entries.get(withoutFragment(documentUrl));
+    const entry = this.entries.get(documentIri(documentUrl));
     return entry && entry.expires > this.now() ? entry.document?.blobId : undefined;
   }
 
   /** Why the latest read of the document gave undefined, for the log; undefined when it succeeded. */
   failure(documentUrl: string): string | undefined {
-    return this.entries.get(withoutFragment(documentUrl))?.reason;
+    return this.entries.get(documentIri(documentUrl))?.reason;
   }
 
   private async load(url: string): Promise<Entry> {

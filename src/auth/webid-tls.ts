@@ -17,6 +17,7 @@ import { ns } from '../rdf/namespaces.js';
 import { ByteCache } from '../util/byte-cache.js';
 import type { RateLimit } from '../util/rate-limit.js';
 import { rsaPublicKey, webIdsOf, type RsaPublicKey } from './certificates.js';
+import { documentIri } from '../rdf/iri.js';
 
 /** WebID documents by URL: undefined when there is none (or it cannot be read). */
 export interface DocumentLookup {
@@ -51,10 +52,6 @@ export function parseCertificate(der: Buffer): X509Certificate | undefined {
   }
 }
 
-function documentOf(iri: string): string {
-  const hash = iri.indexOf('#');
-  return hash < 0 ? iri : iri.slice(0, hash);
-}
 
 /** A verdict that needs the WebID document read. */
 export const UNKNOWN = Symbol('unknown');
@@ -197,19 +194,19 @@ export class WebIdVerifier {
   /** Whether the WebID document of `principal` says `<principal> acl:delegates <delegate>` (delegation, issue 4). */
   async delegates(principal: string, delegate: string): Promise<boolean> {
     if (!PLAIN_IRI.test(principal)) return false;
-    const profile = await this.text(documentOf(principal), new Map());
+    const profile = await this.text(documentIri(principal), new Map());
     return profile !== undefined && objectTerms(profile, `<${principal}>`, ns.acl + 'delegates').includes(`<${delegate}>`);
   }
 
   private async listsKey(webId: string, key: RsaPublicKey, blobs: Map<string, string | undefined>): Promise<boolean> {
     if (!PLAIN_IRI.test(webId)) return false;
-    const profile = await this.text(documentOf(webId), blobs);
+    const profile = await this.text(documentIri(webId), blobs);
     if (!profile) return false;
     for (const keyTerm of objectTerms(profile, `<${webId}>`, ns.cert + 'key')) {
       const texts = [profile];
       // a key described in a document of its own (signup's public-keys/): read that one too
-      const keyDocument = keyTerm.startsWith('<') ? documentOf(keyTerm.slice(1, -1)) : undefined;
-      if (keyDocument && keyDocument !== documentOf(webId)) {
+      const keyDocument = keyTerm.startsWith('<') ? documentIri(keyTerm.slice(1, -1)) : undefined;
+      if (keyDocument && keyDocument !== documentIri(webId)) {
         const other = await this.text(keyDocument, blobs);
         if (other) texts.push(other);
       }

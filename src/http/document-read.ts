@@ -15,6 +15,7 @@ import { isAdminDataspace } from './dataspace-role.js';
 import { checkRead, conditionsOf, mismatch } from './preconditions.js';
 import { contentTypeOf, type Etags } from './representations.js';
 import type { DataspaceRuntime } from './state.js';
+import { documentIri } from '../rdf/iri.js';
 
 export const LINK_FORMAT = 'application/link-format';
 export const SPARQL_UPDATE = 'application/sparql-update';
@@ -63,7 +64,7 @@ export function documentLinks(runtime: DataspaceRuntime, documentUrl: string, ag
  */
 export function viewOf(runtime: DataspaceRuntime, relativePath: string, agent: string | undefined, modes: ReadonlySet<Mode>): string {
   if (!isAdminDataspace(runtime) || !relativePath.startsWith('acl/agents/')) return '';
-  const itself = agent !== undefined && agent.replace(/#.*$/, '') === runtime.documents.url(relativePath);
+  const itself = agent !== undefined && documentIri(agent) === runtime.documents.url(relativePath);
   return itself || modes.has('Control') ? '' : PUBLIC_VIEW;
 }
 

@@ -18,13 +18,14 @@ import { ns } from '../rdf/namespaces.js';
 import { adminOf } from './dataspace-role.js';
 import { loginProviders } from './oidc-endpoints.js';
 import type { Context } from './state.js';
+import { documentIri } from '../rdf/iri.js';
 
 /** No inline script or style, nothing from elsewhere but images; forms post only here. */
 export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /** The agent's foaf:name when its WebID document is one of this server's; else undefined. */
 async function nameOf(ctx: Context, webId: string): Promise<string | undefined> {
-  const document = webId.replace(/#.*$/, '');
+  const document = documentIri(webId);
   // the dataspace whose base is the longest prefix (an admin dataspace lies under its end-user one)
   const runtime = (ctx.state.served?.runtimes ?? []).filter((r) => document.startsWith(r.documents.base)).sort((a, b) => b.documents.base.length - a.documents.base.length)[0];
   if (!runtime) return undefined;

@@ -8,6 +8,7 @@
  */
 import { iriStatements } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
+import { documentIri } from '../rdf/iri.js';
 
 export interface ImportLimits {
   /** Import documents in a closure, fetched or not; those past it are left out. */
@@ -45,11 +46,6 @@ export interface Composition {
   missing: string[];
 }
 
-/** An IRI without its fragment: the URL an ontology is fetched from, and what names it when imports are compared. */
-export function documentIri(iri: string): string {
-  const hash = iri.indexOf('#');
-  return hash < 0 ? iri : iri.slice(0, hash);
-}
 
 const MiB = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 

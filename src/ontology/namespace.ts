@@ -23,7 +23,8 @@ import { ns } from '../rdf/namespaces.js';
 import type { FetchedDocument } from '../net/safe-fetch.js';
 import { Vocabularies, shippedDocument } from '../net/vocabularies.js';
 import { shapingDocuments } from './governing.js';
-import { ImportedOntologies, documentIri, type ImportLimits } from './imports.js';
+import { ImportedOntologies, type ImportLimits } from './imports.js';
+import { documentIri } from '../rdf/iri.js';
 import type { OntologyWorkers } from './workers.js';
 import { ByteCache } from '../util/byte-cache.js';
 

@@ -13,7 +13,7 @@ import { LodestoneError, isLodestoneError } from '../errors.js';
 import { iriStatements } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
 import { packagePath } from './governing.js';
-import { documentIri } from './imports.js';
+import { documentIri } from '../rdf/iri.js';
 import type { NamespaceOntology } from './namespace.js';
 
 const PACKAGE_TYPES = [ns.lds + 'Package', ns.lapp + 'Package'];
