@@ -1,6 +1,22 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// A media type written as a string: top-level type, a slash, a subtype (RFC 6838 §4.2), maybe parameters.
+const MEDIA_TYPE = '(?:text|application|image|audio|video|font|model|multipart|message)\\/[a-z0-9][a-z0-9!#$&^_.+-]*';
+const mediaTypeLiterals = {
+  selector: `Literal[value=/^${MEDIA_TYPE}(\\s*;.*)?$/i]`,
+  message: 'a media type is named once, in src/rdf/media-types.ts: import its constant',
+};
+const mediaTypesInTemplates = {
+  selector: `TemplateElement[value.raw=/(^|[\\s"'(=])${MEDIA_TYPE}/i]`,
+  message: 'a media type is named once, in src/rdf/media-types.ts: put its constant in the template',
+};
+// No module-level cache or registry (State from the composition root, STYLE.md).
+const moduleCaches = {
+  selector: ':matches(Program > VariableDeclaration, Program > ExportNamedDeclaration > VariableDeclaration) > VariableDeclarator > NewExpression[callee.name=/^(Map|WeakMap|ByteCache|LabelTable)$/]',
+  message: 'no module-level cache or registry in src/http, src/pages, src/documents: the composition root builds it and passes it in',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'scratch/**', 'data/**'] },
   js.configs.recommended,
@@ -47,16 +63,26 @@ export default tseslint.config(
       }],
     },
   },
+  // One home per concept: a media type is named once, in src/rdf/media-types.ts
+  {
+    files: ['src/**/*.ts'],
+    ignores: [
+      'src/rdf/media-types.ts',
+      'src/http/**', // until the lead's rewrite lands (issue 26)
+      'src/settings.ts', 'src/system-config.ts', // until the settings helper's work lands (issue 26)
+    ],
+    rules: { 'no-restricted-syntax': ['error', mediaTypeLiterals, mediaTypesInTemplates] },
+  },
   // State from the composition root (STYLE.md): no cache or registry a module fills at run time
   {
-    files: ['src/http/**/*.ts', 'src/pages/**/*.ts', 'src/documents/**/*.ts'],
+    files: ['src/pages/**/*.ts', 'src/documents/**/*.ts'],
     ignores: ['src/**/*-worker.ts'], // a worker thread's own state is its module's
-    rules: {
-      'no-restricted-syntax': ['error', {
-        selector: ':matches(Program > VariableDeclaration, Program > ExportNamedDeclaration > VariableDeclaration) > VariableDeclarator > NewExpression[callee.name=/^(Map|WeakMap|ByteCache|LabelTable)$/]',
-        message: 'no module-level cache or registry in src/http, src/pages, src/documents: the composition root builds it and passes it in',
-      }],
-    },
+    rules: { 'no-restricted-syntax': ['error', moduleCaches, mediaTypeLiterals, mediaTypesInTemplates] },
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    ignores: ['src/**/*-worker.ts'],
+    rules: { 'no-restricted-syntax': ['error', moduleCaches] }, // and media types, once the lead's rewrite lands
   },
   {
     files: ['src/documents/**/*.ts', 'src/access/**/*.ts', 'src/auth/**/*.ts', 'src/ontology/**/*.ts'],

@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import type { DocumentService } from './documents/document-service.js';
-import { NTRIPLES } from './rdf/formats.js';
 import { ns } from './rdf/namespaces.js';
 import { tripleLine } from './rdf/ntriples.js';
 import { defaultAccessDocuments } from './access/policy.js';
@@ -22,6 +21,7 @@ import { ONTOLOGIES } from './ontology/governing.js';
 import { agentDocument, publicKeyDocument } from './auth/agent-document.js';
 import { issueCredentials, readCredentials, rsaPublicKey, webIdsOf, writeCredentials, type Credentials } from './auth/certificates.js';
 import { documentIri } from './rdf/iri.js';
+import { NTRIPLES, TURTLE } from './rdf/media-types.js';
 
 const { namedNode, literal, quad } = DataFactory;
 
@@ -61,7 +61,7 @@ async function putDocument(service: DocumentService, relativePath: string, agent
 }
 
 async function putTurtle(service: DocumentService, relativePath: string, agent: string, text: string): Promise<void> {
-  await service.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });
+  await service.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: TURTLE }, precondition: () => undefined });
 }
 
 function titled(url: string, title: string, container = false): Quad[] {

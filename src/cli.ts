@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { send, errorTitle, type ClientRequest, type ClientResponse } from './client.js';
 import { clientCommandOptions, parseCommand, reindexOptions, serveConfig, serveOptions, usage } from './config.js';
+import { LINK_FORMAT, SPARQL_UPDATE, TURTLE } from './rdf/media-types.js';
 
 const commands = {
   serve: 'Starts the server. With an empty data directory it creates the dataspaces first.',
@@ -57,7 +58,7 @@ async function runVersions(name: 'restore' | 'diff' | 'history', args: string[])
   const common = { cert, insecure: Boolean(values.insecure) };
   let response;
   if (name === 'history') {
-    response = await call({ ...common, method: 'GET', url: `${url}?timemap`, headers: { Accept: 'application/link-format' } });
+    response = await call({ ...common, method: 'GET', url: `${url}?timemap`, headers: { Accept: LINK_FORMAT } });
   } else if (name === 'diff') {
     const query = `?diff=${encodeURIComponent(sha!)}${to ? `&to=${encodeURIComponent(to)}` : ''}`;
     response = await call({ ...common, method: 'GET', url: url + query });
@@ -87,14 +88,14 @@ async function runClient(method: 'GET' | 'PUT' | 'PATCH' | 'DELETE', name: 'get'
   const url = positionals[0];
   if (!url) throw new Error(`lodestone ${name} needs a document URL`);
   const flags = values as Record<string, string | boolean | undefined>;
-  const headers: Record<string, string> = { Accept: String(flags.accept ?? 'text/turtle') };
+  const headers: Record<string, string> = { Accept: String(flags.accept ?? TURTLE) };
   if (typeof flags['if-match'] === 'string') headers['If-Match'] = quotedTag(flags['if-match']);
   if (typeof flags['if-none-match'] === 'string') headers['If-None-Match'] = quotedTag(flags['if-none-match']);
   let body: Buffer | undefined;
   if (method === 'PUT' || method === 'PATCH') {
     if (typeof flags.file !== 'string') throw new Error(`lodestone ${name} needs --file (or --file - for standard input)`);
     body = flags.file === '-' ? readFileSync(0) : readFileSync(flags.file);
-    headers['Content-Type'] = method === 'PATCH' ? 'application/sparql-update' : String(flags['content-type']);
+    headers['Content-Type'] = method === 'PATCH' ? SPARQL_UPDATE : String(flags['content-type']);
   }
   const cert = flags.cert as string | undefined;
   const response = await call({ method, url, cert, insecure: Boolean(flags.insecure), headers, body });

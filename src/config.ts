@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { webOrigin } from './http/origins.js';
+import { TURTLE } from './rdf/media-types.js';
 
 interface OptionSpec {
   type: 'string' | 'boolean';
@@ -42,7 +43,7 @@ export const reindexOptions = {
 
 const cert = { type: 'string', description: 'PEM file with the client certificate and its private key (WebID-TLS), e.g. data/secrets/owner.pem' } as const;
 const insecure = { type: 'boolean', default: false, description: 'accept a self-signed server certificate (like curl -k)' } as const;
-const accept = { type: 'string', default: 'text/turtle', description: 'media type to ask for' } as const;
+const accept = { type: 'string', default: TURTLE, description: 'media type to ask for' } as const;
 const file = { type: 'string', description: 'file holding the body to send, or - for standard input' } as const;
 const ifMatch = { type: 'string', description: 'ETag the write is based on, as get printed it (required to change an existing document)' } as const;
 
@@ -53,7 +54,7 @@ export const clientCommandOptions = {
     cert,
     insecure,
     file,
-    'content-type': { type: 'string', default: 'text/turtle', description: 'media type of the body sent' },
+    'content-type': { type: 'string', default: TURTLE, description: 'media type of the body sent' },
     'if-match': ifMatch,
     'if-none-match': { type: 'string', description: 'send If-None-Match (use * to create only)' },
     accept: { ...accept, description: 'media type whose ETag If-Match quotes (the one get was run with)' },

@@ -20,6 +20,7 @@ import { termToNTriples } from '../rdf/ntriples.js';
 import { parseRdfPost } from '../rdf/rdf-post.js';
 import { agentDocument, publicKeyDocument } from './agent-document.js';
 import { pkcs12Credentials, type Pkcs12Request, type RsaPublicKey } from './certificates.js';
+import { FORM } from '../rdf/media-types.js';
 
 export interface SignupRequest {
   name: string;
@@ -177,8 +178,8 @@ function mailtoAddress(term: Quad['object']): string {
  * a SyntaxError (400); a missing, repeated or malformed field is a ConstraintViolation (422). The
  * message names the field, and `data.field` is `name`, `email` or `password`.
  */
-export function parseSignup(body: string, mediaType: 'application/x-www-form-urlencoded'): SignupRequest {
-  if (mediaType !== 'application/x-www-form-urlencoded') throw new LodestoneError('SyntaxError', `a signup is a form (application/x-www-form-urlencoded), not ${mediaType}`);
+export function parseSignup(body: string, mediaType: typeof FORM): SignupRequest {
+  if (mediaType !== FORM) throw new LodestoneError('SyntaxError', `a signup is a form (${FORM}), not ${mediaType}`);
   const fields = formFields(body);
   return fields[0]?.[0] === 'rdf' ? rdfPostRequest(body) : plainRequest(fields);
 }

@@ -8,6 +8,7 @@
 import { LodestoneError } from '../errors.js';
 import { TITLE_PREDICATES } from '../rdf/namespaces.js';
 import type { DocumentService } from './document-service.js';
+import { RESULTS_JSON } from '../rdf/media-types.js';
 
 export type ChildOrder = 'newest' | 'title';
 
@@ -43,7 +44,7 @@ export async function childrenOf(documents: DocumentService, containerUrl: strin
   const head = documents.head();
   // the dataset is the readable documents (SPARQL 1.1 Protocol §2.1.4): GRAPH ?doc ranges over them only
   const dataset = options.readable ? { defaultGraphs: [...options.readable], namedGraphs: [...options.readable] } : {};
-  const run = async (query: string) => JSON.parse(String(await documents.query({ query: PREFIXES + query, ...dataset, format: 'application/sparql-results+json' }, head, options.timeoutMs, options.holder))) as Bindings;
+  const run = async (query: string) => JSON.parse(String(await documents.query({ query: PREFIXES + query, ...dataset, format: RESULTS_JSON }, head, options.timeoutMs, options.holder))) as Bindings;
   const member = `GRAPH ?doc { ?doc sioc:has_parent|sioc:has_container <${containerUrl}> }`;
   const count = await run(`SELECT (COUNT(DISTINCT ?doc) AS ?n) WHERE { ${member} }`);
   const total = Number(count.results.bindings[0]?.n?.value ?? 0);

@@ -9,6 +9,7 @@ import sparqljs from 'sparqljs';
 import { LodestoneError } from '../errors.js';
 import { parseRdf, termToNTriples, toJsQuads, tripleLine } from '../rdf/ntriples.js';
 import { sparqlSyntaxError } from '../rdf/sparql-text.js';
+import { NTRIPLES } from '../rdf/media-types.js';
 
 function invalid(rule: string): LodestoneError {
   return new LodestoneError('InvalidUpdate', rule);
@@ -79,8 +80,8 @@ export function applyUpdate(graph: string, update: string, base: string): Quad[]
   const original = parseRdf(graph, { keepBlankNodeLabels: true });
   // Loading text is fast but relabels blank nodes; a graph with blank nodes is added term by term.
   const store = graph.includes('_:') ? new oxigraph.Store(original.map((q) => oxigraph.fromQuad(q) as oxigraph.Quad)) : new oxigraph.Store();
-  if (!graph.includes('_:')) store.load(graph, { format: 'application/n-triples' });
-  const dump = () => parseRdf(store.dump({ format: 'application/n-triples', from_graph_name: oxigraph.defaultGraph() }), { keepBlankNodeLabels: true });
+  if (!graph.includes('_:')) store.load(graph, { format: NTRIPLES });
+  const dump = () => parseRdf(store.dump({ format: NTRIPLES, from_graph_name: oxigraph.defaultGraph() }), { keepBlankNodeLabels: true });
   const before = new Set(dump().map(tripleLine));
   try {
     store.update(update, { base_iri: base });

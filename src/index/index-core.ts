@@ -18,6 +18,7 @@ import oxigraph from 'oxigraph';
 import { ObjectStore } from '../store/objects.js';
 import { fileDocument } from '../document-paths.js';
 import { TreeCache, diffTrees } from '../store/trees.js';
+import { NQUADS, NTRIPLES } from '../rdf/media-types.js';
 
 export interface IndexConfig {
   gitdir: string;
@@ -61,7 +62,6 @@ export interface QueryRequest {
   format: string;
 }
 
-const NTRIPLES = 'application/n-triples';
 const READ_AHEAD = 64;
 /** What SPARQL's IRIREF production allows between `<` and `>`. */
 const IRIREF = /^[^<>"{}|^`\\\x00-\x20]*$/;
@@ -213,7 +213,7 @@ export class IndexCore {
 
   /** Every quad of the index as N-Quads (for tests and `lodestone reindex`). */
   dump(): string {
-    return this.current.dump({ format: 'application/n-quads' });
+    return this.current.dump({ format: NQUADS });
   }
 }
 

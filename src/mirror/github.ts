@@ -6,6 +6,7 @@
  * server errors are retried with exponential backoff. The token goes in the Authorization header
  * and nowhere else: errors carry the method, the path and GitHub's message.
  */
+import { GITHUB_JSON, JSON_TYPE } from '../rdf/media-types.js';
 export interface GitHubOptions {
   /** `https://api.github.com`, or a GitHub Enterprise / stand-in API root. */
   api: string;
@@ -103,11 +104,11 @@ export class GitHub {
           signal: this.stopping.signal,
           method,
           headers: {
-            Accept: 'application/vnd.github+json',
+            Accept: GITHUB_JSON,
             Authorization: `Bearer ${this.options.token}`,
             'X-GitHub-Api-Version': '2022-11-28',
             'User-Agent': 'lodestone-pusher',
-            ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+            ...(body === undefined ? {} : { 'Content-Type': JSON_TYPE }),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
         });

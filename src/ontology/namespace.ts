@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import type { Dataspace } from '../dataspace.js';
 import { LodestoneError } from '../errors.js';
 import { iriStatements } from '../rdf/canonical-lines.js';
-import { NQUADS, NTRIPLES, readableTypes } from '../rdf/formats.js';
+import { NQUADS, NTRIPLES, PLAIN, RDFPOST, readableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import type { FetchedDocument } from '../net/safe-fetch.js';
 import { Vocabularies, shippedDocument } from '../net/vocabularies.js';
@@ -250,8 +250,8 @@ export class NamespaceOntology {
     if (shipped && !shipped.term) return { ntriples: await workers.parse((await this.vocabularies.read(shipped)).text, NQUADS, url, options.background) };
     const got = await this.options.fetch(url, { timeoutMs: options.timeoutMs, maxBytes: options.maxBytes });
     if (got.status !== 200) throw new LodestoneError('ConstraintViolation', `${url} answered ${got.status}`);
-    const type = got.mediaType === 'text/plain' ? 'application/n-triples' : got.mediaType;
-    if (!type || !readableTypes.includes(type) || type === 'application/x-www-form-urlencoded') throw new LodestoneError('ConstraintViolation', `${url} is not RDF (${got.mediaType ?? 'no media type'})`);
+    const type = got.mediaType === PLAIN ? NTRIPLES : got.mediaType;
+    if (!type || !readableTypes.includes(type) || type === RDFPOST) throw new LodestoneError('ConstraintViolation', `${url} is not RDF (${got.mediaType ?? 'no media type'})`);
     return { ntriples: await workers.parse(got.body, type, got.url, options.background) };
   }
 }

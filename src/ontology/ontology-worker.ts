@@ -31,7 +31,7 @@ function remember<T>(cache: Map<string, T>, key: string, value: T): T {
 /** The asserted graph with what RDFS entails, in a store. */
 function entailed(asserted: string): oxigraph.Store {
   const store = new oxigraph.Store();
-  store.load(asserted, { format: 'application/n-triples' });
+  store.load(asserted, { format: NTRIPLES });
   materialiseRdfs(store);
   return store;
 }

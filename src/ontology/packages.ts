@@ -15,6 +15,7 @@ import { ns } from '../rdf/namespaces.js';
 import { packagePath } from './governing.js';
 import { documentIri } from '../rdf/iri.js';
 import type { NamespaceOntology } from './namespace.js';
+import { NTRIPLES } from '../rdf/media-types.js';
 
 const PACKAGE_TYPES = [ns.lds + 'Package', ns.lapp + 'Package'];
 const ONTOLOGY_PROPERTIES = [ns.ldt + 'ontology', ns.lds + 'ontology'];
@@ -50,7 +51,7 @@ export async function fetchPackage(ontology: NamespaceOntology, packageIri: stri
 export async function installPackage(ontology: NamespaceOntology, admin: DocumentService, packageIri: string, agent: string | undefined): Promise<void> {
   const path = packagePath(packageIri);
   const ntriples = await fetchPackage(ontology, packageIri, admin.url(path));
-  const put = (relativePath: string, text: string) => admin.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: 'application/n-triples' }, precondition: () => undefined });
+  const put = (relativePath: string, text: string) => admin.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: NTRIPLES }, precondition: () => undefined });
   if (admin.blobId('packages/') === undefined) await put('packages/', `<${admin.url('packages/')}> <${ns.rdf}type> <${ns.dh}Container> .\n<${admin.url('packages/')}> <${ns.dct}title> "Packages" .\n`);
   await put(path, ntriples);
 }

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CSS, JAVASCRIPT } from '../rdf/media-types.js';
 
 export interface Asset {
   /** The URL path segment under `static/`, with the digest. */
@@ -35,7 +36,7 @@ const SOURCES: Record<string, () => string> = {
 
 export type AssetName = keyof typeof SOURCES & string;
 
-const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
+const TYPES: Record<string, string> = { css: `${CSS}; charset=utf-8`, js: `${JAVASCRIPT}; charset=utf-8` };
 
 let table: { byPlain: Map<string, Asset>; byName: Map<string, Asset> } | undefined;
 

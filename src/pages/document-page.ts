@@ -11,6 +11,7 @@ import { html, type Html } from './html.js';
 import { labelOf, localName, type Labels } from './labels.js';
 import { assetUrls } from './assets.js';
 import { page, type Frame } from './layout.js';
+import { TURTLE } from '../rdf/media-types.js';
 
 const DH = 'https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
@@ -143,7 +144,7 @@ function editor(input: DocumentPage, t: Frame['t'], base: string): Html {
 <details class="edit-turtle"><summary>${t.editTurtle}</summary>
 <form class="turtle-editor" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}">
 <p><label for="turtle-source">Turtle</label></p>
-<textarea id="turtle-source" name="turtle" rows="16" spellcheck="false" data-editor="text/turtle" data-scripts="${assetUrls(base, 'codemirror.js', 'codemirror-turtle.js')}" data-styles="${assetUrls(base, 'codemirror.css')}">${input.turtle ?? ''}</textarea>
+<textarea id="turtle-source" name="turtle" rows="16" spellcheck="false" data-editor="${TURTLE}" data-scripts="${assetUrls(base, 'codemirror.js', 'codemirror-turtle.js')}" data-styles="${assetUrls(base, 'codemirror.css')}">${input.turtle ?? ''}</textarea>
 <p><button type="submit">${t.save}</button></p>
 <p class="status" role="status" aria-live="polite"></p>
 <div class="conflict" hidden>

@@ -6,6 +6,7 @@
  */
 import { html, raw, type Html } from './html.js';
 import { page, type Frame } from './layout.js';
+import { JSONLD } from '../rdf/media-types.js';
 
 export interface ErrorPage {
   frame: Omit<Frame, 'title' | 'kind'>;
@@ -22,7 +23,7 @@ export interface ErrorPage {
 
 /** JSON in a `<script>` data block: `<` escaped so no `</script>` can end the block. */
 function dataBlock(json: string): Html {
-  return raw(`<script type="application/ld+json" id="error-resource">${json.replace(/</g, '\\u003c')}</script>`);
+  return raw(`<script type="${JSONLD}" id="error-resource">${json.replace(/</g, '\\u003c')}</script>`);
 }
 
 export function errorPage(input: ErrorPage): Html {

@@ -7,6 +7,7 @@ import { breadcrumbsOf } from './document-page.js';
 import { html, webUrl, type Html } from './html.js';
 import { localName } from './labels.js';
 import { page, type Frame } from './layout.js';
+import { LINK_FORMAT, TURTLE } from '../rdf/media-types.js';
 
 export interface VersionRow {
   commit: string;
@@ -34,7 +35,7 @@ export function timemapPage(frame: PageFrame, documentUrl: string, versions: rea
   const date = dateFormat(frame);
   const title = `${t.versionsOf} ${localName(documentUrl)}`;
   const body = html`<h1>${title}</h1>
-<p><a href="${documentUrl}">${documentUrl}</a> · <a href="${documentUrl}?timemap&amp;accept=${encodeURIComponent('application/link-format')}">link-format</a> · <a href="${documentUrl}?timemap&amp;accept=${encodeURIComponent('text/turtle')}">Turtle</a></p>
+<p><a href="${documentUrl}">${documentUrl}</a> · <a href="${documentUrl}?timemap&amp;accept=${encodeURIComponent(LINK_FORMAT)}">link-format</a> · <a href="${documentUrl}?timemap&amp;accept=${encodeURIComponent(TURTLE)}">Turtle</a></p>
 <form class="compare" method="get" action="${documentUrl}">
 <table class="versions">
 <caption>${t.versions} (${versions.length})</caption>

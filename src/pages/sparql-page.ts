@@ -10,6 +10,7 @@ import { html, type Html } from './html.js';
 import { labelOf, type Labels } from './labels.js';
 import { assetUrls } from './assets.js';
 import { page, type Frame } from './layout.js';
+import { SPARQL_QUERY } from '../rdf/media-types.js';
 
 export interface SparqlResultsJson {
   head: { vars?: string[] };
@@ -109,7 +110,7 @@ export function sparqlPage(input: SparqlPage): Html {
   const body = html`<h1>${t.sparqlTitle}</h1>
 <form class="sparql-form" method="get" action="${input.endpoint}">
 <p><label for="query">${t.query}</label></p>
-<textarea id="query" name="query" rows="12" spellcheck="false" required data-editor="application/sparql-query" data-scripts="${assetUrls(input.frame.base, 'codemirror.js', 'codemirror-sparql.js')}" data-styles="${assetUrls(input.frame.base, 'codemirror.css')}">${input.query || EXAMPLE}</textarea>
+<textarea id="query" name="query" rows="12" spellcheck="false" required data-editor="${SPARQL_QUERY}" data-scripts="${assetUrls(input.frame.base, 'codemirror.js', 'codemirror-sparql.js')}" data-styles="${assetUrls(input.frame.base, 'codemirror.css')}">${input.query || EXAMPLE}</textarea>
 <details${input.defaultGraphs.length + input.namedGraphs.length > 0 ? html` open` : ''}><summary>Dataset</summary>
 <p><label for="default-graph-uri">${t.defaultGraphs}</label></p>
 <textarea id="default-graph-uri" class="graph-list" name="default-graph-uri" rows="2">${input.defaultGraphs.join('\n')}</textarea>

@@ -17,6 +17,7 @@ import { LodestoneError } from '../errors.js';
 import { canonicalNTriples } from './canonical.js';
 import { inlineBundledContexts } from './json-ld-contexts.js';
 import { jsonLdToNQuads } from './json-ld-body.js';
+import { HTML, JSONLD, JSONLD_COMPACTED, NQUADS, NTRIPLES, PLAIN, RDFPOST, RDFXML, TRIG, TURTLE } from './media-types.js';
 import { ns } from './namespaces.js';
 import { parseRdf, toJsQuads } from './ntriples.js';
 import { parseRdfPost } from './rdf-post.js';
@@ -30,19 +31,9 @@ export interface Format {
   writable: boolean;
 }
 
-export const TURTLE = 'text/turtle';
-export const NTRIPLES = 'application/n-triples';
-export const RDFXML = 'application/rdf+xml';
-export const JSONLD = 'application/ld+json';
-export const RDFPOST = 'application/x-www-form-urlencoded';
-export const NQUADS = 'application/n-quads';
-export const TRIG = 'application/trig';
-/** The old N-Triples type, which rdflib 6 and raptor still send. */
-export const PLAIN = 'text/plain';
-/** A web page: Lodestone's own pages, and the pages whose JSON-LD the proxy reads. */
-export const HTML = 'text/html';
-/** Compacted JSON-LD: the type plus its profile (JSON-LD 1.1 §9.3), a representation of its own (ETag, cache). */
-export const JSONLD_COMPACTED = 'application/ld+json; profile="http://www.w3.org/ns/json-ld#compacted"';
+// The names of the types live in media-types.ts (lint refuses a media-type literal elsewhere); the
+// ones of RDF formats are exported here too, with the table, for the modules that read and write them.
+export { HTML, JSONLD, JSONLD_COMPACTED, NQUADS, NTRIPLES, PLAIN, RDFPOST, RDFXML, TRIG, TURTLE };
 
 // SPEC §4.1: the supported RDF media types; the first writable one is the default. A document is
 // one graph: in N-Quads and TriG it is the default graph (or the graph named by the document's URL).
@@ -275,10 +266,10 @@ export async function serialise(ntriples: string, mediaType: string): Promise<st
   // serialisation in each format, byte for byte, whenever it is made, as its strong ETag promises
   const quads = parseRdf(ntriples, { keepBlankNodeLabels: true });
   if (mediaType === RDFXML) return writeRdfXml(quads);
-  if (mediaType === JSONLD) return JSON.stringify(await jsonld.fromRDF(ntriples, { format: 'application/n-quads' }));
+  if (mediaType === JSONLD) return JSON.stringify(await jsonld.fromRDF(ntriples, { format: NQUADS }));
   if (mediaType === JSONLD_COMPACTED) {
     // compacted with a context of the prefixes of ns.ts the graph uses: short keys, no remote context
-    const expanded = await jsonld.fromRDF(ntriples, { format: 'application/n-quads' });
+    const expanded = await jsonld.fromRDF(ntriples, { format: NQUADS });
     return JSON.stringify(await jsonld.compact(expanded, { '@context': usedPrefixes(quads) }));
   }
   if (mediaType === TURTLE || mediaType === TRIG) {

@@ -8,6 +8,7 @@
  * script hides its `</script>` (a page that does that gets its block cut short, and the cut block
  * fails to parse). Pure.
  */
+import { JSONLD } from './media-types.js';
 
 /** Elements whose content is text up to their own end tag (HTML §13.1.2: raw text and escapable raw text). */
 const RAW_TEXT = new Set(['script', 'style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes']);
@@ -30,7 +31,7 @@ function decodeReferences(value: string): string {
 
 /** Whether a script's `type` attribute names JSON-LD (its essence: no parameters, any case, trimmed). */
 function isJsonLd(type: string | undefined): boolean {
-  return type !== undefined && decodeReferences(type).split(';')[0]!.trim().toLowerCase() === 'application/ld+json';
+  return type !== undefined && decodeReferences(type).split(';')[0]!.trim().toLowerCase() === JSONLD;
 }
 
 /** Where the text of a raw text element `name` that starts at `from` ends: its end tag, or the end of the page. */

@@ -11,8 +11,8 @@
 import jsonld from 'jsonld';
 import { LodestoneError } from '../errors.js';
 import { inlineBundledContexts } from './json-ld-contexts.js';
+import { JSONLD, NQUADS } from './media-types.js';
 
-const JSONLD = 'application/ld+json';
 /** jsonld.js expands recursively: past a few hundred levels it would overflow the stack. */
 export const MAX_JSON_LD_DEPTH = 256;
 /** Warnings about what converts to no triple at all, so that dropping it loses nothing. */
@@ -85,7 +85,7 @@ export async function jsonLdToNQuads(text: string, base: string): Promise<string
   try {
     const options = {
       base,
-      format: 'application/n-quads',
+      format: NQUADS,
       documentLoader: () => Promise.reject(new Error(REMOTE_CONTEXT)),
       eventHandler: ({ event, next }: { event: JsonLdEvent; next: () => void }) => {
         if (event.level === 'warning' && !HARMLESS.has(event.code)) throw dropped(event);

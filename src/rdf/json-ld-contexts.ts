@@ -7,6 +7,7 @@
  */
 import { LodestoneError } from '../errors.js';
 import { schemaOrgContext, type JsonObject } from './schema-org-context.js';
+import { JSONLD } from './media-types.js';
 
 // http or https, with or without the trailing slash, or the context document itself.
 const SCHEMA_ORG = /^https?:\/\/schema\.org(?:\/(?:docs\/jsonldcontext\.json(?:ld)?)?)?$/;
@@ -38,7 +39,7 @@ export function inlineBundledContexts(text: string): string {
     const context = typeof value === 'string' ? bundledContext(value) : undefined;
     if (!context) return value;
     if (++inlined > MAX_INLINED) {
-      throw new LodestoneError('SyntaxError', `invalid application/ld+json: more than ${MAX_INLINED} references to the bundled schema.org context; give it once, in the top-level @context`);
+      throw new LodestoneError('SyntaxError', `invalid ${JSONLD}: more than ${MAX_INLINED} references to the bundled schema.org context; give it once, in the top-level @context`);
     }
     return context;
   };

@@ -6,11 +6,10 @@
  * result in CSV and TSV as Jena writes it, like the local endpoint). Pure.
  */
 import { LodestoneError } from '../errors.js';
+import { RESULTS_CSV, RESULTS_JSON, RESULTS_TSV, RESULTS_XML } from './media-types.js';
 
-export const RESULTS_JSON = 'application/sparql-results+json';
-export const RESULTS_XML = 'application/sparql-results+xml';
-export const RESULTS_CSV = 'text/csv';
-export const RESULTS_TSV = 'text/tab-separated-values';
+
+export { RESULTS_CSV, RESULTS_JSON, RESULTS_TSV, RESULTS_XML }; // named in media-types.ts
 /** The result formats, JSON first (the default). */
 export const resultTypes: readonly string[] = [RESULTS_JSON, RESULTS_XML, RESULTS_CSV, RESULTS_TSV];
 /** The result formats read. */

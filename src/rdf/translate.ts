@@ -14,8 +14,8 @@ import { HTML, JSONLD, NTRIPLES, parseBody, serialise } from './formats.js';
 import { jsonLdBlocks } from './html-json-ld.js';
 import { tripleLine } from './ntriples.js';
 import { readResults, writeResults } from './sparql-results.js';
+import { XHTML } from './media-types.js';
 
-export const XHTML = 'application/xhtml+xml';
 
 export interface Translation {
   /** `rdf`: a graph (or a page's JSON-LD); `results`: SPARQL query results. */
@@ -46,7 +46,7 @@ function apart(quads: readonly Quad[], block: number): Quad[] {
 /** The triples of every JSON-LD block of a page; blocks that do not parse are left out, and a page with none that does is refused. */
 export function pageTriples(html: string, base: string): Quad[] {
   const blocks = jsonLdBlocks(html);
-  if (blocks.length === 0) throw new LodestoneError('SyntaxError', `the HTML page at ${base} has no <script type="application/ld+json"> block: there is no RDF in it to read`);
+  if (blocks.length === 0) throw new LodestoneError('SyntaxError', `the HTML page at ${base} has no <script type="${JSONLD}"> block: there is no RDF in it to read`);
   const triples: Quad[] = [];
   const failures: string[] = [];
   blocks.forEach((block, i) => {
