@@ -15,6 +15,7 @@ import { DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import type { DocumentService } from './documents/document-service.js';
 import { ns } from './rdf/namespaces.js';
+import { hasTriple } from './rdf/canonical-lines.js';
 import { tripleLine } from './rdf/ntriples.js';
 import { defaultAccessDocuments } from './access/policy.js';
 import { ONTOLOGIES } from './ontology/governing.js';
@@ -160,10 +161,9 @@ async function writeAccessDocuments({ endUser, admin }: PairServices, ownerWebId
 /** A data directory made before the proxy: its owner gets `acl:delegates <secretary>`, which new ones are made with. */
 async function delegateOwner(admin: DocumentService, owner: Agent, secretaryWebId: string, log: (line: string) => void): Promise<void> {
   const document = await admin.read(owner.documentPath);
-  const line = `<${owner.webId}> <${ns.acl}delegates> <${secretaryWebId}> .`;
-  if (!document || document.bytes.toString('utf8').includes(line)) return;
+  if (!document || hasTriple(document.bytes.toString('utf8'), owner.webId, ns.acl + 'delegates', secretaryWebId)) return;
   log(`the owner ${owner.webId} now delegates to the secretary (acl:delegates), who carries the owner's proxied requests`);
-  await admin.write({ method: 'PATCH', relativePath: owner.documentPath, agent: owner.webId, update: `INSERT { ${line.slice(0, -2)} } WHERE {}`, precondition: () => undefined });
+  await admin.write({ method: 'PATCH', relativePath: owner.documentPath, agent: owner.webId, update: `INSERT { <${owner.webId}> <${ns.acl}delegates> <${secretaryWebId}> } WHERE {}`, precondition: () => undefined });
 }
 
 /** The root documents of a pair and the admin containers, those that are missing, written on the owner's behalf. */

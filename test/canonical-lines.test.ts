@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canonicalBytes } from '../src/rdf/canonical.js';
-import { iriStatements, lexicalForm, objectTerms } from '../src/rdf/canonical-lines.js';
+import { iriStatements, lexicalForm, lineDifference, objectTerms, replaceLiteral } from '../src/rdf/canonical-lines.js';
 import { parseRdf, termToNTriples } from '../src/rdf/ntriples.js';
 import { translate } from '../src/rdf/translate.js';
 
@@ -89,5 +89,25 @@ describe('objectTerms', () => {
     assert.match(key ?? '', /^_:/);
     assert.deepEqual(objectTerms(bytes, key!, `${CERT}modulus`).map(lexicalForm), ['ABCD']);
     assert.deepEqual(objectTerms(bytes, key!, `${CERT}exponent`).map(lexicalForm), ['3']);
+  });
+});
+
+describe('replaceLiteral', () => {
+  const modified = 'http://purl.org/dc/terms/modified';
+  const text = [
+    `<${EX}a> <${EX}note> "<${EX}d> <${modified}> \\"2026-01-01\\"" .`,
+    `<${EX}d> <${modified}> "2026-01-01"^^<http://www.w3.org/2001/XMLSchema#dateTime> .`,
+    `<${EX}e> <${modified}> "2026-01-01"^^<http://www.w3.org/2001/XMLSchema#dateTime> .`,
+    '',
+  ].join('\n');
+
+  it('rewrites the literal of that subject and predicate only, never text inside another literal', () => {
+    const swapped = replaceLiteral(text, `${EX}d`, modified, '2026-01-01', '2025-$&-12');
+    assert.deepEqual(lineDifference(text, swapped), {
+      removed: [`<${EX}d> <${modified}> "2026-01-01"^^<http://www.w3.org/2001/XMLSchema#dateTime> .`],
+      added: [`<${EX}d> <${modified}> "2025-$&-12"^^<http://www.w3.org/2001/XMLSchema#dateTime> .`],
+    });
+    assert.equal(replaceLiteral(text, `${EX}d`, modified, '1999', '2000'), text);
+    assert.equal(replaceLiteral(text, `${EX}nobody`, modified, '2026-01-01', '2000'), text);
   });
 });

@@ -7,7 +7,7 @@
 import type { Quad } from '@rdfjs/types';
 import { canonicalBytes, deepLimits, shallowCanonicalBytes } from '../rdf/canonical.js';
 import { parseRequestBody, TURTLE } from '../rdf/formats.js';
-import { linesAbout, literalObject } from '../rdf/canonical-lines.js';
+import { linesAbout, literalObject, replaceLiteral } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import { LodestoneError } from '../errors.js';
@@ -79,8 +79,7 @@ export async function composeDocument(input: ComposeInput): Promise<Buffer | { d
 function unlessUnchanged(composed: Buffer, existing: string, url: string, now: string): Buffer {
   const before = literalObject(existing, url, ns.dct + 'modified');
   if (before === undefined) return composed;
-  const line = `<${url}> <${ns.dct}modified> "`;
-  return composed.toString('utf8').replace(line + now + '"', line + before + '"') === existing ? Buffer.from(existing, 'utf8') : composed;
+  return replaceLiteral(composed.toString('utf8'), url, ns.dct + 'modified', now, before) === existing ? Buffer.from(existing, 'utf8') : composed;
 }
 
 /** A graph's canonical bytes with deep labelling (the labelling worker's job). */

@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { LodestoneError } from '../errors.js';
-import { literalsOf } from '../rdf/canonical-lines.js';
+import { linesAbout, literalsOf } from '../rdf/canonical-lines.js';
 import { ByteCache } from '../util/byte-cache.js';
 
 interface Vocabulary {
@@ -117,8 +117,8 @@ export class Vocabularies {
     if (!document.term) return file;
     let term = this.terms.get(document.term);
     if (!term) {
-      const subject = `<${document.term}> `;
-      const text = file.text.split('\n').filter((line) => line.startsWith(subject)).map((line) => line + '\n').join('');
+      const about = linesAbout(file.text, document.term);
+      const text = about && about + '\n';
       term = { text, digest: digest(text) };
       if (this.terms.size >= 10_000) this.terms.clear();
       this.terms.set(document.term, term);

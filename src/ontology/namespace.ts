@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { Dataspace } from '../dataspace.js';
 import { LodestoneError } from '../errors.js';
+import { joinUnique } from '../rdf/canonical.js';
 import { iriStatements } from '../rdf/canonical-lines.js';
 import { NQUADS, NTRIPLES, PLAIN, RDFPOST, readableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
@@ -113,8 +114,7 @@ export class NamespaceOntology {
       // when they have arrived (or failed), the ontology is built again, for the pages' labels too
       this.imported.fetchMissing(local.texts, local.declared, () => void this.now().catch((error: Error) => this.options.log(`namespace ontology of ${this.options.admin.base}: ${error.message}`)));
     }
-    const lines = [...new Set([...local.texts, ...composed.texts].join('').split('\n'))].filter(Boolean).sort();
-    const ntriples = lines.length ? lines.join('\n') + '\n' : '';
+    const ntriples = joinUnique([...local.texts, ...composed.texts].join('').split('\n').filter(Boolean));
     const closure: Closure = {
       key: createHash('sha1').update(ntriples).digest('hex'),
       ntriples,

@@ -10,7 +10,7 @@
  */
 import type { DocumentService } from '../documents/document-service.js';
 import { LodestoneError, isLodestoneError } from '../errors.js';
-import { iriStatements } from '../rdf/canonical-lines.js';
+import { iriStatements, linesAbout } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
 import { packagePath } from './governing.js';
 import { documentIri } from '../rdf/iri.js';
@@ -36,15 +36,14 @@ async function load(ontology: NamespaceOntology, packageIri: string, url: string
 
 /** The N-Triples of the document a package is materialised as: its description and its ontology, which is declared an owl:Ontology. */
 export async function fetchPackage(ontology: NamespaceOntology, packageIri: string, documentUrl: string): Promise<string> {
-  const description = (await load(ontology, packageIri, documentIri(packageIri))).split('\n').filter((line) => line.startsWith(`<${packageIri}> `));
-  const about = description.join('\n');
+  const about = linesAbout(await load(ontology, packageIri, documentIri(packageIri)), packageIri);
   const objects = (predicates: string[]) => predicates.flatMap((p) => iriStatements(about, p).map((s) => s.object));
   if (!objects([ns.rdf + 'type']).some((type) => PACKAGE_TYPES.includes(type))) throw cannotLoad(packageIri, `${documentIri(packageIri)} does not describe it as an lds:Package`);
   const [ontologyIri, ...more] = objects(ONTOLOGY_PROPERTIES);
   if (!ontologyIri || more.length) throw cannotLoad(packageIri, `its description names ${ontologyIri ? 'more than one' : 'no'} ontology (ldt:ontology)`);
   const triples = await load(ontology, packageIri, documentIri(ontologyIri));
   const own = [`<${documentUrl}> <${ns.foaf}primaryTopic> <${packageIri}> .`, `<${ontologyIri}> <${ns.rdf}type> <${ns.owl}Ontology> .`];
-  return [...own, ...description, triples].join('\n') + '\n';
+  return [...own, about, triples].join('\n') + '\n'; // (about holds a line at least: its rdf:type)
 }
 
 /** Fetches the package and writes its document into the admin dataspace (its container `packages/` made when missing). */

@@ -1,8 +1,8 @@
 /**
  * Reading canonical N-Triples (a document's file: one triple a line, sorted, no duplicates) as
  * text, without a parse: the lines about a subject, the IRI, literal or any objects of a subject and
- * predicate, the IRI statements of a predicate, a triple's presence, the lines a predicate is
- * absent from, and the difference of two versions. Every scan of stored document text goes
+ * predicate, the IRI statements of a predicate, a triple's presence, a literal rewritten, the lines
+ * a predicate is absent from, and the difference of two versions. Every scan of stored document text goes
  * through here, so the line format is known in one place. Only the IRIs given are matched: the
  * caller passes IRIs that need no escaping (a document URL, a vocabulary term).
  */
@@ -115,6 +115,16 @@ export function literalObject(ntriples: string, subject: string, predicate: stri
   if (at < 0) return undefined;
   const start = at + (at === 0 && ntriples.startsWith(prefix) ? 0 : 1) + prefix.length;
   return ntriples.slice(start, ntriples.indexOf('"', start));
+}
+
+/**
+ * `ntriples` with the first literal object `"from"` of `subject predicate` written `"to"` instead,
+ * or as it was when there is none (no escapes expected: a timestamp, a number). A literal cannot
+ * hold this text (its quotes would be escaped), so only the statement matches.
+ */
+export function replaceLiteral(ntriples: string, subject: string, predicate: string, from: string, to: string): string {
+  const prefix = prefixOf(subject, predicate) + '"';
+  return ntriples.replace(`${prefix}${from}"`, () => `${prefix}${to}"`);
 }
 
 /** Whether the triple `<subject> <predicate> <object>` is a line of `ntriples`. */
