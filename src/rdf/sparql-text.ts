@@ -6,6 +6,7 @@
  */
 import sparqljs from 'sparqljs';
 import { LodestoneError } from '../errors.js';
+import { commentEnd, iriEnd, stringEnd } from './text-tokens.js';
 
 /** Deepest nesting of `{`, `(` and `[` accepted in a query or update; real ones stay below 20. */
 export const MAX_SPARQL_NESTING = 100;
@@ -23,36 +24,10 @@ export function boundNesting(text: string, what: string, code: 'BadQuery' | 'Inv
       if (++depth > max) max = depth;
       if (max > MAX_SPARQL_NESTING) throw new LodestoneError(code, `${what} nests groups more than ${MAX_SPARQL_NESTING} deep; write it with less nesting`);
     } else if (c === '}' || c === ')' || c === ']') depth--;
-    else if (c === '#') i = skipTo(text, i, '\n');
-    else if (c === '<') i = skipIri(text, i);
-    else if (c === '"' || c === "'") i = skipString(text, i);
+    else if (c === '#') i = commentEnd(text, i) - 1;
+    else if (c === '<') i = (iriEnd(text, i) ?? i + 1) - 1;
+    else if (c === '"' || c === "'") i = stringEnd(text, i) - 1;
   }
-}
-
-function skipTo(text: string, from: number, end: string): number {
-  const at = text.indexOf(end, from + 1);
-  return at < 0 ? text.length : at;
-}
-
-const IRIREF = /<[^<>"{}|^`\\\x00-\x20]*>/y;
-
-/** The index of the `>` closing an IRI that opens at `from`, or `from` itself for a less-than sign. */
-function skipIri(text: string, from: number): number {
-  IRIREF.lastIndex = from;
-  return IRIREF.test(text) ? IRIREF.lastIndex - 1 : from;
-}
-
-/** The index of the quote that closes the string opening at `from` (short or long form). */
-function skipString(text: string, from: number): number {
-  const quote = text[from]!;
-  const long = text.startsWith(quote.repeat(3), from);
-  const close = long ? quote.repeat(3) : quote;
-  for (let i = from + close.length; i < text.length; i++) {
-    if (text[i] === '\\') i++;
-    else if (text.startsWith(close, i)) return i + close.length - 1;
-    else if (!long && text[i] === '\n') return i;
-  }
-  return text.length;
 }
 
 /**

@@ -3,9 +3,10 @@
  * leave every other byte (comments, layout, prefixed names) as it was: the text is cut into
  * trivia (whitespace and comments between statements), directives (`@prefix`, `@base`, `PREFIX`,
  * `BASE`) and statements (up to the `.` that ends them), and the pieces joined give the text back.
- * A linear scan that knows Turtle's strings, IRIs and comments; it does not parse: a caller checks
+ * A linear scan that steps over Turtle's strings, IRIs and comments (text-tokens.ts); it does not parse: a caller checks
  * that the statements parse to the graph the whole text does before trusting the cut. Pure.
  */
+import { commentEnd, iriEnd, stringEnd } from './text-tokens.js';
 
 export interface TurtlePiece {
   kind: 'trivia' | 'directive' | 'statement';
@@ -14,23 +15,6 @@ export interface TurtlePiece {
 
 /** Characters of names and numbers, on both sides of a `.` inside one. */
 const NAME_CHAR = /[A-Za-z0-9_\-:%\u00B7-\uFFFF]/;
-
-/** The index just past the string opening at `from` (short or long form, escapes stepped over). */
-function stringEnd(text: string, from: number): number {
-  const quote = text[from]!;
-  const long = text.startsWith(quote.repeat(3), from);
-  const close = long ? quote.repeat(3) : quote;
-  for (let i = from + close.length; i < text.length; i++) {
-    if (text[i] === '\\') i++;
-    else if (text.startsWith(close, i)) return i + close.length;
-  }
-  return text.length;
-}
-
-function lineEnd(text: string, from: number): number {
-  const at = text.indexOf('\n', from);
-  return at < 0 ? text.length : at + 1;
-}
 
 /**
  * Whether the `.` at `i` is inside a token rather than the end of a statement: between two name
@@ -53,10 +37,8 @@ function statementEnd(text: string, from: number): number {
   for (let i = from; i < text.length; i++) {
     const c = text[i]!;
     if (c === '"' || c === "'") i = stringEnd(text, i) - 1;
-    else if (c === '<') {
-      const close = text.indexOf('>', i);
-      i = close < 0 ? text.length : close;
-    } else if (c === '#') i = lineEnd(text, i) - 1;
+    else if (c === '<') i = (iriEnd(text, i) ?? i + 1) - 1;
+    else if (c === '#') i = commentEnd(text, i) - 1;
     else if (c === '.' && !continues(text, i)) return i + 1;
   }
   return text.length;
@@ -70,7 +52,7 @@ export function splitTurtle(text: string): TurtlePiece[] {
     const start = i;
     for (;;) {
       if (i < text.length && /\s/.test(text[i]!)) i++;
-      else if (text[i] === '#') i = lineEnd(text, i);
+      else if (text[i] === '#') i = commentEnd(text, i);
       else break;
     }
     if (i > start) pieces.push({ kind: 'trivia', text: text.slice(start, i) });
