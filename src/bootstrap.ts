@@ -17,7 +17,7 @@ import type { DocumentService } from './documents/document-service.js';
 import { ns } from './rdf/namespaces.js';
 import { hasTriple } from './rdf/canonical-lines.js';
 import { tripleLine } from './rdf/ntriples.js';
-import { defaultAccessDocuments } from './access/policy.js';
+import { defaultAccessDocuments } from './access/default-access.js';
 import { ONTOLOGIES } from './ontology/governing.js';
 import { agentDocument, publicKeyDocument } from './auth/agent-document.js';
 import { issueCredentials, readCredentials, rsaPublicKey, webIdsOf, writeCredentials, type Credentials } from './auth/certificates.js';

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
-import { Policy, defaultAccessDocuments, type Mode, type Target } from '../src/access/policy.js';
+import { defaultAccessDocuments } from '../src/access/default-access.js';
+import { Policy, type Mode, type Target } from '../src/access/policy.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 

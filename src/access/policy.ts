@@ -12,10 +12,8 @@
  * change of the admin dataspace.
  */
 import type { Quad } from '@rdfjs/types';
-import { DataFactory } from 'n3';
 import { HIERARCHY_TYPES } from '../documents/metadata.js';
 import { ns } from '../rdf/namespaces.js';
-import { termToNTriples } from '../rdf/ntriples.js';
 
 export type Mode = 'Read' | 'Write' | 'Append' | 'Control';
 
@@ -86,7 +84,8 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
-function requireBase(name: string, value: string): void {
+/** Refuses a base that is not an absolute URL ending with '/' (a dataspace's, SPEC §2.1). */
+export function requireBase(name: string, value: string): void {
   if (!value.endsWith('/') || !URL.canParse(value)) throw new Error(`${name} must be an absolute URL ending with '/': ${value}`);
 }
 
@@ -263,73 +262,4 @@ function readAuthorizations(quads: readonly Quad[], drafts: Map<string, Draft>):
       if (mode) draft.modes.add(mode);
     }
   }
-}
-
-// ---- The default authorizations and groups the bootstrap writes ----
-
-const { namedNode, literal } = DataFactory;
-const iri = (value: string) => termToNTriples(namedNode(value));
-const text = (value: string) => termToNTriples(literal(value));
-const PREFIXES = `@prefix acl: <${ns.acl}> .\n@prefix foaf: <${ns.foaf}> .\n@prefix rdfs: <${ns.rdfs}> .\n@prefix dct: <${ns.dct}> .\n`;
-
-interface AuthorizationSpec {
-  slug: string;
-  title: string;
-  comment: string;
-  modes: Mode[];
-  groups?: string[];
-  everyone?: boolean;
-  accessTo?: string[];
-  default?: string[];
-}
-
-function authorizationDocument(spec: AuthorizationSpec): { path: string; turtle: string } {
-  const lines = [`<#this> a acl:Authorization`, `rdfs:label ${text(spec.title)}`, `rdfs:comment ${text(spec.comment)}`];
-  if (spec.everyone) lines.push('acl:agentClass foaf:Agent');
-  if (spec.groups?.length) lines.push(`acl:agentGroup ${spec.groups.map(iri).join(', ')}`);
-  if (spec.accessTo?.length) lines.push(`acl:accessTo ${spec.accessTo.map(iri).join(', ')}`);
-  if (spec.default?.length) lines.push(`acl:default ${spec.default.map(iri).join(', ')}`);
-  lines.push(`acl:mode ${spec.modes.map((mode) => `acl:${mode}`).join(', ')}`);
-  const turtle = `${PREFIXES}\n<> dct:title ${text(spec.title)} ;\n  foaf:primaryTopic <#this> .\n\n${lines.join(' ;\n  ')} .\n`;
-  return { path: `acl/authorizations/${spec.slug}/`, turtle };
-}
-
-function groupDocument(slug: string, name: string, description: string, members: string[]): { path: string; turtle: string } {
-  const lines = [`<#this> a foaf:Group`, `foaf:name ${text(name)}`, `dct:description ${text(description)}`];
-  if (members.length) lines.push(`foaf:member ${members.map(iri).join(', ')}`);
-  const turtle = `${PREFIXES}\n<> dct:title ${text(name)} ;\n  foaf:primaryTopic <#this> .\n\n${lines.join(' ;\n  ')} .\n`;
-  return { path: `acl/groups/${slug}/`, turtle };
-}
-
-/**
- * The bootstrap's groups and authorizations (DESIGN.md "Access defaults"), as Turtle documents with
- * paths relative to `adminBase`. Whole dataspaces are granted as acl:accessTo the root plus
- * acl:default on it, which reaches every document created later whatever its types; endpoints are
- * named one by one. Public: end-user `ns`, admin `access`, `sign up` (Read, Append),
- * `access/request` (Append), and every document under `acl/agents/` and `acl/public-keys/`.
- */
-export function defaultAccessDocuments(input: { endUserBase: string; adminBase: string; ownerWebId: string; secretaryWebId: string }): { path: string; turtle: string }[] {
-  const { endUserBase: user, adminBase: admin } = input;
-  requireBase('endUserBase', user);
-  requireBase('adminBase', admin);
-  const group = (slug: string) => `${admin}acl/groups/${slug}/#this`;
-  return [
-    groupDocument('owners', 'Owners', 'Agents that own the dataspace: full control of it and of its administration', [input.ownerWebId]),
-    groupDocument('writers', 'Writers', 'Agents that read and write the documents of the dataspace', [input.secretaryWebId]),
-    groupDocument('readers', 'Readers', 'Agents that read the documents of the dataspace', []),
-    authorizationDocument({
-      slug: 'owners', title: 'Full control', comment: 'Owners have every mode on every document and endpoint of the dataspace and of its administration',
-      modes: ['Read', 'Write', 'Append', 'Control'], groups: [group('owners')], default: [user, admin],
-      accessTo: [user, `${user}sparql`, `${user}ns`, `${user}settings`, admin, `${admin}sparql`, `${admin}ns`, `${admin}settings`, `${admin}clear`, `${admin}access`, `${admin}access/request`, `${admin}sign%20up`],
-    }),
-    authorizationDocument({ slug: 'writers', title: 'Write access', comment: 'Writers read, write and append every document of the dataspace', modes: ['Read', 'Write', 'Append'], groups: [group('writers')], accessTo: [user], default: [user] }),
-    authorizationDocument({ slug: 'readers', title: 'Read access', comment: 'Readers read every document of the dataspace', modes: ['Read'], groups: [group('readers')], accessTo: [user], default: [user] }),
-    authorizationDocument({ slug: 'sparql', title: 'SPARQL access', comment: 'Writers and readers query the SPARQL endpoint of the dataspace', modes: ['Read'], groups: [group('writers'), group('readers')], accessTo: [`${user}sparql`] }),
-    authorizationDocument({
-      slug: 'public', title: 'Public access', comment: 'Anyone reads the namespace ontology, the access endpoint, agent WebID documents and public keys (WebID requires it)',
-      modes: ['Read'], everyone: true, accessTo: [`${user}ns`, `${admin}access`], default: [`${admin}acl/agents/`, `${admin}acl/public-keys/`],
-    }),
-    authorizationDocument({ slug: 'sign-up', title: 'Sign up', comment: 'Anyone signs up with a WebID-TLS certificate', modes: ['Read', 'Append'], everyone: true, accessTo: [`${admin}sign%20up`] }),
-    authorizationDocument({ slug: 'access-request', title: 'Access requests', comment: 'Anyone asks for access', modes: ['Append'], everyone: true, accessTo: [`${admin}access/request`] }),
-  ];
 }

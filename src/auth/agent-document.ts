@@ -6,9 +6,8 @@
  * key document (a cert:RSAPublicKey) its `cert:key` names.
  */
 import { createHash } from 'node:crypto';
-import { DataFactory } from 'n3';
 import { ns } from '../rdf/namespaces.js';
-import { termToNTriples } from '../rdf/ntriples.js';
+import { iri, text, topicDocument } from '../rdf/topic-document.js';
 import type { RsaPublicKey } from './certificates.js';
 
 export interface AgentDescription {
@@ -26,13 +25,6 @@ export interface AgentDescription {
   delegates?: string;
 }
 
-const iri = (value: string) => termToNTriples(DataFactory.namedNode(value));
-const text = (value: string) => termToNTriples(DataFactory.literal(value));
-
-function prefixes(...names: Array<keyof typeof ns>): string {
-  return names.map((name) => `@prefix ${name}: <${ns[name]}> .\n`).join('');
-}
-
 /** The WebID document of `agent`: `<> foaf:primaryTopic <#this>`, the agent being `<#this>`. */
 export function agentDocument(agent: AgentDescription): string {
   const mbox = agent.email === undefined ? undefined : mailto(agent.email);
@@ -45,18 +37,12 @@ export function agentDocument(agent: AgentDescription): string {
     ...(agent.delegates ? [`<${ns.acl}delegates> ${iri(agent.delegates)}`] : []),
   ];
   const account = agent.account && `\n<#account> a foaf:OnlineAccount ;\n  foaf:accountServiceHomepage ${iri(agent.account.issuer)} ;\n  foaf:accountName ${text(agent.account.subject)} .\n`;
-  return `${prefixes('foaf', 'cert')}\n<> foaf:primaryTopic <#this> .\n\n<#this> ${properties.join(' ;\n  ')} .\n${account ?? ''}`;
+  return topicDocument(['foaf', 'cert'], undefined, properties, account);
 }
 
 /** The document of an RSA public key: `<> foaf:primaryTopic <#this>`, the key being `<#this>`. */
 export function publicKeyDocument(key: RsaPublicKey): string {
-  return `${prefixes('foaf', 'cert', 'xsd')}
-<> foaf:primaryTopic <#this> .
-
-<#this> a cert:RSAPublicKey ;
-  cert:modulus ${text(key.modulus)}^^xsd:hexBinary ;
-  cert:exponent ${text(String(key.exponent))}^^xsd:integer .
-`;
+  return topicDocument(['foaf', 'cert', 'xsd'], undefined, ['a cert:RSAPublicKey', `cert:modulus ${text(key.modulus)}^^xsd:hexBinary`, `cert:exponent ${text(String(key.exponent))}^^xsd:integer`]);
 }
 
 /**
