@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { Dataspace } from '../dataspace.js';
 import { LodestoneError } from '../errors.js';
-import { joinUnique } from '../rdf/canonical.js';
+import { joinUnique } from '../rdf/ntriples.js';
 import { iriStatements } from '../rdf/canonical-lines.js';
 import { NQUADS, NTRIPLES, PLAIN, RDFPOST, readableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';

@@ -10,7 +10,7 @@ import type { Quad, Term } from '@rdfjs/types';
 import { DataFactory } from 'n3';
 import { canonize } from 'rdf-canonize';
 import { LodestoneError } from '../errors.js';
-import { tripleLine } from './ntriples.js';
+import { joinUnique, tripleLine } from './ntriples.js';
 import { symmetricLabels, TooMuchWork } from './symmetric-labels.js';
 
 export interface CanonicalLimits {
@@ -43,26 +43,6 @@ export const shallowLimits: CanonicalLimits = { maxBlankNodes: 10_000, maxDeepIt
 
 /** What a graph set aside gets in the labelling worker, which also stops it at a deadline. */
 export const deepLimits: CanonicalLimits = { maxBlankNodes: 10_000, maxDeepIterations: RDFC_DEEP_NODES, symmetricWork: 2_000_000 };
-
-const surrogate = /[\uD800-\uDFFF]/;
-
-/** Sorts lines by Unicode code point (UTF-16 order differs only when astral characters occur). */
-function sortByCodePoint(lines: string[]): string[] {
-  if (!lines.some((line) => surrogate.test(line))) return lines.sort();
-  return lines.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-}
-
-/** Joins lines into the canonical text: sorted by code point, duplicates dropped. */
-export function joinUnique(lines: string[]): string {
-  let text = '';
-  let previous: string | undefined;
-  for (const line of sortByCodePoint(lines)) {
-    if (line === previous) continue;
-    text += line + '\n';
-    previous = line;
-  }
-  return text;
-}
 
 function blankNodeLabels(quads: readonly Quad[]): Set<string> {
   const labels = new Set<string>();

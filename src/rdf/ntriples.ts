@@ -1,6 +1,7 @@
 /**
  * N-Triples in and out. The writer produces the canonical form of RDF 1.2 N-Triples (the escaping
- * RDFC-1.0 uses): one line per triple, `xsd:string` literals without a datatype. The parser wraps
+ * RDFC-1.0 uses): one line per triple, `xsd:string` literals without a datatype, and the lines joined
+ * as canonical text (sorted by code point, no duplicates). The parser wraps
  * N3.js and turns its errors into LodestoneErrors that carry a line and a column.
  */
 import type { Quad, Term } from '@rdfjs/types';
@@ -50,6 +51,26 @@ export function termToNTriples(term: Term): string {
 /** One triple as a line, without the trailing newline. The graph of the quad is ignored. */
 export function tripleLine(quad: Quad): string {
   return `${termToNTriples(quad.subject)} ${termToNTriples(quad.predicate)} ${termToNTriples(quad.object)} .`;
+}
+
+const surrogate = /[\uD800-\uDFFF]/;
+
+/** Sorts lines by Unicode code point (UTF-16 order differs only when astral characters occur). */
+function sortByCodePoint(lines: string[]): string[] {
+  if (!lines.some((line) => surrogate.test(line))) return lines.sort();
+  return lines.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
+/** Joins lines into the canonical text: sorted by code point, duplicates dropped. */
+export function joinUnique(lines: string[]): string {
+  let text = '';
+  let previous: string | undefined;
+  for (const line of sortByCodePoint(lines)) {
+    if (line === previous) continue;
+    text += line + '\n';
+    previous = line;
+  }
+  return text;
 }
 
 export interface ParseOptions {

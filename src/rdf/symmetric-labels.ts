@@ -11,7 +11,7 @@
  */
 import type { Quad, Term } from '@rdfjs/types';
 import { DataFactory } from 'n3';
-import { termToNTriples, tripleLine } from './ntriples.js';
+import { joinUnique, termToNTriples, tripleLine } from './ntriples.js';
 
 /** Thrown past the work bound; the caller words the refusal. */
 export class TooMuchWork extends Error {}
@@ -32,8 +32,7 @@ interface Leaf {
 function serialise(triples: readonly Quad[], name: (label: string) => string): string {
   const relabel = (term: Term): Term => (term.termType === 'BlankNode' ? DataFactory.blankNode(name(term.value)) : term);
   const lines = triples.map((q) => tripleLine(DataFactory.quad(relabel(q.subject) as Quad['subject'], q.predicate, relabel(q.object) as Quad['object'])));
-  lines.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  return lines.filter((line, i) => line !== lines[i - 1]).join('\n') + '\n';
+  return joinUnique(lines);
 }
 
 /**

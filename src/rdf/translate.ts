@@ -9,10 +9,9 @@
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
 import { LodestoneError } from '../errors.js';
-import { joinUnique } from './canonical.js';
 import { HTML, JSONLD, NTRIPLES, parseBody, serialise } from './formats.js';
 import { jsonLdBlocks } from './html-json-ld.js';
-import { tripleLine } from './ntriples.js';
+import { joinUnique, tripleLine } from './ntriples.js';
 import { readResults, writeResults } from './sparql-results.js';
 import { XHTML } from './media-types.js';
 
