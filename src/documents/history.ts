@@ -9,6 +9,7 @@ import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
 import type { Dataspace } from '../dataspace.js';
 import { LodestoneError } from '../errors.js';
+import { isObjectId } from '../git/objects.js';
 import { lineDifference } from '../rdf/canonical-lines.js';
 import { NTRIPLES } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
@@ -17,7 +18,6 @@ import type { WriteRequest, WriteResult } from './writes.js';
 
 export type { Version } from '../store/version-log.js';
 
-const SHA = /^[0-9a-f]{40}$/;
 /** An abbreviated commit id as `git log --oneline` prints it (git accepts 4 digits and up). */
 const SHORT_SHA = /^[0-9a-f]{4,39}$/;
 
@@ -92,7 +92,7 @@ export class DocumentHistory {
    * listing them, one that names none undefined.
    */
   async commit(sha: string): Promise<string | undefined> {
-    if (SHA.test(sha)) return sha;
+    if (isObjectId(sha)) return sha;
     if (!SHORT_SHA.test(sha)) throw new LodestoneError('BadRequest', `"${sha.slice(0, 64)}" is not a commit id (4 to 40 lower-case hexadecimal digits, as git prints them)`);
     const found = await this.dataspace.store.objects.commitsWithPrefix(sha);
     if (found.length > 1) throw new LodestoneError('Conflict', `the abbreviated commit id ${sha} names ${found.length} commits (${found.slice(0, 5).join(', ')}): give more digits`);

@@ -20,6 +20,13 @@ export function encodeObject(type: ObjectType, content: Buffer): GitObject {
   return { id, type, content };
 }
 
+const OBJECT_ID = /^[0-9a-f]{40}$/;
+
+/** Whether `text` is an object id as git writes it: 40 lower-case hexadecimal digits (a SHA-1). */
+export function isObjectId(text: string): boolean {
+  return OBJECT_ID.test(text);
+}
+
 export function blobObject(bytes: Buffer): GitObject {
   return encodeObject('blob', bytes);
 }

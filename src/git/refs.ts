@@ -2,13 +2,12 @@
  * Ref text: a loose ref file (an id and a newline) and the lines of `packed-refs` (an id, a space
  * and the ref's name). Pure: no I/O.
  */
-
-const SHA = /^[0-9a-f]{40}$/;
+import { isObjectId } from './objects.js';
 
 /** The id a loose ref file holds, if its text is one. */
 export function looseRef(text: string | undefined): string | undefined {
   const id = text?.trim();
-  return id && SHA.test(id) ? id : undefined;
+  return id && isObjectId(id) ? id : undefined;
 }
 
 /** The text of a loose ref file pointing at `id`. */
@@ -18,5 +17,5 @@ export function encodeLooseRef(id: string): string {
 
 /** The id of `ref` in the text of packed-refs. */
 export function packedRef(ref: string, text: string | undefined): string | undefined {
-  return text?.split('\n').find((line) => line.endsWith(' ' + ref) && SHA.test(line.slice(0, 40)))?.slice(0, 40);
+  return text?.split('\n').find((line) => line.endsWith(' ' + ref) && isObjectId(line.slice(0, 40)))?.slice(0, 40);
 }

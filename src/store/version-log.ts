@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
+import { isObjectId } from '../git/objects.js';
 import { TREE_MODE } from '../git/trees.js';
 import type { CommitSummary, GitStore, HeadChange } from './git-store.js';
 import { lookupPath } from './trees.js';
@@ -113,7 +114,7 @@ export class VersionLog {
     }
     const headLine = text.slice(end, text.indexOf('\n', end));
     const head = headLine.slice(6).trim();
-    if (!/^[0-9a-f]{40}$/.test(head) || !(await this.store.objects.read(head))) {
+    if (!isObjectId(head) || !(await this.store.objects.read(head))) {
       await fsp.rm(this.logPath, { force: true }); // not this repository's: rebuilt from nothing
       return;
     }
