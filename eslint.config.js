@@ -39,6 +39,24 @@ export default tseslint.config(
       }],
     },
   },
+  // One decision per request (issue 26): the route table's rows declare what they need and offer,
+  // dispatch authorizes and negotiates once; handlers receive the decision
+  {
+    files: ['src/http/**/*.ts'],
+    ignores: ['src/http/routes.ts', 'src/http/authorize.ts', 'src/http/offers.ts', 'src/http/negotiate.ts', 'src/http/fast-read.ts', 'src/http/error-middleware.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{
+          group: ['../store/*', '../index/*', '../mirror/*', '../watch/*'],
+          message: 'src/http reaches storage only through the document service (src/documents/)',
+        }],
+        paths: [
+          { name: './authorize.js', importNames: ['requireMode', 'modesOnEndpoint', 'authorize'], message: 'a handler does not authorize: its route row declares `needs`, and dispatch decides (routes.ts)' },
+          { name: './negotiate.js', importNames: ['negotiate', 'negotiateDocument'], message: 'a handler does not negotiate: its route row declares `offers`, and dispatch decides (a handler that knows more narrows with offers.ts `choose`)' },
+        ],
+      }],
+    },
+  },
   {
     files: ['src/rdf/**/*.ts', 'src/git/**/*.ts', 'src/util/**/*.ts'],
     rules: {
@@ -70,7 +88,6 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: [
       'src/rdf/media-types.ts',
-      'src/http/**', // until the lead's rewrite lands (issue 26)
       'src/settings.ts', 'src/system-config.ts', // until the settings helper's work lands (issue 26)
     ],
     rules: { 'no-restricted-syntax': ['error', mediaTypeLiterals, mediaTypesInTemplates] },
@@ -84,7 +101,7 @@ export default tseslint.config(
   {
     files: ['src/http/**/*.ts'],
     ignores: ['src/**/*-worker.ts'],
-    rules: { 'no-restricted-syntax': ['error', moduleCaches] }, // with mediaTypeLiterals and mediaTypesInTemplates once the lead's rewrite lands (and src/http/** leaves the ignores above)
+    rules: { 'no-restricted-syntax': ['error', moduleCaches, mediaTypeLiterals, mediaTypesInTemplates] },
   },
   {
     files: ['src/documents/**/*.ts', 'src/access/**/*.ts', 'src/auth/**/*.ts', 'src/ontology/**/*.ts'],

@@ -58,11 +58,11 @@ function agentFrom(credentialsFile: string, certPem: string, adminBase: string):
 
 async function putDocument(service: DocumentService, relativePath: string, agent: string, triples: Quad[]): Promise<void> {
   const text = triples.map(tripleLine).join('\n') + '\n';
-  await service.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: NTRIPLES }, precondition: () => undefined });
+  await service.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: NTRIPLES } });
 }
 
 async function putTurtle(service: DocumentService, relativePath: string, agent: string, text: string): Promise<void> {
-  await service.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: TURTLE }, precondition: () => undefined });
+  await service.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: TURTLE } });
 }
 
 function titled(url: string, title: string, container = false): Quad[] {
@@ -163,7 +163,7 @@ async function delegateOwner(admin: DocumentService, owner: Agent, secretaryWebI
   const document = await admin.read(owner.documentPath);
   if (!document || hasTriple(document.bytes.toString('utf8'), owner.webId, ns.acl + 'delegates', secretaryWebId)) return;
   log(`the owner ${owner.webId} now delegates to the secretary (acl:delegates), who carries the owner's proxied requests`);
-  await admin.write({ method: 'PATCH', relativePath: owner.documentPath, agent: owner.webId, update: `INSERT { <${owner.webId}> <${ns.acl}delegates> <${secretaryWebId}> } WHERE {}`, precondition: () => undefined });
+  await admin.write({ method: 'PATCH', relativePath: owner.documentPath, agent: owner.webId, update: `INSERT { <${owner.webId}> <${ns.acl}delegates> <${secretaryWebId}> } WHERE {}` });
 }
 
 /** The root documents of a pair and the admin containers, those that are missing, written on the owner's behalf. */

@@ -196,7 +196,7 @@ export async function makePublic(s: TestServer, slug = 'public-test'): Promise<v
   const admin = s.running.runtimes[1]!.documents;
   const acl = 'http://www.w3.org/ns/auth/acl#';
   const text = `<> <http://xmlns.com/foaf/0.1/primaryTopic> <#this> .\n<#this> a <${acl}Authorization> ; <${acl}agentClass> <http://xmlns.com/foaf/0.1/Agent> ; <${acl}mode> <${acl}Read> ; <${acl}accessTo> <${s.base}> ; <${acl}default> <${s.base}> .\n`;
-  await admin.write({ method: 'PUT', relativePath: `acl/authorizations/${slug}/`, agent: s.running.agents.owner.webId, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });
+  await admin.write({ method: 'PUT', relativePath: `acl/authorizations/${slug}/`, agent: s.running.agents.owner.webId, body: { text, mediaType: 'text/turtle' } });
 }
 
 /** PUTs a Turtle body as the owner, quoting the current ETag when the document exists; asserts 200/201. */

@@ -48,7 +48,7 @@ before(async () => {
   assert.equal((await ask('PUT', 'public/', { headers: turtle, body: '<#this> <http://purl.org/dc/terms/title> "public" .' })).status, 201);
   const acl = ns.acl;
   const text = `<#this> a <${acl}Authorization> ; <${acl}agentClass> <${ns.foaf}Agent> ; <${acl}mode> <${acl}Read> ; <${acl}accessTo> <${base}public/> .\n`;
-  await s.running.runtimes[1]!.documents.write({ method: 'PUT', relativePath: 'acl/authorizations/public-doc/', agent: s.running.agents.owner.webId, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });
+  await s.running.runtimes[1]!.documents.write({ method: 'PUT', relativePath: 'acl/authorizations/public-doc/', agent: s.running.agents.owner.webId, body: { text, mediaType: 'text/turtle' } });
 });
 after(async () => {
   await s?.close();

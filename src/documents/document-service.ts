@@ -135,7 +135,7 @@ export class DocumentService {
     const message = `${method} ${url}${request.note ? `\n\n${request.note}` : ''}`;
     const admissible = (current: string | undefined) => {
       if (current === undefined && method !== 'PUT' && !request.replace) throw new LodestoneError('NotFound', `there is no document at ${url}`);
-      request.precondition(current);
+      request.conditions?.check(current);
     };
     for (;;) {
       const composedOn = this.dataspace.store.blobId(path);

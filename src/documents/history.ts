@@ -15,6 +15,7 @@ import { NTRIPLES } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import type { Version, VersionLog } from '../store/version-log.js';
 import type { WriteRequest, WriteResult } from './writes.js';
+import type { WriteConditions } from './preconditions.js';
 
 export type { Version } from '../store/version-log.js';
 
@@ -129,7 +130,7 @@ export class DocumentHistory {
    * Restores a version (SPEC §3): one new commit whose triples are that version's (the server's
    * metadata apart), under the same preconditions as any write.
    */
-  async restore(relativePath: string, sha: string, agent: string | undefined, precondition: (current: string | undefined) => void): Promise<WriteResult> {
+  async restore(relativePath: string, sha: string, agent: string | undefined, conditions: WriteConditions): Promise<WriteResult> {
     const commit = (await this.commit(sha)) ?? sha; // an abbreviated id is resolved once
     const bytes = await this.bytesAt(relativePath, commit);
     return this.documents.write({
@@ -139,7 +140,7 @@ export class DocumentHistory {
       body: { text: bytes.toString('utf8'), mediaType: NTRIPLES },
       replace: true,
       note: `Restores the version of ${commit}.`,
-      precondition,
+      conditions,
     });
   }
 }

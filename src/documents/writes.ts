@@ -1,4 +1,5 @@
 /** A write of one document as the document service takes it, and what it answers. */
+import type { WriteConditions } from './preconditions.js';
 
 export type WriteMethod = 'PUT' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -14,8 +15,8 @@ export interface WriteRequest {
   update?: string;
   /** Whether the agent may read the document (default: yes): compose.ts `readable`. */
   readable?: boolean;
-  /** Called under the lock with the current blob id (undefined: absent); throws to refuse. */
-  precondition(current: string | undefined): void;
+  /** The request's preconditions, judged under the lock against the current version; none: a write of the server's own (bootstrap, packages). */
+  conditions?: WriteConditions;
   /** Replace the graph with the body whatever the method (restoring an earlier version). */
   replace?: boolean;
   /** A second paragraph for the commit message (the first line is always `<METHOD> <url>`). */

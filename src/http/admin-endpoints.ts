@@ -5,21 +5,20 @@
  * owners to grant). Signups and access requests are counted against their quotas (quotas.ts)
  * before any work; a signup's certificate is made in the signup pool.
  */
+import { FORM, NTRIPLES, PKCS12, TURTLE } from '../rdf/media-types.js';
 import { randomUUID } from 'node:crypto';
 import { DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { createSignup, parseSignup } from '../auth/signup.js';
 import { isLodestoneError, LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
-import { serialiseQuads, writableTypes } from '../rdf/formats.js';
-import { modesOnEndpoint, requireMode } from './authorize.js';
-import { FORM, decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
-import { notAcceptable } from './document-read.js';
+import { serialiseQuads } from '../rdf/formats.js';
+import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { documentPathIn, normalPath, runtimeFor } from './locate.js';
-import { acceptOf, negotiate } from './negotiate.js';
 import { clientOf } from './quotas.js';
 import { contentTypeOf } from './representations.js';
-import type { Context, DataspaceRuntime } from './state.js';
+import type { Reply } from './reply.js';
+import type { Context, DataspaceRuntime, Decided } from './state.js';
 import { frameOf, sendPage } from './html.js';
 import { signupPage } from '../pages/signup-page.js';
 
@@ -29,7 +28,6 @@ const { namedNode, literal, quad, blankNode } = DataFactory;
 export async function signup(ctx: Context): Promise<void> {
   const { runtime, agent } = ctx.state;
   const endpoint = runtime.documents.base + 'sign%20up';
-  requireMode(await modesOnEndpoint(runtime.access, endpoint, agent), ctx.method === 'POST' ? 'Append' : 'Read', agent, endpoint);
   if (ctx.method !== 'POST') {
     const frame = await frameOf(ctx);
     return sendPage(ctx, 200, frame.language, signupPage(frame, endpoint));
@@ -45,12 +43,12 @@ export async function signup(ctx: Context): Promise<void> {
   });
   // the new agent owns its documents (acl:owner): it may edit its own profile
   for (const [path, text] of [[result.keyPath, result.keyTurtle], [result.agentPath, result.agentTurtle]] as const) {
-    await runtime.documents.write({ method: 'PUT', relativePath: path, agent: result.webId, body: { text, mediaType: 'text/turtle' }, precondition: () => undefined });
+    await runtime.documents.write({ method: 'PUT', relativePath: path, agent: result.webId, body: { text, mediaType: TURTLE } });
   }
   ctx.status = 201;
   ctx.set('Location', runtime.documents.base + result.agentPath);
   ctx.set('Content-Disposition', 'attachment; filename="cert.p12"');
-  ctx.type = 'application/x-pkcs12';
+  ctx.type = PKCS12;
   ctx.body = result.pkcs12;
 }
 
@@ -64,13 +62,9 @@ function documentOf(ctx: Context, url: string | undefined): { runtime: Dataspace
   return { runtime, relativePath, url: runtime.documents.base + relativePath };
 }
 
-export async function accessEndpoint(ctx: Context): Promise<void> {
+export async function accessEndpoint(ctx: Context, { type }: Decided): Promise<Reply> {
   const { runtime: admin, agent } = ctx.state;
-  const endpoint = admin.documents.base + 'access';
-  requireMode(await modesOnEndpoint(admin.access, endpoint, agent), 'Read', agent, endpoint);
   const target = documentOf(ctx, new URLSearchParams(ctx.querystring).get('this') ?? undefined);
-  const type = negotiate(acceptOf(ctx.headers, ctx.querystring), writableTypes);
-  if (!type) throw notAcceptable();
   const quads: Quad[] = [];
   const document = await admin.access.targetFor(target.runtime, target.relativePath);
   const policy = await admin.access.policy();
@@ -81,16 +75,12 @@ export async function accessEndpoint(ctx: Context): Promise<void> {
     quads.push(quad(owner, namedNode(ns.rdf + 'type'), namedNode(ns.acl + 'Authorization')), quad(owner, namedNode(ns.acl + 'agent'), namedNode(agent)), quad(owner, namedNode(ns.acl + 'accessTo'), namedNode(target.url)));
     for (const mode of ['Read', 'Write', 'Append'] as const) quads.push(quad(owner, namedNode(ns.acl + 'mode'), namedNode(ns.acl + mode)));
   }
-  ctx.vary('Accept');
-  ctx.type = contentTypeOf(type);
-  ctx.body = await serialiseQuads(quads, type);
+  return { contentType: contentTypeOf(type!), body: () => serialiseQuads(quads, type!) };
 }
 
 export async function accessRequest(ctx: Context): Promise<void> {
-  const { runtime: admin, agent } = ctx.state;
-  const endpoint = admin.documents.base + 'access/request';
-  requireMode(await modesOnEndpoint(admin.access, endpoint, agent), 'Append', agent, endpoint);
-  if (!agent) throw new LodestoneError('Forbidden', 'authenticate to request access: a request is granted to an agent');
+  const { runtime: admin } = ctx.state;
+  const agent = ctx.state.agent!; // the row needs an agent: dispatch refused anonymous ones
   if (mediaTypeOf(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the request as ${FORM} (this=<document URL>, mode=Read|Write|Append)`);
   const form = new URLSearchParams(decodeUtf8(await readBody(ctx.req, ctx.state.served.bodyLimit)));
   const target = documentOf(ctx, form.get('this') ?? undefined);
@@ -108,8 +98,8 @@ export async function accessRequest(ctx: Context): Promise<void> {
     quad(request, namedNode(ns.lacl + 'requestAccessTo'), namedNode(target.url)),
     ...modes.map((m) => quad(request, namedNode(ns.lacl + 'requestMode'), namedNode(ns.acl + m))),
   ];
-  const text = await serialiseQuads(quads, 'application/n-triples');
-  await admin.documents.write({ method: 'PUT', relativePath: path, agent, body: { text, mediaType: 'application/n-triples' }, precondition: () => undefined });
+  const text = await serialiseQuads(quads, NTRIPLES);
+  await admin.documents.write({ method: 'PUT', relativePath: path, agent, body: { text, mediaType: NTRIPLES } });
   ctx.status = 201;
   ctx.set('Location', url);
   emptyBody(ctx);

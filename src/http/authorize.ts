@@ -1,13 +1,18 @@
 /**
- * The authorization step of a request (SPEC §5, issue 4): what the request needs (GET Read, HEAD
- * any mode, POST Append, PUT/PATCH/DELETE Write; creating a document Append on its parent
- * container), what the agent may do (the Policy, or the owner's shortcut), decide. Anonymous and
- * unauthorised both answer 403 with the §2.4 body, worded from the request alone (issue 25: a
- * refusal never tells what exists). The modes held are advertised in `Link` of what is answered.
+ * The authorization step of every request (SPEC §5, issue 4), taken once by dispatch (routes.ts)
+ * before any handler, as the Community Solid Server's AuthorizingHttpHandler does: what the route
+ * row needs (a mode on a target: the document, its parent when a PUT creates it, the endpoint, the
+ * root; by default GET Read, HEAD any mode, POST Append, PUT/PATCH/DELETE Write), what the agent
+ * holds there (the Policy, or the owner's shortcut), decide. Anonymous and unauthorised both answer
+ * 403 with the §2.4 body, worded from the request alone (issue 25: a refusal never tells what
+ * exists). The modes held are advertised in `Link` of what is answered.
  */
 import { LodestoneError } from '../errors.js';
 import { modeIris, type AccessControl, type Mode } from '../access/access-control.js';
+import { parentDocumentPath } from '../document-paths.js';
 import { ns } from '../rdf/namespaces.js';
+import { documentPathIn, runtimeFor } from './locate.js';
+import type { Context } from './state.js';
 
 export type Need = Mode | 'Any';
 
@@ -54,4 +59,64 @@ export function accessLinks(agent: string | undefined, modes: ReadonlySet<Mode>)
   const links = modeIris(modes).map((iri) => `<${iri}>; rel="${ns.acl}mode"`);
   if (agent) links.unshift(`<${agent}>; rel="${ns.acl}agent"`);
   return links;
+}
+
+/**
+ * What a route needs, on what: `document` (the request's document; a PUT that creates it needs
+ * Append on its parent container instead), `endpoint` (the request URL: `sparql`, `settings`, …,
+ * which have no document, so no types or owners), `root` (the dataspace's root document),
+ * `proxied` (the proxy: Read on the root to reach another origin; a URL of this dataspace is
+ * answered by its own row), `nothing` (public: a script, the sitemap, a login). The mode is by
+ * method unless given.
+ */
+export interface Needs {
+  on: 'document' | 'endpoint' | 'root' | 'proxied' | 'nothing';
+  mode?: Need | Partial<Record<string, Need>>;
+  /** The request is granted to an agent, so an anonymous one is refused whatever it holds. */
+  agent?: true;
+}
+
+const NO_MODES: ReadonlySet<Mode> = new Set();
+
+/** The decision on a request: the modes the agent holds on the target, and the document's canonical path (document rows), or a 403. */
+export async function authorize(ctx: Context, needs: Needs): Promise<{ modes: ReadonlySet<Mode>; path: string }> {
+  const { runtime, agent, served } = ctx.state;
+  const { access, documents } = runtime;
+  const method = ctx.method;
+  const need = (typeof needs.mode === 'string' ? needs.mode : needs.mode?.[method]) ?? needOf(method) ?? 'Read';
+  switch (needs.on) {
+    case 'nothing':
+      return { modes: NO_MODES, path: '' };
+    case 'endpoint': {
+      const modes = await modesOnEndpoint(access, ctx.state.url, agent);
+      requireMode(modes, need, agent, ctx.state.url);
+      if (needs.agent && !agent) throw new LodestoneError('Forbidden', `authenticate to use ${ctx.state.url}: it answers an agent`);
+      return { modes, path: '' };
+    }
+    case 'proxied':
+      if (proxiesHere(ctx)) return { modes: NO_MODES, path: '' };
+    // falls through: another origin is reached through the dataspace, by those who may read it
+    case 'root': {
+      const modes = await access.modesOn(runtime, '', agent);
+      requireMode(modes, needs.on === 'proxied' ? 'Read' : need, agent, documents.base);
+      return { modes, path: '' };
+    }
+    case 'document': {
+      const path = documentPathIn(served.runtimes, runtime, ctx.state.relative);
+      const modes = await access.modesOn(runtime, path, agent);
+      // SPEC §5: only a PUT creates; a POST to a missing document needs Append on it, as on any, and is then a 404
+      const parent = method === 'PUT' && documents.blobId(path) === undefined ? parentDocumentPath(path) : undefined;
+      // issue 25: the refusal names the mode needed on the document itself, never the parent, whether or not it exists
+      const allowed = parent !== undefined ? holds(await access.modesOn(runtime, parent, agent), 'Append') : holds(modes, need);
+      if (!allowed) throw forbidden(need, agent, documents.url(path));
+      return { modes, path };
+    }
+  }
+}
+
+/** Whether a proxy request names a URL of its own dataspace (or none that parses: the proxy answers 400). */
+function proxiesHere(ctx: Context): boolean {
+  const uri = new URLSearchParams(ctx.querystring).get('uri');
+  if (!uri || !URL.canParse(uri)) return true;
+  return runtimeFor(ctx.state.served.runtimes, new URL(uri).href) === ctx.state.runtime;
 }

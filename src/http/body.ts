@@ -10,7 +10,6 @@ import { LodestoneError } from '../errors.js';
 import getRawBody from 'raw-body';
 
 /** An HTML form's media type (and RDF/POST's). */
-export const FORM = 'application/x-www-form-urlencoded';
 
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length'];

@@ -6,16 +6,14 @@
  * server (a form's page), else 200. For the agents allowed to write it: the owners, by the default
  * authorizations.
  */
+import { FORM } from '../rdf/media-types.js';
 import { LodestoneError } from '../errors.js';
-import { modesOnEndpoint, requireMode } from './authorize.js';
-import { FORM, decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
+import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { runtimeFor } from './locate.js';
 import type { Context } from './state.js';
 
 export async function clearOntologies(ctx: Context): Promise<void> {
-  const { runtime, agent, served } = ctx.state;
-  const url = runtime.documents.base + 'clear';
-  requireMode(await modesOnEndpoint(runtime.access, url, agent), 'Write', agent, url);
+  const { runtime, served } = ctx.state;
   const body = decodeUtf8(await readBody(ctx.req, served.bodyLimit));
   if (body !== '' && mediaTypeOf(ctx) !== FORM) throw new LodestoneError('UnsupportedMediaType', `send the form as ${FORM} (uri=<ontology>, or nothing to clear them all)`);
   const uris = new URLSearchParams(body).getAll('uri');

@@ -8,13 +8,14 @@
  * CORS, and clients outside browsers send neither header. (Such a form would act as anonymous anyway,
  * authenticate.ts; refusing it unread also spares an anonymous write where anonymous may append.)
  */
+import { FORM, MULTIPART_FORM, PLAIN } from '../rdf/media-types.js';
 import type Koa from 'koa';
 import { LodestoneError } from '../errors.js';
 import { credentialsCount } from './authenticate.js';
 import type { OriginTrust } from './origins.js';
 import type { State } from './state.js';
 
-const SIMPLE_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
+const SIMPLE_TYPES = new Set([FORM, MULTIPART_FORM, PLAIN]);
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Whether the request is a simple one a page of another site could have made. */

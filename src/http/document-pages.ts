@@ -5,6 +5,7 @@
  * once negotiation chose HTML; access was decided before, as for the RDF. Document pages are drawn
  * by the page drawer (page-drawer.ts: kept once drawn, large ones in a worker) from what they show.
  */
+import { JSONLD, NQUADS, NTRIPLES, RDFXML, SPARQL_UPDATE, TRIG } from '../rdf/media-types.js';
 import type { Mode } from '../access/access-control.js';
 import { childrenOf, type ChildOrder } from '../documents/children.js';
 import type { Version } from '../documents/history.js';
@@ -14,18 +15,18 @@ import { diffPage, timemapPage } from '../pages/history-page.js';
 import { JSONLD_COMPACTED, TURTLE, writableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import { holds } from './authorize.js';
-import { documentLinks, linesInView, SPARQL_UPDATE, viewOf } from './document-read.js';
+import { documentLinks, linesInView, viewOf } from './document-read.js';
 import { frameDataOf, frameOf, sendPage } from './html.js';
 import type { Context } from './state.js';
 
 const FORMAT_NAMES: Record<string, string> = {
-  'text/turtle': 'Turtle',
-  'application/n-triples': 'N-Triples',
-  'application/rdf+xml': 'RDF/XML',
-  'application/ld+json': 'JSON-LD',
+  [TURTLE]: 'Turtle',
+  [NTRIPLES]: 'N-Triples',
+  [RDFXML]: 'RDF/XML',
+  [JSONLD]: 'JSON-LD',
   [JSONLD_COMPACTED]: 'JSON-LD (compacted)',
-  'application/n-quads': 'N-Quads',
-  'application/trig': 'TriG',
+  [NQUADS]: 'N-Quads',
+  [TRIG]: 'TriG',
 };
 
 /** Every RDF format a document is served in, named for people. */
@@ -95,12 +96,11 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
   sendPage(ctx, 200, frame.language, await served.pages.draw(drawing, runtime.labels.current(), key));
 }
 
-/** The page of a memento: the document as it was, with the banner; restore for agents with Write. */
-export async function mementoHtml(ctx: Context, relativePath: string, found: { commit: string; time: number; blob: string }, bytes: Buffer): Promise<void> {
+/** The page of a memento: the document as it was, with the banner; restore for agents with Write (`modes`: those held on the document now). */
+export async function mementoHtml(ctx: Context, relativePath: string, modes: ReadonlySet<Mode>, found: { commit: string; time: number; blob: string }, bytes: Buffer): Promise<void> {
   const { runtime, agent, served } = ctx.state;
   const documentUrl = runtime.documents.url(relativePath);
   const frame = await frameDataOf(ctx, { version: found.commit });
-  const modes = await runtime.access.modesOn(runtime, relativePath, agent);
   const write = holds(modes, 'Write');
   const current = runtime.documents.blobId(relativePath);
   const drawing: Drawing = {

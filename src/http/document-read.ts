@@ -1,10 +1,10 @@
 /**
- * The one read path: what a GET or HEAD of a current document or of a memento answers (status and
- * headers; the body named by its blob, type and variant, not yet serialised), as pure functions of
+ * The one read path: what a GET or HEAD of a current document or of a memento answers (headers,
+ * validator; the body named by its blob, type and variant, not yet serialised), as pure functions of
  * what is known about the document. The Koa routes (documents.ts, memento.ts) and the read fast
  * path (fast-read.ts) both answer from these, so the two cannot drift apart.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import { LINK_FORMAT, SPARQL_UPDATE } from '../rdf/media-types.js';
 import type { Mode } from '../access/access-control.js';
 import { LodestoneError } from '../errors.js';
 import { withoutPredicate } from '../rdf/canonical-lines.js';
@@ -12,22 +12,25 @@ import { ns } from '../rdf/namespaces.js';
 import { writableTypes } from '../rdf/formats.js';
 import { accessLinks } from './authorize.js';
 import { isAdminDataspace } from './dataspace-role.js';
-import { checkRead, conditionsOf, mismatch } from './preconditions.js';
 import { contentTypeOf, type Etags } from './representations.js';
 import type { DataspaceRuntime } from './state.js';
 import { documentIri } from '../rdf/iri.js';
 
-export const LINK_FORMAT = 'application/link-format';
-export const SPARQL_UPDATE = 'application/sparql-update';
 const READ_MODE = `<${ns.acl}Read>; rel="${ns.acl}mode"`;
 /** The variant of an agent document that readers other than the agent and its owners get (DESIGN.md, "Access defaults"). */
 export const PUBLIC_VIEW = ';public';
 const MBOX = ns.foaf + 'mbox';
 
+/** A read of a document or memento, before its preconditions are judged (reply.ts `judge`). */
 export interface ReadReply {
-  status: 200 | 304;
   headers: Record<string, string>;
-  /** For a 200: the representation to send. */
+  /** The Content-Type of the representation. */
+  contentType: string;
+  /** The strong validator. */
+  etag: string;
+  /** The ETags of the version's other representations (to say why an If-Match failed). */
+  others?: () => ReadonlyMap<string, string>;
+  /** The representation to send; none for a HEAD that may not read (SPEC §4.6.7). */
   body?: { blobId: string; type: string; variant: string };
 }
 
@@ -83,11 +86,10 @@ export interface CurrentRead {
   blobId: string | undefined;
   /** The negotiated media type; undefined when nothing offered is acceptable. */
   type: string | undefined;
-  headers: IncomingHttpHeaders;
   etags: Etags;
 }
 
-/** GET or HEAD of a current document (SPEC §4.1, §4.6): NotFound, NotAcceptable, PreconditionFailed, 304 or 200. */
+/** GET or HEAD of a current document (SPEC §4.1, §4.6): NotFound, NotAcceptable, or what to send. */
 export function currentDocumentReply(read: CurrentRead): ReadReply {
   const { runtime, relativePath, blobId, type } = read;
   const documentUrl = runtime.documents.url(relativePath);
@@ -98,16 +100,9 @@ export function currentDocumentReply(read: CurrentRead): ReadReply {
   if (!blobId) throw new LodestoneError('NotFound', `there is no document at ${documentUrl}`, { headers });
   if (!type) throw notAcceptable(writableTypes, headers);
   const variant = viewOf(runtime, relativePath, read.agent, read.modes);
-  const tag = read.etags.of(documentUrl, blobId, type + variant);
-  headers.ETag = tag;
-  const outcome = checkRead(conditionsOf(read.headers), tag);
-  if (outcome === 'failed') {
-    const why = mismatch(conditionsOf(read.headers).ifMatch!, read.etags.otherRepresentations(documentUrl, blobId, type + variant));
-    throw new LodestoneError('PreconditionFailed', why, { etag: tag, headers });
-  }
-  if (outcome === 'not-modified') return { status: 304, headers };
-  headers['Content-Type'] = contentTypeOf(type);
-  return { status: 200, headers, body: { blobId, type, variant } };
+  const etag = read.etags.of(documentUrl, blobId, type + variant);
+  const others = () => read.etags.otherRepresentations(documentUrl, blobId, type + variant);
+  return { headers, contentType: contentTypeOf(type), etag, others, body: { blobId, type, variant } };
 }
 
 /**
@@ -137,6 +132,6 @@ export function mementoReply(documentUrl: string, sha: string, found: { blob: st
   const vary = { Vary: 'Accept' };
   if (!found) throw new LodestoneError('NotFound', `${documentUrl} did not exist at commit ${sha}, or there is no such commit`, { headers: vary });
   if (!type) throw notAcceptable(writableTypes, vary);
-  const headers = { Vary: 'Accept', ...mementoHeaders(documentUrl, sha, found.time, view.shared), 'Content-Type': contentTypeOf(type) };
-  return { status: 200, headers, body: { blobId: found.blob, type, variant: view.variant } };
+  const { ETag: etag, ...headers } = mementoHeaders(documentUrl, sha, found.time, view.shared);
+  return { headers: { Vary: 'Accept', ...headers }, contentType: contentTypeOf(type), etag: etag!, body: { blobId: found.blob, type, variant: view.variant } };
 }

@@ -1,26 +1,25 @@
 /**
  * Document endpoints (SPEC §4.1): GET, HEAD, PUT, POST, PATCH, DELETE and OPTIONS on
- * `/<path>/`, the route table's handlers. Parses and negotiates at the edge, hands a plain write
- * request to the DocumentService, and answers with the statuses and headers of SPEC §3, §4.6 and
+ * `/<path>/`, the route table's handlers, given what dispatch decided (the modes held, the type
+ * negotiated). Parses at the edge, hands a plain write request with its preconditions as a value to
+ * the DocumentService, and answers with the statuses and headers of SPEC §3, §4.6 and
  * DESIGN.md's LinkedDataHub habits (201 with Location, 204 with the new ETag for POST and PATCH).
- * Reads answer from the one read path (document-read.ts).
+ * Reads return the reply of the one read path (document-read.ts), which dispatch sends (reply.ts).
  */
+import { SPARQL_UPDATE } from '../rdf/media-types.js';
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
-import type { Mode } from '../access/access-control.js';
-import { parentDocumentPath } from '../document-paths.js';
 import type { WriteMethod } from '../documents/document-service.js';
+import { conditionsOf, WriteConditions } from '../documents/preconditions.js';
 import { isLodestoneError, LodestoneError } from '../errors.js';
-import { HTML, readableTypes, writableTypes } from '../rdf/formats.js';
-import { forbidden, holds, needOf, type Need } from './authorize.js';
+import { HTML, readableTypes } from '../rdf/formats.js';
+import { holds } from './authorize.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
-import { currentDocumentReply, documentLinks, linesInView, SPARQL_UPDATE, type ReadReply } from './document-read.js';
-import { acceptOf, DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
+import { currentDocumentReply, documentLinks, linesInView, type ReadReply } from './document-read.js';
 import { documentHtml } from './document-pages.js';
-import { documentPathIn } from './locate.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import { clientOf } from './quotas.js';
-import { checkWrite, conditionsOf } from './preconditions.js';
-import type { Context } from './state.js';
+import type { Reply } from './reply.js';
+import type { Context, Decided } from './state.js';
 
 
 /** The media type of a request body, or a 415 naming what is accepted. */
@@ -33,54 +32,40 @@ export function requestType(ctx: Context, accepted: readonly string[]): string {
   return type;
 }
 
-/** The canonical path of the request's document and its URL (400 when that URL lies in another dataspace). */
-export function documentOf(ctx: Context): { relativePath: string; documentUrl: string } {
-  const relativePath = documentPathIn(ctx.state.served.runtimes, ctx.state.runtime, ctx.state.relative);
-  return { relativePath, documentUrl: ctx.state.runtime.documents.url(relativePath) };
+/** A read of the one read path as the reply to send: its body serialised when sent (cached per blob, type and view). */
+export function readReply(ctx: Context, { body, ...reply }: ReadReply, text: (blobId: string) => Promise<string>): Reply {
+  const made = async ({ blobId, type, variant }: NonNullable<ReadReply['body']>) => {
+    const lines = await text(blobId);
+    return ctx.state.served.representations.get(blobId, type, () => linesInView(lines, variant), variant);
+  };
+  return { ...reply, body: body && (() => made(body)) };
 }
 
-/**
- * Authorizes a request on a document that needs `need` and returns the modes the agent holds there.
- * Creating a document (a PUT where none is) needs Append on its parent container instead (SPEC §5).
- * The refusal is the same whether or not the document exists (issue 25): a 403 naming the mode the
- * method needs on the document itself, never the parent, so a stranger cannot tell which URLs exist.
- */
-export async function authorizeDocument(ctx: Context, relativePath: string, need: Need, creating = false): Promise<ReadonlySet<Mode>> {
+/** The preconditions of a write (SPEC §4.6.6): judged against the ETag of the representation this request's Accept selects. */
+export function writeConditions(ctx: Context, documentUrl: string, type: string | undefined): WriteConditions {
+  const { etags } = ctx.state.served;
+  const validatorType = type ?? 'not acceptable';
+  return new WriteConditions(conditionsOf(ctx.headers), { of: (blobId) => etags.of(documentUrl, blobId, validatorType), others: (blobId) => etags.otherRepresentations(documentUrl, blobId, validatorType) });
+}
+
+export async function readDocument(ctx: Context, { path: relativePath, modes, type }: Decided): Promise<Reply | void> {
   const { runtime, agent } = ctx.state;
-  const { access, documents } = runtime;
-  const modes = await access.modesOn(runtime, relativePath, agent);
-  const parent = parentDocumentPath(relativePath);
-  const allowed = creating && parent !== undefined ? holds(await access.modesOn(runtime, parent, agent), 'Append') : holds(modes, need);
-  if (!allowed) throw forbidden(need, agent, documents.url(relativePath));
-  return modes;
-}
-
-/** Sends a reply of the read path, serialising its body (cached per blob and type). */
-export async function sendRead(ctx: Context, reply: ReadReply, text: (blobId: string) => Promise<string>): Promise<void> {
-  ctx.status = reply.status;
-  ctx.set(reply.headers);
-  if (!reply.body) return;
-  const { blobId, type, variant } = reply.body;
-  const lines = await text(blobId);
-  ctx.body = await ctx.state.served.representations.get(blobId, type, () => linesInView(lines, variant), variant);
-}
-
-export async function readDocument(ctx: Context): Promise<void> {
-  const { runtime, agent } = ctx.state;
-  const { relativePath } = documentOf(ctx);
-  const modes = await authorizeDocument(ctx, relativePath, needOf(ctx.method)!);
   const document = await runtime.documents.read(relativePath);
-  // SPEC §4.6.7: HEAD gives an agent that may not read the validator, and nothing of the content (no page, no length)
-  const reads = holds(modes, 'Read');
-  const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), reads ? DOCUMENT_TYPES : writableTypes);
   if (type === HTML && document) return documentHtml(ctx, relativePath, modes, document);
-  const reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, headers: ctx.headers, etags: ctx.state.served.etags });
-  if (!reads) reply.body = undefined;
-  await sendRead(ctx, reply, async () => document!.bytes.toString('utf8')).catch((error: unknown) => {
-    // the stored file itself does not parse (committed by hand with git): the server's data, not the request, is at fault
-    if (!isLodestoneError(error, 'SyntaxError')) throw error;
-    throw new LodestoneError('Corrupt', `${runtime.documents.url(relativePath)} is stored as ${runtime.documents.fileOf(relativePath)}, which is not valid N-Triples (${error.message}): correct or revert that commit`);
-  });
+  const reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, etags: ctx.state.served.etags });
+  // SPEC §4.6.7: HEAD gives an agent that may not read the validator, and nothing of the content (no page, no length)
+  if (!holds(modes, 'Read')) reply.body = undefined;
+  const answer = readReply(ctx, reply, async () => document!.bytes.toString('utf8'));
+  const made = answer.body;
+  if (made) {
+    answer.body = () =>
+      Promise.resolve(made()).catch((error: unknown) => {
+        // the stored file itself does not parse (committed by hand with git): the server's data, not the request, is at fault
+        if (!isLodestoneError(error, 'SyntaxError')) throw error;
+        throw new LodestoneError('Corrupt', `${runtime.documents.url(relativePath)} is stored as ${runtime.documents.fileOf(relativePath)}, which is not valid N-Triples (${error.message}): correct or revert that commit`);
+      });
+  }
+  return answer;
 }
 
 export async function documentOptions(ctx: Context): Promise<void> {
@@ -111,19 +96,14 @@ async function bodyText(ctx: Context, maxBytes: number | undefined): Promise<str
   }));
 }
 
-export const writeDocument = (ctx: Context) => write(ctx, ctx.method as WriteMethod);
-export const deleteDocument = (ctx: Context) => write(ctx, 'DELETE');
+export const writeDocument = (ctx: Context, decided: Decided) => write(ctx, ctx.method as WriteMethod, decided);
+export const deleteDocument = (ctx: Context, decided: Decided) => write(ctx, 'DELETE', decided);
 
-async function write(ctx: Context, method: WriteMethod): Promise<void> {
-  const { runtime, agent, served } = ctx.state;
+async function write(ctx: Context, method: WriteMethod, { path: relativePath, modes, type }: Decided): Promise<void> {
+  const { runtime, agent } = ctx.state;
   const documents = runtime.documents;
-  const { relativePath, documentUrl } = documentOf(ctx);
-  // only a PUT creates: a POST to a missing document needs Append on it, as on any, and is then a 404
-  const creating = method === 'PUT' && documents.blobId(relativePath) === undefined;
-  const modes = await authorizeDocument(ctx, relativePath, needOf(method)!, creating);
+  const documentUrl = documents.url(relativePath);
   const maxBytes = admitWrite(ctx, relativePath);
-  const responseType = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), writableTypes);
-  ctx.vary('Accept');
   const links = documentLinks(runtime, documentUrl, agent, modes);
   if (links) ctx.set('Link', links);
 
@@ -136,21 +116,10 @@ async function write(ctx: Context, method: WriteMethod): Promise<void> {
     requestType(ctx, [SPARQL_UPDATE]);
     update = await bodyText(ctx, maxBytes);
   }
-  // SPEC §4.6.6: the validator is the ETag of the representation this request's Accept selects
-  const validatorType = responseType ?? 'not acceptable';
-  const conditions = conditionsOf(ctx.headers);
+  const conditions = writeConditions(ctx, documentUrl, type);
   await afterPendingIo(); // the write goes on after the reads that came in meanwhile
-  const result = await documents.write({
-    method,
-    relativePath,
-    agent,
-    body,
-    update,
-    readable: holds(modes, 'Read'),
-    maxBytes,
-    precondition: (current) => checkWrite(conditions, current === undefined ? undefined : served.etags.of(documentUrl, current, validatorType), () => served.etags.otherRepresentations(documentUrl, current!, validatorType)),
-  });
-  if (result.blobId) ctx.set('ETag', served.etags.of(documentUrl, result.blobId, validatorType));
+  const result = await documents.write({ method, relativePath, agent, body, update, readable: holds(modes, 'Read'), maxBytes, conditions });
+  if (result.blobId) ctx.set('ETag', conditions.tagOf(result.blobId));
   if (result.status === 'created' || result.status === 'replaced') {
     ctx.status = result.status === 'created' ? 201 : 200;
     if (result.status === 'created') ctx.set('Location', documentUrl);

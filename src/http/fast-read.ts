@@ -15,12 +15,13 @@ import type { Authenticator } from './authenticate.js';
 import { holds } from './authorize.js';
 import { currentDocumentReply, mementoReply, sharedView, viewOf, type ReadReply } from './document-read.js';
 import type { ReadCaches } from './read-caches.js';
+import { judge } from './reply.js';
 import { documentPathIn, locate } from './locate.js';
 import { answerHeaders, varyOrigin } from './origins.js';
 import { HTML } from '../rdf/formats.js';
-import { DOCUMENT_TYPES, negotiateDocument } from './negotiate.js';
+import { choose } from './offers.js';
 import type { Etags, RepresentationCache } from './representations.js';
-import { routeOf } from './routes.js';
+import { offerFor, routeOf } from './routes.js';
 import type { DataspaceRuntime } from './state.js';
 
 /** The one query the fast path answers: a memento, with nothing else that could change the answer. */
@@ -39,7 +40,7 @@ export interface FastReaderOptions {
 }
 
 export function fastReader(options: FastReaderOptions): FastReader {
-  const answer = (req: IncomingMessage): { reply: ReadReply; body: Buffer | undefined; base: string } | undefined => {
+  const answer = (req: IncomingMessage): { reply: ReadReply; status: 200 | 304; body: Buffer | undefined; base: string } | undefined => {
     const { method, url, headers } = req;
     if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return undefined;
     if (headers.origin !== undefined || headers.host === undefined || headers['on-behalf-of'] !== undefined) return undefined;
@@ -60,7 +61,7 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const modes = runtime.access.modesNow(runtime, relativePath, agent);
     // readers only: Koa answers a HEAD of an agent that may not read (no length) and decides every 403
     if (!modes || !holds(modes, 'Read')) return undefined;
-    const type = negotiateDocument(headers.accept, DOCUMENT_TYPES);
+    const type = choose(offerFor(route, method, modes), headers.accept); // as dispatch decides it
     if (type === HTML) return undefined; // a page: Koa draws it
     let reply: ReadReply;
     if (memento) {
@@ -75,11 +76,13 @@ export function fastReader(options: FastReaderOptions): FastReader {
       const variant = viewOf(runtime, relativePath, agent, modes);
       reply = mementoReply(url, sha, known, type, { variant, shared: sharedView(runtime, relativePath, variant, anonymous) });
     } else {
-      reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: runtime.documents.blobId(relativePath), type, headers, etags: options.etags });
+      reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: runtime.documents.blobId(relativePath), type, etags: options.etags });
     }
-    if (!reply.body) return { reply, body: undefined, base: runtime.documents.base };
+    // the conditional GET as the one reply path judges it (a failed If-Match throws: Koa answers the 412)
+    if (judge(headers, reply.etag) === 'not-modified') return { reply, status: 304, body: undefined, base: runtime.documents.base };
+    if (!reply.body) return { reply, status: 200, body: undefined, base: runtime.documents.base };
     const body = options.representations.peek(reply.body.blobId, reply.body.type + reply.body.variant);
-    return body && { reply, body, base: runtime.documents.base };
+    return body && { reply, status: 200, body, base: runtime.documents.base };
   };
   // the headers every answer carries (origins.ts), as the Koa app sets them
   const headersOf = new Map(options.runtimes.map((runtime) => [runtime.documents.base, answerHeaders(runtime.documents.base)]));
@@ -92,10 +95,11 @@ export function fastReader(options: FastReaderOptions): FastReader {
       return false; // an error to send (404, 406, 412, an invalid path): Koa answers it as it deserves
     }
     if (!answered) return false;
-    const { reply, body, base } = answered;
-    const head: Record<string, string | number> = { ...reply.headers, ...headersOf.get(base), Vary: varyOrigin(reply.headers.Vary) };
+    const { reply, status, body, base } = answered;
+    const head: Record<string, string | number> = { ...reply.headers, ETag: reply.etag, ...headersOf.get(base), Vary: varyOrigin(reply.headers.Vary) };
+    if (status === 200) head['Content-Type'] = reply.contentType;
     if (body) head['Content-Length'] = body.length;
-    res.writeHead(reply.status, head);
+    res.writeHead(status, head);
     res.end(req.method === 'HEAD' ? undefined : body);
     return true;
   };

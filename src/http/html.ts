@@ -14,10 +14,12 @@ import { messages, pageLanguage } from '../pages/messages.js';
 import type { Html } from '../pages/html.js';
 import { literalObject } from '../rdf/canonical-lines.js';
 import { HTML } from '../rdf/formats.js';
+import { contentTypeOf } from './representations.js';
 import { ns } from '../rdf/namespaces.js';
 import { adminOf } from './dataspace-role.js';
 import { loginProviders } from './oidc-endpoints.js';
-import type { Context } from './state.js';
+import { judge } from './reply.js';
+import type { Context, Decided } from './state.js';
 import { documentIri } from '../rdf/iri.js';
 
 /** No inline script or style, nothing from elsewhere but images; forms post only here. */
@@ -68,7 +70,7 @@ export async function frameOf(ctx: Context): Promise<Pick<Frame, 'language' | 't
 /** The headers every page carries. */
 export function pageHeaders(language: string): Record<string, string> {
   return {
-    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Type': contentTypeOf(HTML),
     'Content-Language': language,
     Vary: 'Accept, Accept-Language, Cookie',
     'Content-Security-Policy': CONTENT_SECURITY_POLICY,
@@ -79,22 +81,20 @@ export function pageHeaders(language: string): Record<string, string> {
   };
 }
 
-/** Sends a page with `status`; a 200 carries an ETag over its bytes and answers If-None-Match with 304. */
+/** Sends a page with `status`; a 200 carries an ETag over its bytes, judged as every validator is (reply.ts: 304, 412). */
 export function sendPage(ctx: Context, status: number, language: string, content: Html): void {
-  const body = content.encoded.bytes;
   ctx.set(pageHeaders(language));
   ctx.status = status;
   if (status === 200) {
     const tag = ctx.state.served.etags.of(ctx.state.url, content.encoded.tag, `${HTML};${language}`); // keyed, as every ETag (over the page's own digest)
     ctx.set('ETag', tag);
-    const match = ctx.get('If-None-Match');
-    if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === tag || t.trim() === '*')) {
+    if (judge(ctx.headers, tag) === 'not-modified') {
       ctx.status = 304;
       ctx.body = null;
       return;
     }
   }
-  ctx.body = body;
+  ctx.body = content.encoded.bytes;
 }
 
 /**
@@ -110,7 +110,7 @@ export async function errorHtml(ctx: Context, status: number, reason: string, me
 }
 
 /** `GET <base>static/<name>`: a script or style of the pages, named by its digest, cached for a year. */
-export async function staticAsset(ctx: Context, [name = '']: readonly string[]): Promise<void> {
+export async function staticAsset(ctx: Context, { captured: [name = ''] }: Decided): Promise<void> {
   const asset = assetNamed(name);
   if (!asset) throw new LodestoneError('NotFound', `there is no static file ${name.slice(0, 100)} (a page of an older version may name one that is gone: reload it)`);
   ctx.set('Cache-Control', 'public, max-age=31536000, immutable');

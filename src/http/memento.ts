@@ -5,39 +5,36 @@
  * `Accept-Datetime`, `?diff=<sha>&to=<sha>` compares two versions, `POST ?restore=<sha>` restores
  * one. The history itself is the document service's (src/documents/history.ts).
  */
+import { LINK_FORMAT } from '../rdf/media-types.js';
 import { emptyBody } from './body.js';
 import { closestVersion, timemapGraph, type DocumentHistory, type Version } from '../documents/history.js';
 import { LodestoneError } from '../errors.js';
-import { HTML, serialiseQuads, writableTypes } from '../rdf/formats.js';
-import { httpDate, LINK_FORMAT, linesInView, mementoReply, notAcceptable, sharedView, versionLinks, viewOf } from './document-read.js';
-import { admitWrite, authorizeDocument, documentOf, sendRead } from './documents.js';
+import { HTML, PLAIN, serialiseQuads } from '../rdf/formats.js';
+import { httpDate, linesInView, mementoReply, sharedView, versionLinks, viewOf } from './document-read.js';
+import { admitWrite, readReply, writeConditions } from './documents.js';
 import { forbidden, holds } from './authorize.js';
 import { historyQuery } from './history-query.js';
-import { acceptOf, DOCUMENT_TYPES, negotiate, negotiateDocument } from './negotiate.js';
 import { diffHtml, mementoHtml, timemapHtml } from './document-pages.js';
-import { checkWrite, conditionsOf } from './preconditions.js';
 import { contentTypeOf } from './representations.js';
-import type { Context } from './state.js';
+import type { Reply } from './reply.js';
+import type { Context, Decided } from './state.js';
 
 // RFC 7089 §2.1.1: Accept-Datetime is an HTTP-date in the IMF-fixdate form (RFC 1123)
 const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /**
- * The request's document, authorized for `need`, the variant of it the agent is shown (viewOf), and
- * its dataspace's history (NotFound when it has none).
+ * The request's document (authorized by dispatch), the variant of it the agent is shown (viewOf),
+ * and its dataspace's history (NotFound when it has none).
  */
-async function historyOf(ctx: Context, need: 'Read' | 'Write'): Promise<{ relativePath: string; documentUrl: string; history: DocumentHistory; variant: string }> {
-  const { relativePath, documentUrl } = documentOf(ctx);
-  const modes = await authorizeDocument(ctx, relativePath, need);
+function historyOf(ctx: Context, { path: relativePath, modes, type }: Decided): { relativePath: string; documentUrl: string; history: DocumentHistory; variant: string } {
+  const documentUrl = ctx.state.runtime.documents.url(relativePath);
   const history = ctx.state.runtime.documents.history;
   if (!history) {
-    const wanted = negotiate(acceptOf(ctx.headers, ctx.querystring), [...writableTypes, LINK_FORMAT]);
-    if (historyQuery(ctx.querystring)?.kind === 'timemap' && wanted === LINK_FORMAT) {
+    if (historyQuery(ctx.querystring)?.kind === 'timemap' && type === LINK_FORMAT) {
       throw new LodestoneError('NotAcceptable', `${documentUrl} is not in a versioned dataspace, so it has no link-format TimeMap`);
     }
     throw new LodestoneError('NotFound', `${ctx.state.runtime.documents.base} is not versioned: it has no mementos`);
   }
-  ctx.vary('Accept');
   return { relativePath, documentUrl, history, variant: viewOf(ctx.state.runtime, relativePath, ctx.state.agent, modes) };
 }
 
@@ -67,24 +64,23 @@ async function versionsOf(history: DocumentHistory, relativePath: string, docume
   return list;
 }
 
-export async function version(ctx: Context): Promise<void> {
+export async function version(ctx: Context, decided: Decided): Promise<Reply | void> {
   const { runtime } = ctx.state;
-  const { relativePath, documentUrl, history, variant } = await historyOf(ctx, 'Read');
+  const { relativePath, documentUrl, history, variant } = historyOf(ctx, decided);
   const sha = new URLSearchParams(ctx.querystring).get('version') ?? '';
   const found = await history.at(relativePath, sha);
   if (found) await requireReadOf(ctx, relativePath, documentUrl, found);
   const commit = found?.commit ?? sha;
-  const type = negotiateDocument(acceptOf(ctx.headers, ctx.querystring), DOCUMENT_TYPES);
-  if (type === HTML && found) return mementoHtml(ctx, relativePath, found, await history.bytesOf(found));
+  if (decided.type === HTML && found) return mementoHtml(ctx, relativePath, decided.modes, found, await history.bytesOf(found));
   const anonymous = found ? await runtime.access.modesOn(runtime, relativePath, undefined, found) : new Set<never>();
-  const reply = mementoReply(documentUrl, commit, found, type, { variant, shared: sharedView(runtime, relativePath, variant, anonymous) });
+  const reply = mementoReply(documentUrl, commit, found, decided.type, { variant, shared: sharedView(runtime, relativePath, variant, anonymous) });
   if (commit !== sha) reply.headers['Content-Location'] = `${documentUrl}?version=${commit}`; // an abbreviated id: the memento's own URL
-  await sendRead(ctx, reply, async () => (await history.bytesOf(found!)).toString('utf8'));
   ctx.state.served.caches.rememberMemento(documentUrl, commit, found!); // the read fast path answers the next one
+  return readReply(ctx, reply, async () => (await history.bytesOf(found!)).toString('utf8'));
 }
 
-export async function timegate(ctx: Context): Promise<void> {
-  const { relativePath, documentUrl, history } = await historyOf(ctx, 'Read');
+export async function timegate(ctx: Context, decided: Decided): Promise<void> {
+  const { relativePath, documentUrl, history } = historyOf(ctx, decided);
   const list = await versionsOf(history, relativePath, documentUrl);
   const header = ctx.get('Accept-Datetime');
   let chosen = list[list.length - 1]!;
@@ -101,23 +97,23 @@ export async function timegate(ctx: Context): Promise<void> {
   emptyBody(ctx);
 }
 
-export async function timemap(ctx: Context): Promise<void> {
-  const { relativePath, documentUrl, history } = await historyOf(ctx, 'Read');
+export async function timemap(ctx: Context, decided: Decided): Promise<Reply | void> {
+  const { relativePath, documentUrl, history } = historyOf(ctx, decided);
   const list = await versionsOf(history, relativePath, documentUrl);
-  const offered = [...writableTypes, LINK_FORMAT, HTML];
-  const type = negotiate(acceptOf(ctx.headers, ctx.querystring), offered);
-  if (!type) throw notAcceptable(offered);
+  const type = decided.type!;
   if (type === HTML) return timemapHtml(ctx, documentUrl, list);
-  ctx.set('Link', `<${documentUrl}>; rel="original"`);
-  ctx.type = contentTypeOf(type);
   const key = `${documentUrl}\n${list[list.length - 1]!.commit}\n${list.length}\n${type}`;
   const { timemaps } = ctx.state.served.caches;
-  let body = timemaps.get(key);
-  if (!body) {
-    body = Buffer.from(type === LINK_FORMAT ? linkFormat(documentUrl, list) : await serialiseQuads(timemapGraph(documentUrl, list, mementoUrl(documentUrl)), type));
-    timemaps.put(key, body);
-  }
-  ctx.body = body;
+  const body = async () => {
+    let made = timemaps.get(key);
+    if (!made) {
+      made = Buffer.from(type === LINK_FORMAT ? linkFormat(documentUrl, list) : await serialiseQuads(timemapGraph(documentUrl, list, mementoUrl(documentUrl)), type));
+      timemaps.put(key, made);
+    }
+    return made;
+  };
+  // a TimeMap changes with every version of its document: its validator is the versions it lists, in the type sent
+  return { headers: { Link: `<${documentUrl}>; rel="original"` }, contentType: contentTypeOf(type), etag: ctx.state.served.etags.of(`${documentUrl}?timemap`, key, type), body };
 }
 
 /** RFC 7089 §5.1.1: the TimeMap in link-format. */
@@ -136,31 +132,28 @@ function linkFormat(documentUrl: string, list: readonly Version[]): string {
 }
 
 /** The triples removed and added between two versions (`?diff=<sha>&to=<sha>`; without `to`, the current document), one per line with `-` or `+`, as text/plain. */
-export async function diff(ctx: Context): Promise<void> {
-  const { relativePath, documentUrl, history, variant } = await historyOf(ctx, 'Read');
+export async function diff(ctx: Context, decided: Decided): Promise<Reply | void> {
+  const { relativePath, documentUrl, history, variant } = historyOf(ctx, decided);
   const query = new URLSearchParams(ctx.querystring);
   const [from, to] = [query.get('diff') ?? '', query.get('to') ?? undefined];
   for (const sha of to === undefined ? [from] : [from, to]) await readableVersion(ctx, history, relativePath, documentUrl, sha);
   const change = await history.diff(relativePath, from, to);
   // the agent is shown the lines it would be shown of either version (an agent document's foaf:mbox only to the agent and its owners)
   const [removed, added] = [change.removed, change.added].map((lines) => linesInView(lines.join('\n'), variant).split('\n').filter(Boolean)) as [string[], string[]];
-  if (negotiate(acceptOf(ctx.headers, ctx.querystring), ['text/plain', HTML]) === HTML) return diffHtml(ctx, documentUrl, from, to, { removed, added });
+  if (decided.type === HTML) return diffHtml(ctx, documentUrl, from, to, { removed, added });
   const lines = [...removed.map((l) => `- ${l}`), ...added.map((l) => `+ ${l}`)];
-  ctx.type = 'text/plain';
-  ctx.body = lines.join('\n') + (lines.length ? '\n' : '');
+  return { contentType: contentTypeOf(PLAIN), body: () => lines.join('\n') + (lines.length ? '\n' : '') };
 }
 
 /** `POST <document>?restore=<sha>` (SPEC §3): one new commit with that version's triples, under the same preconditions as any write. */
-export async function restore(ctx: Context): Promise<void> {
-  const { relativePath, documentUrl, history } = await historyOf(ctx, 'Write');
+export async function restore(ctx: Context, decided: Decided): Promise<void> {
+  const { relativePath, documentUrl, history } = historyOf(ctx, decided);
   admitWrite(ctx, relativePath); // a restore is a write like another: the version restored is no larger than it was
   const sha = new URLSearchParams(ctx.querystring).get('restore') ?? '';
   await readableVersion(ctx, history, relativePath, documentUrl, sha); // what is restored is read first
-  const type = negotiateDocument(acceptOf(ctx.headers, ''), writableTypes) ?? 'not acceptable';
-  const conditions = conditionsOf(ctx.headers);
-  const { etags } = ctx.state.served;
-  const result = await history.restore(relativePath, sha, ctx.state.agent, (current) => checkWrite(conditions, current === undefined ? undefined : etags.of(documentUrl, current, type), () => etags.otherRepresentations(documentUrl, current!, type)));
-  if (result.blobId) ctx.set('ETag', etags.of(documentUrl, result.blobId, type));
+  const conditions = writeConditions(ctx, documentUrl, decided.type);
+  const result = await history.restore(relativePath, sha, ctx.state.agent, conditions);
+  if (result.blobId) ctx.set('ETag', conditions.tagOf(result.blobId));
   ctx.status = result.status === 'created' ? 201 : 204;
   if (result.status === 'created') ctx.set('Location', documentUrl);
   emptyBody(ctx);

@@ -1,15 +1,14 @@
 /**
  * Proactive content negotiation (RFC 9110 §12.5.1) over one list of media types, with
  * LinkedDataHub's `?accept=` override for links in browsers. No Accept header means the first type
- * offered (Turtle for RDF).
+ * offered (Turtle for RDF). Dispatch negotiates (routes.ts, over the offers of offers.ts); handlers
+ * do not.
  */
+import { JSONLD } from '../rdf/media-types.js';
 import Negotiator from 'negotiator';
 import type { IncomingHttpHeaders } from 'node:http';
-import { HTML, JSONLD_COMPACTED, writableTypes } from '../rdf/formats.js';
+import { JSONLD_COMPACTED } from '../rdf/formats.js';
 import { memo } from '../util/memo.js';
-
-/** What a document URL offers: its RDF, and after every RDF type its page (src/pages/), so only a client that prefers it (a browser) gets one. */
-export const DOCUMENT_TYPES: readonly string[] = [...writableTypes, HTML];
 
 export function acceptOf(headers: IncomingHttpHeaders, querystring: string): string | undefined {
   if (querystring === '') return headers.accept;
@@ -47,7 +46,7 @@ export function negotiate(accept: string | undefined, offered: readonly string[]
 function asksCompacted(accept: string): boolean {
   for (const range of accept.match(/(?:[^,"]|"[^"]*")+/g) ?? []) {
     const [type, ...parameters] = range.split(';').map((part) => part.trim());
-    if (type?.toLowerCase() !== 'application/ld+json') continue;
+    if (type?.toLowerCase() !== JSONLD) continue;
     const q = parameters.find((p) => /^q\s*=/i.test(p));
     if (q && Number(q.split('=')[1]) === 0) continue;
     if (parameters.some((p) => /^profile\s*=/i.test(p) && /json-ld#compacted/.test(p))) return true;
@@ -58,5 +57,5 @@ function asksCompacted(accept: string): boolean {
 /** The representation of a document `accept` selects: an RDF type of `offered`, JSON-LD compacted when its profile asks for it. */
 export function negotiateDocument(accept: string | undefined, offered: readonly string[]): string | undefined {
   const type = negotiate(accept, offered);
-  return type === 'application/ld+json' && accept && asksCompacted(accept) ? JSONLD_COMPACTED : type;
+  return type === JSONLD && accept && asksCompacted(accept) ? JSONLD_COMPACTED : type;
 }

@@ -4,14 +4,16 @@
  * account's agent, starts the session, 302 home) and `oauth2/logout` (POST only, 303 home), open to
  * anyone (they are how one stops being anonymous). No code, token or secret reaches a log line or an error message.
  */
+import { TURTLE } from '../rdf/media-types.js';
 import { emptyBody } from './body.js';
 import type Koa from 'koa';
 import { accountAgent, readCookie, serializeCookie, SESSION_COOKIE, type OidcClaims, type OidcLogin } from '../auth/oidc.js';
-import { LodestoneError } from '../errors.js';
+import { isLodestoneError, LodestoneError } from '../errors.js';
+import { createOnly } from '../documents/preconditions.js';
 import { sendError } from './error-middleware.js';
 import { toHttpError } from './http-error.js';
 import type { OidcEndpoints } from './oidc-endpoints.js';
-import type { Context, DataspaceRuntime } from './state.js';
+import type { Context, Decided, DataspaceRuntime } from './state.js';
 
 /** The redirect URI to register with provider `name`. */
 export function oidcCallbackUrl(adminBase: string, name: string): string {
@@ -45,14 +47,14 @@ function unreachable(error: unknown): never {
   throw new LodestoneError('BadGateway', error instanceof Error ? error.message : 'the OpenID provider could not be reached');
 }
 
-export async function oidcLogin(ctx: Context, [name = '']: readonly string[]): Promise<void> {
+export async function oidcLogin(ctx: Context, { captured: [name = ''] }: Decided): Promise<void> {
   const { login } = loginWith(ctx.state.runtime, name);
   const started = await login.login(name).catch(unreachable);
   ctx.append('Set-Cookie', serializeCookie(started.cookie));
   redirect(ctx, started.location);
 }
 
-export async function oidcCallback(ctx: Context, [name = '']: readonly string[]): Promise<void> {
+export async function oidcCallback(ctx: Context, { captured: [name = ''] }: Decided): Promise<void> {
   const { endpoints, login } = loginWith(ctx.state.runtime, name);
   const ended = serializeCookie(login.endLogin(name)); // the login cookie goes, whatever the outcome
   try {
@@ -72,20 +74,17 @@ export async function oidcCallback(ctx: Context, [name = '']: readonly string[])
 async function agentOfAccount(admin: DataspaceRuntime, claims: OidcClaims, log: (line: string) => void, secretary: string | undefined): Promise<string> {
   const agent = accountAgent(claims, admin.documents.base, secretary); // delegates to the secretary, as the owner does (the proxy)
   if (admin.documents.blobId(agent.agentPath) !== undefined) return agent.webId;
-  const exists = new LodestoneError('PreconditionFailed', `${agent.webId} exists`);
   try {
     await admin.documents.write({
       method: 'PUT',
       relativePath: agent.agentPath,
       agent: agent.webId,
-      body: { text: agent.agentTurtle, mediaType: 'text/turtle' },
-      precondition: (current) => {
-        if (current !== undefined) throw exists; // a concurrent login of the same account made it first
-      },
+      body: { text: agent.agentTurtle, mediaType: TURTLE },
+      conditions: createOnly, // a concurrent login of the same account may make it first
     });
     log(`${agent.webId}: a new agent, for an account with the OpenID provider ${claims.provider}`);
   } catch (error) {
-    if (error !== exists) throw error;
+    if (!isLodestoneError(error, 'PreconditionFailed')) throw error;
   }
   return agent.webId;
 }

@@ -7,6 +7,8 @@
  * turn any of it into a page) when the browser says it will show it as a document (Fetch Metadata:
  * `Sec-Fetch-Dest`), so an RDF client still reads an origin's RDF/XML error as it came.
  */
+import { OCTET_STREAM, PLAIN } from '../rdf/media-types.js';
+import { contentTypeOf } from './representations.js';
 import { errorResource } from '../rdf/error-resource.js';
 import { JSONLD, serialiseQuads } from '../rdf/formats.js';
 import type { StoredResponse } from '../net/proxy-cache.js';
@@ -41,9 +43,9 @@ export function originBody(ctx: Context, response: StoredResponse): void {
   const contentType = headers['content-type'];
   const type = mediaType ?? contentType ?? '';
   const markup = contentType !== undefined && (MARKUP.test(type) || (XML.test(type) && SHOWN_AS_DOCUMENT.has(ctx.get('Sec-Fetch-Dest'))));
-  if (contentType) ctx.set('Content-Type', markup ? 'text/plain; charset=utf-8' : contentType);
+  if (contentType) ctx.set('Content-Type', markup ? contentTypeOf(PLAIN) : contentType);
   if (ctx.method === 'HEAD') return;
   if (bytes.length === 0) return emptyBody(ctx);
-  if (!contentType) ctx.type = 'application/octet-stream';
+  if (!contentType) ctx.type = OCTET_STREAM;
   ctx.body = markup ? decodeBody(bytes, charset) : bytes;
 }

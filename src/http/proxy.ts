@@ -21,7 +21,6 @@ import { shippedDocument, type ShippedDocument } from '../net/vocabularies.js';
 import { HTML, NQUADS, NTRIPLES, RDFPOST, readableTypes } from '../rdf/formats.js';
 import { readableResultTypes, resultTypes } from '../rdf/sparql-results.js';
 import { isHtml, type Translation } from '../rdf/translate.js';
-import { requireMode } from './authorize.js';
 import { readBody } from './body.js';
 import { errorType } from './error-middleware.js';
 import { originBody, originErrorPage } from './origin-errors.js';
@@ -29,8 +28,9 @@ import { notAcceptable } from './document-read.js';
 import { normalPath, runtimeFor } from './locate.js';
 import { credentialsCount } from './authenticate.js';
 import { proxiedPage } from './document-pages.js';
-import { acceptOf, DOCUMENT_TYPES, negotiate, negotiateDocument } from './negotiate.js';
-import { checkRead, conditionsOf } from './preconditions.js';
+import { acceptOf } from './negotiate.js';
+import { choose, NARROWER, OFFERS } from './offers.js';
+import { checkRead, conditionsOf } from '../documents/preconditions.js';
 import { contentTypeOf } from './representations.js';
 import type { Context, Handler } from './state.js';
 
@@ -64,13 +64,15 @@ export interface FoundRoute {
   route: { name: string; query?: string; methods: Partial<Record<string, Handler>> };
   captured: readonly string[];
 }
-export type RouteLookup = (runtime: Context['state']['runtime'], relative: string, querystring: string) => FoundRoute | undefined;
+export type RouteLookup<F extends FoundRoute> = (runtime: Context['state']['runtime'], relative: string, querystring: string) => F | undefined;
+/** Answers a request with a row of the route table, as dispatch does (routes.ts). */
+export type AnswerRoute<F extends FoundRoute> = (ctx: Context, found: F) => Promise<void>;
 
 /** The proxy row's handler; `routes` is the route table's lookup (routes.ts), which answers a URL of this dataspace. */
-export async function proxy(ctx: Context, routes: RouteLookup): Promise<void> {
+export async function proxy<F extends FoundRoute>(ctx: Context, routes: RouteLookup<F>, answer: AnswerRoute<F>): Promise<void> {
   const target = targetOf(ctx);
   const { runtime, served } = ctx.state;
-  if (runtimeFor(served.runtimes, target.href) === runtime) return dereference(ctx, target, routes);
+  if (runtimeFor(served.runtimes, target.href) === runtime) return dereference(ctx, target, routes, answer);
   // DESIGN.md, "Origins": another dataspace of this server trusts origins of its own; credentials that would not act there directly do not act there through this proxy
   const there = runtimeFor(served.runtimes, normalPath(target.href));
   const agent = there && !credentialsCount(ctx.req, there.documents.base, served.trusts) ? undefined : ctx.state.agent;
@@ -83,7 +85,7 @@ export async function proxy(ctx: Context, routes: RouteLookup): Promise<void> {
  * control, preconditions and statuses are the direct ones. A path without its slash is read as
  * the document it redirects to.
  */
-async function dereference(ctx: Context, target: URL, routes: RouteLookup): Promise<void> {
+async function dereference<F extends FoundRoute>(ctx: Context, target: URL, routes: RouteLookup<F>, answer: AnswerRoute<F>): Promise<void> {
   const { runtime } = ctx.state;
   const base = runtime.documents.base;
   let relative = (target.origin + target.pathname).slice(base.length);
@@ -95,17 +97,12 @@ async function dereference(ctx: Context, target: URL, routes: RouteLookup): Prom
   if (!found && !relative.endsWith('/')) found = routes(runtime, (relative += '/'), querystring);
   if (!found) throw new LodestoneError('NotFound', `there is nothing at ${target.href}`);
   if (found.route.query === 'proxy') throw new LodestoneError('BadRequest', `${target.href} is itself a proxy request: give the URL it proxies`);
-  const handler = found.route.methods[ctx.method];
-  if (!handler) {
-    const allow = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'].filter((m) => found.route.methods[m]).concat('OPTIONS').join(', ');
-    throw new LodestoneError('MethodNotAllowed', `${ctx.method} is not supported on ${found.route.name} (${target.href}); allowed: ${allow}`, { allow });
-  }
   const received = ctx.req.url;
   ctx.state.url = base + relative;
   ctx.state.relative = relative;
   ctx.querystring = querystring;
   try {
-    await handler(ctx, found.captured);
+    await answer(ctx, found);
   } finally {
     ctx.req.url = received; // the access log and the error handler see the request as it came
   }
@@ -144,9 +141,8 @@ function gatewayError(error: unknown, target: URL): unknown {
 
 /** Requests `target` from its origin (or the cache) as `agent` (anonymous: undefined) and answers with what came back. */
 async function fromOrigin(ctx: Context, target: URL, agent: string | undefined): Promise<void> {
-  const { runtime, served } = ctx.state;
+  const { served } = ctx.state;
   const { outbound } = served;
-  requireMode(await runtime.access.modesOn(runtime, '', ctx.state.agent), 'Read', ctx.state.agent, runtime.documents.base);
   ctx.vary('Accept');
   ctx.set(CONTAINED);
   const method = ctx.method;
@@ -233,14 +229,14 @@ function kindOf(mediaType: string | undefined): Kind {
 /** The representation the client gets of a 2xx body of `kind`: a media type it accepts, or a 406. */
 function chosenType(kind: Kind, accept: string | undefined, origin: string): string {
   if (kind === 'results') {
-    const type = negotiate(accept, resultTypes);
+    const type = choose(NARROWER.results, accept);
     if (!type) throw notAcceptable(resultTypes, { Vary: 'Accept' });
     if (type !== origin && !readableResultTypes.includes(origin)) throw new LodestoneError('BadGateway', `the origin answered ${origin}, which the proxy cannot turn into ${type}; ask for ${origin}`);
     return type;
   }
   // a browser gets Lodestone's page of the RDF (never the remote page itself)
-  const type = negotiateDocument(accept, DOCUMENT_TYPES);
-  if (!type) throw notAcceptable(DOCUMENT_TYPES, { Vary: 'Accept' });
+  const type = choose(OFFERS.document, accept);
+  if (!type) throw notAcceptable(OFFERS.document.types, { Vary: 'Accept' });
   return type;
 }
 

@@ -2,11 +2,14 @@
  * The route table: every path of a dataspace, by method and query kind, with its handler. A path
  * is a document path (ends in `/`; the root document is ``), with or without a history query
  * (`?version=`, `?timemap`, `?timegate`, `?diff=`, `?restore=`), the root with the proxy's `?uri=`
- * (SPEC §4.5), or a system endpoint. `OPTIONS`
- * answers 204 with the row's `Allow` (a row's own OPTIONS handler adds to it); a method the row lacks answers
- * 405 with that `Allow`, before any authorization (the methods of a path are no secret). A path
- * no row takes that does not end in `/` is redirected there (SPEC §4.1, 308). New endpoints are
- * one row each.
+ * (SPEC §4.5), or a system endpoint. Each row declares what it needs (a mode on a target,
+ * authorize.ts) and what it offers (a kind of representation, offers.ts), and dispatch decides
+ * both once, before any handler: 405 with the row's `Allow` for a method it lacks (before any
+ * authorization: the methods of a path are no secret), 204 for OPTIONS, 403, then the type
+ * negotiated (406 for a read when nothing offered is acceptable), `Vary: Accept` where more than
+ * one type is offered. A handler receives the decision and returns the reply it sends (reply.ts)
+ * or answers itself. A path no row takes that does not end in `/` is redirected there (SPEC §4.1,
+ * 308). New endpoints are one row each.
  */
 import { emptyBody } from './body.js';
 import type Koa from 'koa';
@@ -24,7 +27,12 @@ import { settings } from './settings.js';
 import { sparql } from './sparql.js';
 import { staticAsset } from './html.js';
 import { isAdminDataspace } from './dataspace-role.js';
-import type { DataspaceRuntime, Handler, State } from './state.js';
+import type { DataspaceRuntime, Decided, Handler, State } from './state.js';
+import { authorize, holds, type Needs } from './authorize.js';
+import { notAcceptable } from './document-read.js';
+import { acceptOf } from './negotiate.js';
+import { choose, NARROWER, OFFERS, type Offer, type OfferKind } from './offers.js';
+import { send } from './reply.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
@@ -37,6 +45,10 @@ export interface Route {
   path: 'document' | 'root' | string | RegExp;
   /** For document paths: the history query the row answers (none: the current document); `proxy`: the root's `?uri=`. */
   query?: HistoryKind | 'proxy';
+  /** The mode each method needs, and on what. */
+  needs: Needs;
+  /** The kind of representation it answers reads with. */
+  offers: OfferKind;
   methods: Partial<Record<Method, Handler>>;
 }
 
@@ -44,31 +56,35 @@ const METHODS: readonly Method[] = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELE
 
 const current = { GET: readDocument, HEAD: readDocument, PUT: writeDocument, POST: writeDocument, PATCH: writeDocument, OPTIONS: documentOptions };
 const read = (handler: Handler) => ({ GET: handler, HEAD: handler });
-const proxied: Handler = (ctx) => proxy(ctx, routeOf);
+const proxied: Handler = (ctx) => proxy(ctx, routeOf, answerRoute);
+
+const onDocument: Needs = { on: 'document' };
+const endpoint = (mode: Needs['mode']): Needs => ({ on: 'endpoint', mode });
+const open: Needs = { on: 'nothing' };
 
 export const routes: readonly Route[] = [
-  { name: 'the root document', in: 'every', path: 'root', methods: current },
-  { name: 'the Linked Data proxy', in: 'every', path: 'root', query: 'proxy', methods: { ...read(proxied), POST: proxied, PUT: proxied, PATCH: proxied, DELETE: proxied } },
-  { name: 'a document', in: 'every', path: 'document', methods: { ...current, DELETE: deleteDocument } },
-  { name: 'a memento', in: 'every', path: 'document', query: 'version', methods: read(version) },
-  { name: 'a TimeMap', in: 'every', path: 'document', query: 'timemap', methods: read(timemap) },
-  { name: 'a TimeGate', in: 'every', path: 'document', query: 'timegate', methods: read(timegate) },
-  { name: 'a diff of two versions', in: 'every', path: 'document', query: 'diff', methods: read(diff) },
-  { name: 'restoring a version', in: 'every', path: 'document', query: 'restore', methods: { POST: restore } },
-  { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', methods: { ...read(sparql), POST: sparql } },
-  { name: 'the sitemap', in: 'every', path: 'sitemap.xml', methods: read(sitemap) },
-  { name: 'robots.txt', in: 'every', path: 'robots.txt', methods: read(robots) },
-  { name: 'a script or style of the pages', in: 'every', path: /^static\/([^/]*)$/, methods: read(staticAsset) },
-  { name: 'the dataspace’s settings', in: 'every', path: 'settings', methods: { ...read(settings), PATCH: settings } },
-  { name: 'the namespace ontology', in: 'every', path: 'ns', methods: { ...read(namespaceOntology), POST: namespaceOntology } },
-  { name: 'signing up', in: 'admin', path: 'sign%20up', methods: { ...read(signup), POST: signup } },
-  { name: 'an agent’s access', in: 'admin', path: 'access', methods: read(accessEndpoint) },
-  { name: 'an access request', in: 'admin', path: 'access/request', methods: { POST: accessRequest } },
-  { name: 'clearing the cached ontologies', in: 'admin', path: 'clear', methods: { POST: clearOntologies } },
-  { name: 'OpenID Connect login', in: 'admin', path: /^oauth2\/login\/([^/]*)$/, methods: { GET: oidcLogin } },
-  { name: 'the OpenID Connect callback', in: 'admin', path: /^oauth2\/authorize\/([^/]*)$/, methods: { GET: oidcCallback } },
+  { name: 'the root document', in: 'every', path: 'root', needs: onDocument, offers: 'document', methods: current },
+  { name: 'the Linked Data proxy', in: 'every', path: 'root', query: 'proxy', needs: { on: 'proxied' }, offers: 'none', methods: { ...read(proxied), POST: proxied, PUT: proxied, PATCH: proxied, DELETE: proxied } },
+  { name: 'a document', in: 'every', path: 'document', needs: onDocument, offers: 'document', methods: { ...current, DELETE: deleteDocument } },
+  { name: 'a memento', in: 'every', path: 'document', query: 'version', needs: { on: 'document', mode: 'Read' }, offers: 'document', methods: read(version) },
+  { name: 'a TimeMap', in: 'every', path: 'document', query: 'timemap', needs: { on: 'document', mode: 'Read' }, offers: 'timemap', methods: read(timemap) },
+  { name: 'a TimeGate', in: 'every', path: 'document', query: 'timegate', needs: { on: 'document', mode: 'Read' }, offers: 'none', methods: read(timegate) },
+  { name: 'a diff of two versions', in: 'every', path: 'document', query: 'diff', needs: { on: 'document', mode: 'Read' }, offers: 'diff', methods: read(diff) },
+  { name: 'restoring a version', in: 'every', path: 'document', query: 'restore', needs: { on: 'document', mode: 'Write' }, offers: 'document', methods: { POST: restore } },
+  { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', needs: endpoint('Read'), offers: 'answers', methods: { ...read(sparql), POST: sparql } },
+  { name: 'the sitemap', in: 'every', path: 'sitemap.xml', needs: open, offers: 'none', methods: read(sitemap) },
+  { name: 'robots.txt', in: 'every', path: 'robots.txt', needs: open, offers: 'none', methods: read(robots) },
+  { name: 'a script or style of the pages', in: 'every', path: /^static\/([^/]*)$/, needs: open, offers: 'asset', methods: read(staticAsset) },
+  { name: 'the dataspace’s settings', in: 'every', path: 'settings', needs: endpoint({ GET: 'Read', HEAD: 'Read', PATCH: 'Write' }), offers: 'graph', methods: { ...read(settings), PATCH: settings } },
+  { name: 'the namespace ontology', in: 'every', path: 'ns', needs: endpoint('Read'), offers: 'answers', methods: { ...read(namespaceOntology), POST: namespaceOntology } },
+  { name: 'signing up', in: 'admin', path: 'sign%20up', needs: endpoint({ GET: 'Read', HEAD: 'Read', POST: 'Append' }), offers: 'page', methods: { ...read(signup), POST: signup } },
+  { name: 'an agent’s access', in: 'admin', path: 'access', needs: endpoint('Read'), offers: 'graph', methods: read(accessEndpoint) },
+  { name: 'an access request', in: 'admin', path: 'access/request', needs: { on: 'endpoint', mode: 'Append', agent: true }, offers: 'none', methods: { POST: accessRequest } },
+  { name: 'clearing the cached ontologies', in: 'admin', path: 'clear', needs: endpoint('Write'), offers: 'none', methods: { POST: clearOntologies } },
+  { name: 'OpenID Connect login', in: 'admin', path: /^oauth2\/login\/([^/]*)$/, needs: open, offers: 'none', methods: { GET: oidcLogin } },
+  { name: 'the OpenID Connect callback', in: 'admin', path: /^oauth2\/authorize\/([^/]*)$/, needs: open, offers: 'none', methods: { GET: oidcCallback } },
   // by POST only: a GET would let any page, link or image end a visitor's session
-  { name: 'OpenID Connect logout', in: 'admin', path: 'oauth2/logout', methods: { POST: oidcLogout } },
+  { name: 'OpenID Connect logout', in: 'admin', path: 'oauth2/logout', needs: open, offers: 'none', methods: { POST: oidcLogout } },
 ];
 
 /** The methods a row answers, in the usual order, OPTIONS included. */
@@ -105,17 +121,43 @@ export function dispatch(): Koa.Middleware<State> {
     }
     const found = routeOf(ctx.state.runtime, ctx.state.relative, ctx.querystring);
     if (!found) return redirectToSlash(ctx);
-    const { route, captured } = found;
-    const handler = route.methods[ctx.method as Method];
-    const allow = allowOf(route);
-    if (ctx.method === 'OPTIONS') ctx.set('Allow', allow);
-    if (handler) return handler(ctx, captured);
+    await answerRoute(ctx, found);
+  };
+}
+
+const READS = new Set(['GET', 'HEAD']);
+
+/** What a row offers a request: a write is answered with the validator of its RDF, a HEAD that may not read gets no page. */
+export function offerFor(route: Route, method: string, modes: ReadonlySet<import('../access/access-control.js').Mode>): Offer {
+  if (route.offers !== 'document') return OFFERS[route.offers];
+  return READS.has(method) && (method === 'GET' || holds(modes, 'Read')) ? OFFERS.document : NARROWER.rdf;
+}
+
+/** Answers a request with the row `found`: 405 or OPTIONS, authorization, negotiation, then its handler and its reply. */
+export async function answerRoute(ctx: Koa.ParameterizedContext<State>, found: { route: Route; captured: readonly string[] }): Promise<void> {
+  const { route, captured } = found;
+  const handler = route.methods[ctx.method as Method];
+  const allow = allowOf(route);
+  if (ctx.method === 'OPTIONS') ctx.set('Allow', allow);
+  if (!handler) {
     if (ctx.method === 'OPTIONS') {
       ctx.status = 204;
       return;
     }
     throw new LodestoneError('MethodNotAllowed', `${ctx.method} is not supported on ${route.name}; allowed: ${allow}`, { allow });
-  };
+  }
+  const { modes, path } = ctx.method === 'OPTIONS' ? { modes: new Set<never>(), path: '' } : await authorize(ctx, route.needs);
+  const offer = offerFor(route, ctx.method, modes);
+  const accept = acceptOf(ctx.headers, ctx.querystring);
+  const type = choose(offer, accept);
+  if (offer.types.length > 1 && ctx.method !== 'OPTIONS') ctx.vary('Accept');
+  // a write has no representation to refuse: it is answered with the validator of the RDF its Accept selects, if any
+  if (type === undefined && offer.fallback === undefined && offer.types.length > 0 && READS.has(ctx.method) && route.offers !== 'answers') {
+    throw notAcceptable(offer.types, { Vary: 'Accept' });
+  }
+  const decided: Decided = { captured, modes, path, type, accept };
+  const reply = await handler(ctx, decided);
+  if (reply) await send(ctx, reply);
 }
 
 /** SPEC §4.1: a document URL ends in a slash; another form is redirected there, its query kept. */

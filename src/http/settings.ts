@@ -8,31 +8,30 @@
  * are cleared, so the change is seen by the next request. `If-Match`, when sent, must hold the
  * current ETag of the representation the request's Accept selects.
  */
+import { SPARQL_UPDATE } from '../rdf/media-types.js';
 import { LodestoneError } from '../errors.js';
 import { canonicalNTriples } from '../rdf/canonical.js';
 import { parseRdf, tripleLine } from '../rdf/ntriples.js';
 import { boundNesting } from '../rdf/sparql-text.js';
 import { installPackage, removePackage } from '../ontology/packages.js';
 import { importsOf } from '../settings.js';
-import { modesOnEndpoint, requireMode } from './authorize.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { isAdminDataspace } from './dataspace-role.js';
-import { SPARQL_UPDATE } from './document-read.js';
-import { contentVersion, graphRepresentation, sendGraph } from './graph-reply.js';
-import { conditionsOf, mismatch } from './preconditions.js';
-import type { Context } from './state.js';
+import { contentVersion, graphReply, graphTag } from './graph-reply.js';
+import { conditionsOf, mismatch } from '../documents/preconditions.js';
+import type { Reply } from './reply.js';
+import type { Context, Decided } from './state.js';
 
 /** GET, HEAD and PATCH of `<base>settings`: the route table's handler. */
-export async function settings(ctx: Context): Promise<void> {
+export async function settings(ctx: Context, { type }: Decided): Promise<Reply | void> {
   const { runtime, agent, served } = ctx.state;
   const base = runtime.documents.base;
   const url = base + 'settings';
   const store = served.settings;
   if (!store) throw new LodestoneError('NotFound', `${url}: this server has no system configuration`);
-  requireMode(await modesOnEndpoint(runtime.access, url, agent), ctx.method === 'PATCH' ? 'Write' : 'Read', agent, url);
   const current = await canonicalNTriples(await store.description(base));
   const version = contentVersion('settings', current);
-  if (ctx.method !== 'PATCH') return sendGraph(ctx, url, version, current);
+  if (ctx.method !== 'PATCH') return graphReply(ctx, url, version, current, type!);
 
   if (isAdminDataspace(runtime)) throw new LodestoneError('ConstraintViolation', `the settings of an admin dataspace cannot be edited (SPEC §4.7); edit those of its end-user dataspace`);
   if (mediaTypeOf(ctx) !== SPARQL_UPDATE) throw new LodestoneError('UnsupportedMediaType', `send one SPARQL update as ${SPARQL_UPDATE}`);
@@ -40,7 +39,7 @@ export async function settings(ctx: Context): Promise<void> {
   boundNesting(update, 'the update', 'InvalidUpdate');
   const conditions = conditionsOf(ctx.headers);
   if (conditions.ifMatch) {
-    const { tag } = graphRepresentation(ctx, url, version);
+    const tag = graphTag(ctx, url, version, type);
     if (!conditions.ifMatch.some((t) => t === '*' || t === tag)) throw new LodestoneError('PreconditionFailed', mismatch(conditions.ifMatch, undefined), { etag: tag });
   }
   const admin = served.runtimes.find((r) => r.access === runtime.access && isAdminDataspace(r))?.documents;
@@ -61,6 +60,6 @@ export async function settings(ctx: Context): Promise<void> {
   runtime.access.refresh(); // and access control the class hierarchy of the packages imported now
   const after = await canonicalNTriples(await store.description(base));
   ctx.status = 204;
-  ctx.set('ETag', graphRepresentation(ctx, url, contentVersion('settings', after)).tag);
+  ctx.set('ETag', graphTag(ctx, url, contentVersion('settings', after), type));
   emptyBody(ctx);
 }

@@ -3,6 +3,7 @@
  * sitemap lists what the public read rules of the dataspace's own admin cover, with each
  * document's dct:modified; an admin dataspace, or one with nothing public, has none.
  */
+import { PLAIN, XML } from '../rdf/media-types.js';
 import { LodestoneError } from '../errors.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import type { Context, DataspaceRuntime } from './state.js';
@@ -26,13 +27,13 @@ export async function sitemap(ctx: Context): Promise<void> {
       return `  <url><loc>${escapeXml(url)}</loc>${modified ? `<lastmod>${escapeXml(modified)}</lastmod>` : ''}</url>`;
     }),
   );
-  ctx.type = 'application/xml';
+  ctx.type = XML;
   ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries.join('\n')}\n</urlset>\n`;
 }
 
 export async function robots(ctx: Context): Promise<void> {
   const { runtime } = ctx.state;
   const open = (await publicDocuments(runtime)).length > 0;
-  ctx.type = 'text/plain';
+  ctx.type = PLAIN;
   ctx.body = open ? `User-agent: *\nAllow: /\nSitemap: ${runtime.documents.base}sitemap.xml\n` : 'User-agent: *\nDisallow: /\n';
 }

@@ -1,4 +1,5 @@
 /** The query page of `<base>sparql` for browsers (src/pages/sparql-page.ts draws it; the page drawer, a large answer in a worker). */
+import { RESULTS_CSV, RESULTS_JSON, RESULTS_TSV, RESULTS_XML } from '../rdf/media-types.js';
 import type { Drawing } from '../pages/draw.js';
 import { messages } from '../pages/messages.js';
 import { DOCUMENT_FORMATS } from './document-pages.js';
@@ -6,10 +7,10 @@ import { frameDataOf, sendPage } from './html.js';
 import type { Context } from './state.js';
 
 const RESULT_NAMES: Record<string, string> = {
-  'application/sparql-results+json': 'JSON',
-  'application/sparql-results+xml': 'XML',
-  'text/csv': 'CSV',
-  'text/tab-separated-values': 'TSV',
+  [RESULTS_JSON]: 'JSON',
+  [RESULTS_XML]: 'XML',
+  [RESULTS_CSV]: 'CSV',
+  [RESULTS_TSV]: 'TSV',
 };
 
 const ROWS_PER_PAGE = 50;

@@ -7,21 +7,21 @@
  * indexed commit) and carry `Age` (SPEC §8.5). The index first catches up with HEAD, so a client
  * reads its own writes. `GET` without a query answers the endpoint's Service Description.
  */
+import { FORM, RESULTS_CSV, RESULTS_TSV, SPARQL_QUERY, SPARQL_UPDATE } from '../rdf/media-types.js';
 import { isLodestoneError, LodestoneError } from '../errors.js';
 import { sparqlHtml } from './sparql-pages.js';
-import { HTML, NTRIPLES, serialiseQuads, writableTypes } from '../rdf/formats.js';
-import { RESULTS_JSON, resultTypes } from '../rdf/sparql-results.js';
-import { FORM, decodeUtf8, mediaTypeOf, readBody } from './body.js';
+import { HTML, NTRIPLES, serialiseQuads } from '../rdf/formats.js';
+import { RESULTS_JSON } from '../rdf/sparql-results.js';
+import { decodeUtf8, mediaTypeOf, readBody } from './body.js';
 import { notAcceptable } from './document-read.js';
-import { acceptOf, negotiate } from './negotiate.js';
+import { choose, NARROWER } from './offers.js';
+import type { Reply } from './reply.js';
 import { contentTypeOf } from './representations.js';
 import { serviceDescription } from './service-description.js';
-import type { Context, Served } from './state.js';
-import { modesOnEndpoint, requireMode } from './authorize.js';
+import type { Context, Decided, Served } from './state.js';
 import type { CachedAnswer } from './read-caches.js';
 import { boundNesting, type QueryShape } from '../rdf/sparql-text.js';
 
-const SPARQL_QUERY = 'application/sparql-query';
 
 interface Protocol {
   query: string;
@@ -41,7 +41,7 @@ export async function protocolRequest(ctx: Context, bodyLimit: number, refuseUpd
     const text = decodeUtf8(await readBody(ctx.req, bodyLimit));
     if (type === SPARQL_QUERY) query = text;
     else if (type === FORM) params = new URLSearchParams(text);
-    else if (type === 'application/sparql-update') throw refuseUpdate(new LodestoneError('UnsupportedMediaType', 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH'));
+    else if (type === SPARQL_UPDATE) throw refuseUpdate(new LodestoneError('UnsupportedMediaType', 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH'));
     else throw new LodestoneError('UnsupportedMediaType', `send the query as ${SPARQL_QUERY} or ${FORM}`);
     if (params.has('update')) throw refuseUpdate(new LodestoneError('BadRequest', 'SPARQL Update is not accepted: write documents with PUT, POST or PATCH'));
   }
@@ -72,8 +72,8 @@ function restrict(readable: string[], asked: { defaultGraphs: string[]; namedGra
 /** An ASK result in CSV or TSV as Jena writes and reads it (a header naming `_askResult`); other formats as Oxigraph writes them. */
 export function askBody(result: string, type: string): string {
   const value = result.trim().split(/\s+/).pop() ?? result;
-  if (type === 'text/csv') return `_askResult\r\n${value}\r\n`;
-  if (type === 'text/tab-separated-values') return `?_askResult\n${value}\n`;
+  if (type === RESULTS_CSV) return `_askResult\r\n${value}\r\n`;
+  if (type === RESULTS_TSV) return `?_askResult\n${value}\n`;
   return result;
 }
 
@@ -92,33 +92,27 @@ export async function shapeOf(served: Served, query: string, base: string, refus
 }
 
 /** The Service Description, in the RDF format asked for (Turtle when none of them is: probes get an answer). */
-async function describe(ctx: Context, endpoint: string): Promise<void> {
-  const type = negotiate(acceptOf(ctx.headers, ctx.querystring), writableTypes) ?? writableTypes[0]!;
-  ctx.vary('Accept');
-  ctx.type = contentTypeOf(type);
-  ctx.body = await serialiseQuads(serviceDescription(endpoint), type);
+function describe(endpoint: string, accept: string | undefined): Reply {
+  const type = choose(NARROWER.graphs, accept) ?? NARROWER.graphs.types[0]!;
+  return { contentType: contentTypeOf(type), body: () => serialiseQuads(serviceDescription(endpoint), type) };
 }
 
 /** GET, HEAD and POST of `<base>sparql`: the route table's handler. */
-export async function sparql(ctx: Context): Promise<void> {
-  const { runtime, agent, served } = ctx.state;
+export async function sparql(ctx: Context, { type: chosen, accept }: Decided): Promise<Reply | void> {
+  const { runtime, served } = ctx.state;
   const { documents } = runtime;
   const endpoint = documents.base + 'sparql';
-  requireMode(await modesOnEndpoint(runtime.access, endpoint, agent), 'Read', agent, endpoint);
-  const accept = acceptOf(ctx.headers, ctx.querystring);
-  const page = negotiate(accept, [...resultTypes, ...writableTypes, HTML]) === HTML; // a browser: the query page
-  if (ctx.method !== 'POST' && !new URLSearchParams(ctx.querystring).has('query')) return page ? queryPage(ctx, endpoint) : describe(ctx, endpoint);
+  const page = chosen === HTML; // a browser: the query page
+  if (ctx.method !== 'POST' && !new URLSearchParams(ctx.querystring).has('query')) return page ? queryPage(ctx, endpoint) : describe(endpoint, accept);
   const request = await protocolRequest(ctx, served.bodyLimit);
   if (page) return queryPage(ctx, endpoint, request);
   const shape = await shapeOf(served, request.query, documents.base);
-  const offered = shape.graphResult ? writableTypes : resultTypes;
-  const type = negotiate(accept, offered);
-  ctx.vary('Accept');
-  if (!type) throw notAcceptable(offered);
+  const offer = shape.graphResult ? NARROWER.graphs : NARROWER.results;
+  const type = choose(offer, accept);
+  if (!type) throw notAcceptable(offer.types);
   const entry = await answer(ctx, request, shape, type);
-  ctx.set('Age', String(Math.floor((Date.now() - entry.at) / 1000))); // SPEC §8.5
-  ctx.type = contentTypeOf(entry.type);
-  ctx.body = entry.body;
+  // SPEC §8.5
+  return { headers: { Age: String(Math.floor((Date.now() - entry.at) / 1000)) }, contentType: contentTypeOf(entry.type), body: () => entry.body };
 }
 
 /** The query's answer in `type`: from the cache, or run on a query lane over the documents the agent may read. */
@@ -165,5 +159,5 @@ async function queryPage(ctx: Context, endpoint: string, request?: Protocol): Pr
 
 /** The formats an answer can be downloaded in. */
 function shapeFormats(graph: boolean | undefined): readonly string[] {
-  return graph ? writableTypes : resultTypes;
+  return (graph ? NARROWER.graphs : NARROWER.results).types;
 }

@@ -4,6 +4,7 @@ import type { Outbound } from '../net/outbound.js';
 import type { QueryShape } from '../rdf/sparql-text.js';
 import type { Translation } from '../rdf/translate.js';
 import type { DataspaceRuntime } from '../runtime.js';
+import type { Mode } from '../access/access-control.js';
 import type { SystemSettings } from '../settings.js';
 import type { OriginTrust } from './origins.js';
 import type { PageDrawer } from './page-drawer.js';
@@ -57,5 +58,34 @@ export interface State {
 
 /** The context of a request inside a route (Koa's, with this state). */
 export type Context = import('koa').ParameterizedContext<State>;
-/** A route's handler: the request, and what the row's path pattern captured. */
-export type Handler = (ctx: Context, captured: readonly string[]) => Promise<void>;
+/** What a read answers, as a value: `send` (reply.ts) judges its preconditions and sends it. */
+export interface Reply {
+  /** 200 unless said. */
+  status?: number;
+  headers?: Record<string, string>;
+  /** The Content-Type of the body (sent with a 200, not with a 304 or an error). */
+  contentType?: string;
+  /** The strong ETag of what is sent: preconditions are judged against it. */
+  etag?: string;
+  /** The ETags of the other representations of the same version, by media type (to say why an If-Match failed). */
+  others?: () => ReadonlyMap<string, string>;
+  /** The body, made only when one is sent. */
+  body?: () => Promise<Buffer | string> | Buffer | string;
+}
+
+/** What dispatch decided of a request before its handler (routes.ts): the row's authorization and negotiation. */
+export interface Decided {
+  /** What the row's path pattern captured. */
+  captured: readonly string[];
+  /** The modes the agent holds on the row's target (none for a public row). */
+  modes: ReadonlySet<Mode>;
+  /** The canonical path of the request's document (document rows), else ''. */
+  path: string;
+  /** The media type negotiated from the row's offer; undefined when nothing offered is acceptable (a write, a query's answer). */
+  type: string | undefined;
+  /** The Accept negotiated with (`?accept=` or the header), for a handler that narrows the offer once it knows more (offers.ts). */
+  accept: string | undefined;
+}
+
+/** A route's handler: the request and what dispatch decided; it returns the reply to send (reply.ts), or answers itself. */
+export type Handler = (ctx: Context, decided: Decided) => Promise<Reply | void>;

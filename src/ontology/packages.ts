@@ -50,7 +50,7 @@ export async function fetchPackage(ontology: NamespaceOntology, packageIri: stri
 export async function installPackage(ontology: NamespaceOntology, admin: DocumentService, packageIri: string, agent: string | undefined): Promise<void> {
   const path = packagePath(packageIri);
   const ntriples = await fetchPackage(ontology, packageIri, admin.url(path));
-  const put = (relativePath: string, text: string) => admin.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: NTRIPLES }, precondition: () => undefined });
+  const put = (relativePath: string, text: string) => admin.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: NTRIPLES } });
   if (admin.blobId('packages/') === undefined) await put('packages/', `<${admin.url('packages/')}> <${ns.rdf}type> <${ns.dh}Container> .\n<${admin.url('packages/')}> <${ns.dct}title> "Packages" .\n`);
   await put(path, ntriples);
 }
@@ -59,5 +59,5 @@ export async function installPackage(ontology: NamespaceOntology, admin: Documen
 export async function removePackage(admin: DocumentService, packageIri: string, agent: string | undefined): Promise<void> {
   const path = packagePath(packageIri);
   if (admin.blobId(path) === undefined) return;
-  await admin.write({ method: 'DELETE', relativePath: path, agent, precondition: () => undefined });
+  await admin.write({ method: 'DELETE', relativePath: path, agent });
 }

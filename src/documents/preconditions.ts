@@ -4,7 +4,9 @@
  * as none); ETags are strong and per representation. If-Match compares strongly, If-None-Match
  * weakly (RFC 9110 §8.8.3.2, §13.1.1–2: `W/"x"` matches `"x"` there). A 412 says why the ETag did
  * not match: not an ETag at all, a weak one, the ETag of another representation of the document,
- * or one the document has moved on from.
+ * or one the document has moved on from. A write carries its conditions as a value
+ * (`WriteConditions`, as the Community Solid Server's BasicConditions), which the document service
+ * judges under its lock against the version it is about to replace.
  */
 import { LodestoneError } from '../errors.js';
 
@@ -85,3 +87,30 @@ export function checkRead(conditions: Conditions, current: string): 'ok' | 'not-
   if (conditions.ifNoneMatch && matchesWeakly(conditions.ifNoneMatch, current)) return 'not-modified';
   return 'ok';
 }
+
+/** How the validator of a document version is made: its ETag in the representation the write's Accept selects, and in the others. */
+export interface Validator {
+  of(blobId: string): string;
+  others(blobId: string): ReadonlyMap<string, string>;
+}
+
+/** The preconditions of one write, judged where the document lives (document-service.ts) against its current version. */
+export class WriteConditions {
+  constructor(
+    readonly conditions: Conditions,
+    private readonly validator: Validator,
+  ) {}
+
+  /** Throws 412 or 428 unless the write may replace `current` (a blob id; undefined: no document). */
+  check(current: string | undefined): void {
+    checkWrite(this.conditions, current === undefined ? undefined : this.validator.of(current), () => this.validator.others(current!));
+  }
+
+  /** The validator of the version a write leaves. */
+  tagOf(blobId: string): string {
+    return this.validator.of(blobId);
+  }
+}
+
+/** `If-None-Match: *`, for a write of the server's own that creates a document only if there is none (a 412 otherwise). */
+export const createOnly = new WriteConditions({ ifMatch: undefined, ifNoneMatch: ['*'] }, { of: (blobId) => `"${blobId}"`, others: () => new Map() });
