@@ -13,6 +13,7 @@ import type { ChildList } from '../pages/document-page.js';
 import type { Drawing, FrameData } from '../pages/draw.js';
 import { diffPage, timemapPage } from '../pages/history-page.js';
 import { JSONLD_COMPACTED, TURTLE, writableTypes } from '../rdf/formats.js';
+import { firstLines, hasTriple } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
 import { holds } from './authorize.js';
 import { documentLinks, linesInView, viewOf } from './document-read.js';
@@ -38,12 +39,7 @@ const TRIPLES_PER_PAGE = 3_000;
 
 /** The triples a page draws (canonical lines are sorted, so a subject's triples stay together), and how many there are when that is not all. */
 function shownTriples(ntriples: string): { ntriples: string; truncated?: { shown: number; total: number } } {
-  let end = -1;
-  let count = 0;
-  while (count < TRIPLES_PER_PAGE && (end = ntriples.indexOf('\n', end + 1)) >= 0) count++;
-  if (end < 0 || end === ntriples.length - 1) return { ntriples };
-  const total = count + ntriples.slice(end + 1).split('\n').filter(Boolean).length;
-  return { ntriples: ntriples.slice(0, end + 1), truncated: { shown: count, total } };
+  return firstLines(ntriples, TRIPLES_PER_PAGE);
 }
 
 /** The children of a container to show: a page of those the agent may read, counted and ordered over those only. */
@@ -69,7 +65,7 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
   const canonical = document.bytes.toString('utf8');
   const text = linesInView(canonical, viewOf(runtime, relativePath, agent, modes));
   const write = holds(modes, 'Write');
-  const container = documentUrl === runtime.documents.base || text.includes(`<${documentUrl}> <${ns.rdf}type> <${ns.dh}Container> .`);
+  const container = documentUrl === runtime.documents.base || hasTriple(text, documentUrl, ns.rdf + 'type', ns.dh + 'Container');
   const children = container ? await childList(ctx, documentUrl) : undefined;
   // the page echoes only what it reads of the query (a container's order and page): any other query string is the same page
   const frame = await frameDataOf(ctx, children ? { order: children.order, page: String(children.page) } : {});

@@ -9,6 +9,7 @@ import { LINK_FORMAT } from '../rdf/media-types.js';
 import { emptyBody } from './body.js';
 import { closestVersion, timemapGraph, type DocumentHistory, type Version } from '../documents/history.js';
 import { LodestoneError } from '../errors.js';
+import { linesOf } from '../rdf/canonical-lines.js';
 import { HTML, PLAIN, serialiseQuads } from '../rdf/formats.js';
 import { httpDate, linesInView, mementoReply, sharedView, versionLinks, viewOf } from './document-read.js';
 import { admitWrite, readReply, writeConditions } from './documents.js';
@@ -139,7 +140,7 @@ export async function diff(ctx: Context, decided: Decided): Promise<Reply | void
   for (const sha of to === undefined ? [from] : [from, to]) await readableVersion(ctx, history, relativePath, documentUrl, sha);
   const change = await history.diff(relativePath, from, to);
   // the agent is shown the lines it would be shown of either version (an agent document's foaf:mbox only to the agent and its owners)
-  const [removed, added] = [change.removed, change.added].map((lines) => linesInView(lines.join('\n'), variant).split('\n').filter(Boolean)) as [string[], string[]];
+  const [removed, added] = [change.removed, change.added].map((lines) => linesOf(linesInView(lines.join('\n'), variant))) as [string[], string[]];
   if (decided.type === HTML) return diffHtml(ctx, documentUrl, from, to, { removed, added });
   const lines = [...removed.map((l) => `- ${l}`), ...added.map((l) => `+ ${l}`)];
   return { contentType: contentTypeOf(PLAIN), body: () => lines.join('\n') + (lines.length ? '\n' : '') };

@@ -2,7 +2,7 @@
  * Reading canonical N-Triples (a document's file: one triple a line, sorted, no duplicates) as
  * text, without a parse: the lines about a subject, the IRI, literal or any objects of a subject and
  * predicate, the IRI statements of a predicate, a triple's presence, a literal rewritten, the lines
- * a predicate is absent from, and the difference of two versions. Every scan of stored document text goes
+ * a predicate is absent from, the first lines of a document, and the difference of two versions. Every scan of stored document text goes
  * through here, so the line format is known in one place. Only the IRIs given are matched: the
  * caller passes IRIs that need no escaping (a document URL, a vocabulary term).
  */
@@ -142,9 +142,30 @@ export function withoutPredicate(ntriples: string, predicate: string): string {
     .join('\n');
 }
 
+/** The first `max` lines of `ntriples` (a subject's lines stay together, sorted as they are), and how many lines there are in all when that is not all. */
+export function firstLines(ntriples: string, max: number): { ntriples: string; truncated?: { shown: number; total: number } } {
+  let end = -1;
+  let count = 0;
+  while (count < max && (end = ntriples.indexOf('\n', end + 1)) >= 0) count++;
+  if (end < 0 || end === ntriples.length - 1) return { ntriples };
+  let total = count;
+  for (let at = end + 1; at < ntriples.length; ) {
+    const next = ntriples.indexOf('\n', at);
+    if (next !== at) total++;
+    if (next < 0) break;
+    at = next + 1;
+  }
+  return { ntriples: ntriples.slice(0, end + 1), truncated: { shown: count, total } };
+}
+
+/** The lines of `ntriples`, empty ones left out. */
+export function linesOf(ntriples: string): string[] {
+  return ntriples.split('\n').filter(Boolean);
+}
+
 /** The triples of `to` that `from` lacks (added) and the triples of `from` that `to` lacks (removed), each in file order. */
 export function lineDifference(from: string, to: string): { removed: string[]; added: string[] } {
-  const lines = (text: string) => new Set(text.split('\n').filter(Boolean));
+  const lines = (text: string) => new Set(linesOf(text));
   const before = lines(from);
   const after = lines(to);
   return { removed: [...before].filter((l) => !after.has(l)), added: [...after].filter((l) => !before.has(l)) };
