@@ -126,22 +126,6 @@ function stored(response: SafeResponse): StoredResponse {
   return { url, status, headers: flatHeaders(response.headers), bytes, mediaType: mediaType?.toLowerCase(), charset };
 }
 
-/** A refusal of the guarded fetch, as the proxy answers it: the client's URL is at fault (400), or the origin (502, 504). */
-function gatewayError(error: unknown, target: URL): unknown {
-  if (!isLodestoneError(error)) return error;
-  switch (error.data.reason) {
-    case 'too-large':
-      return new LodestoneError('BadGateway', `${target.href} answered with more than 2 MiB; the proxy reads no more`);
-    case 'timeout':
-      return new LodestoneError('GatewayTimeout', error.message);
-    case 'unreachable':
-    case 'redirects':
-      return new LodestoneError('BadGateway', error.message);
-    default:
-      return error; // the URL may not be requested: 400, and nothing was sent
-  }
-}
-
 /** Requests `target` from its origin (or the cache) as `agent` (anonymous: undefined) and answers with what came back. */
 async function fromOrigin(ctx: Context, target: URL, agent: string | undefined): Promise<void> {
   const { runtime, served } = ctx.state;
@@ -174,12 +158,8 @@ async function fromOrigin(ctx: Context, target: URL, agent: string | undefined):
   if (!response) {
     const revalidating = hit && !hit.fresh ? hit : undefined;
     const sentMethod = revalidating ? 'GET' : method;
-    let sent: SafeResponse;
-    try {
-      sent = await outbound.send(target.href, { method: sentMethod, headers: revalidating ? { ...headers, ...revalidating.validators } : headers, body, identity });
-    } catch (error) {
-      throw gatewayError(error, target);
-    }
+    // a refusal comes as the proxy answers it (safe-fetch.ts): 400 for the client's URL, 502 or 504 for the origin
+    const sent = await outbound.send(target.href, { method: sentMethod, headers: revalidating ? { ...headers, ...revalidating.validators } : headers, body, identity });
     const answered = stored(sent);
     if (revalidating) variant = outbound.cache.revalidated(agent, request, revalidating.variant, answered);
     if (!variant && cacheable && sentMethod === 'GET') variant = outbound.cache.store(agent, request, answered);

@@ -6,11 +6,11 @@
  * composition root; the limits of a proxied request are declared here.
  */
 import { ProxyCache } from './proxy-cache.js';
-import { safeRequest, type SafeFetchOptions, type SafeRequestOptions, type SafeResponse } from './safe-fetch.js';
+import { FETCH_LIMITS, safeRequest, type SafeFetchOptions, type SafeRequestOptions, type SafeResponse } from './safe-fetch.js';
 import { Vocabularies } from './vocabularies.js';
 
-/** SPEC §4.5 limits: a response past 2 MiB is a 502; a connection within 5 s; the whole exchange within 30 s (a remote query may take a while). */
-export const PROXY_LIMITS: Readonly<{ maxBytes: number; connectTimeoutMs: number; timeoutMs: number }> = { maxBytes: 2 * 1024 * 1024, connectTimeoutMs: 5_000, timeoutMs: 30_000 };
+/** SPEC §4.5 limits: those of every outgoing request (a response past FETCH_LIMITS.maxBytes is a 502), but the whole exchange within 30 s (a remote query may take a while). */
+export const PROXY_LIMITS: Readonly<Pick<SafeFetchOptions, 'maxBytes' | 'connectTimeoutMs' | 'timeoutMs'>> = { maxBytes: FETCH_LIMITS.maxBytes, connectTimeoutMs: FETCH_LIMITS.connectTimeoutMs, timeoutMs: 30_000 };
 
 export interface Credentials {
   webId: string;
