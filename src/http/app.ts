@@ -11,7 +11,7 @@ import type { IssueCredentials } from '../auth/signup.js';
 import type { Composer } from '../documents/composer.js';
 import type { SystemSettings } from '../settings.js';
 import { LodestoneError } from '../errors.js';
-import type { Outbound } from '../net/outbound.js';
+import type { Outbound } from '../proxy/outbound.js';
 import { credentialsCount, type Authenticator } from './authenticate.js';
 import type { PageDrawer } from './page-drawer.js';
 import type { ReadCaches } from './read-caches.js';

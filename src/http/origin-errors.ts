@@ -9,7 +9,7 @@
  */
 import { errorResource } from '../rdf/error-resource.js';
 import { JSONLD, serialiseQuads } from '../rdf/formats.js';
-import type { StoredResponse } from '../net/proxy-cache.js';
+import type { StoredResponse } from '../proxy/cache.js';
 import { decodeBody } from '../net/safe-fetch.js';
 import { emptyBody } from './body.js';
 import { errorHtml } from './html.js';

@@ -13,14 +13,10 @@
  * Reaching an origin needs acl:Read on the dataspace (its root document): the proxy reads through
  * the dataspace, for those who may read it.
  */
-import type { IncomingHttpHeaders } from 'node:http';
-import { LodestoneError, isLodestoneError } from '../errors.js';
-import type { CacheRequest, CachedVariant, StoredResponse } from '../net/proxy-cache.js';
-import { decodeBody, type SafeResponse } from '../net/safe-fetch.js';
-import { shippedDocument, type ShippedDocument } from '../net/vocabularies.js';
-import { HTML, NQUADS, NTRIPLES, RDFPOST, readableTypes } from '../rdf/formats.js';
+import { LodestoneError } from '../errors.js';
+import { ask, forPage, forwardedHeaders, shippedAnswer, shippedDocument, translated, type Kind, type OriginAnswer, type ShippedDocument } from '../proxy/service.js';
+import { HTML, NQUADS, NTRIPLES } from '../rdf/formats.js';
 import { readableResultTypes, resultTypes } from '../rdf/sparql-results.js';
-import { isHtml, type Translation } from '../rdf/translate.js';
 import { requireMode } from './authorize.js';
 import { readBody } from './body.js';
 import { errorType } from './error-middleware.js';
@@ -34,14 +30,6 @@ import { checkRead, conditionsOf } from './preconditions.js';
 import { contentTypeOf } from './representations.js';
 import type { Context, Handler } from './state.js';
 
-/** The origin's response headers that reach the client (SPEC §4.5.5–7, and what a write's answer needs). */
-const FORWARDED = ['etag', 'last-modified', 'link', 'location', 'content-location', 'content-language', 'allow', 'accept-patch', 'accept-post', 'retry-after', 'memento-datetime', 'preference-applied'];
-/** SPEC §4.5.5: the client's preconditions go to the origin as they came, to be evaluated there. */
-const PRECONDITIONS = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'];
-/** The client's request headers that go to the origin as they came. */
-const PASSED = [...PRECONDITIONS, 'accept-language', 'accept-datetime'];
-/** The RDF formats an origin's response is read in (RDF/POST is a request format only). */
-const RDF_IN = readableTypes.filter((type) => type !== RDFPOST);
 /** A proxied body is another origin's: never run as this origin's page, never sniffed into something else. */
 const CONTAINED = { 'Content-Security-Policy': 'sandbox', 'X-Content-Type-Options': 'nosniff' };
 
@@ -111,25 +99,9 @@ async function dereference(ctx: Context, target: URL, routes: RouteLookup): Prom
   }
 }
 
-/** Node's response headers as single strings (a repeated one joined; cookies dropped: they are the origin's, for no one here). */
-function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || name === 'set-cookie') continue;
-    flat[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return flat;
-}
-
-function stored(response: SafeResponse): StoredResponse {
-  const { url, status, bytes, mediaType, charset } = response;
-  return { url, status, headers: flatHeaders(response.headers), bytes, mediaType: mediaType?.toLowerCase(), charset };
-}
-
 /** Requests `target` from its origin (or the cache) as `agent` (anonymous: undefined) and answers with what came back. */
 async function fromOrigin(ctx: Context, target: URL, agent: string | undefined): Promise<void> {
   const { runtime, served } = ctx.state;
-  const { outbound } = served;
   requireMode(await runtime.access.modesOn(runtime, '', ctx.state.agent), 'Read', ctx.state.agent, runtime.documents.base);
   ctx.vary('Accept');
   ctx.set(CONTAINED);
@@ -139,54 +111,18 @@ async function fromOrigin(ctx: Context, target: URL, agent: string | undefined):
   const accept = acceptOf(ctx.headers, ctx.querystring);
   const shipped = reading ? shippedDocument(target.href) : undefined;
   if (shipped) return fromShipped(ctx, target, shipped, accept);
-  const headers: Record<string, string> = {};
-  if (accept) headers.accept = accept; // SPEC §4.5.5 and LinkedDataHub: the client's Accept as it came
-  for (const name of PASSED) {
-    const value = ctx.get(name);
-    if (value) headers[name] = value;
-  }
-  if (body !== undefined && ctx.get('Content-Type')) headers['content-type'] = ctx.get('Content-Type');
-  // SPEC §4.5.9, §5.3: the secretary's certificate, on behalf of the agent; anonymous callers go anonymously
-  const secretary = outbound.secretary;
-  const onBehalfOf: Record<string, string> = agent === secretary?.webId || agent === undefined ? {} : { 'on-behalf-of': agent };
-  const identity = agent !== undefined && secretary ? { cert: secretary.cert, key: secretary.key, headers: onBehalfOf } : undefined;
-  const cacheable = reading && !PRECONDITIONS.some((name) => name in headers);
-  const request: CacheRequest = { url: target.href, headers: { host: target.host, ...headers } };
-  const hit = cacheable ? outbound.cache.find(agent, request) : undefined;
-  let variant: CachedVariant | undefined = hit?.fresh ? hit.variant : undefined;
-  let response: StoredResponse | undefined = variant?.response;
-  if (!response) {
-    const revalidating = hit && !hit.fresh ? hit : undefined;
-    const sentMethod = revalidating ? 'GET' : method;
-    // a refusal comes as the proxy answers it (safe-fetch.ts): 400 for the client's URL, 502 or 504 for the origin
-    const sent = await outbound.send(target.href, { method: sentMethod, headers: revalidating ? { ...headers, ...revalidating.validators } : headers, body, identity });
-    const answered = stored(sent);
-    if (revalidating) variant = outbound.cache.revalidated(agent, request, revalidating.variant, answered);
-    if (!variant && cacheable && sentMethod === 'GET') variant = outbound.cache.store(agent, request, answered);
-    response = variant?.response ?? answered;
-    if (!reading && sent.status < 400) outbound.cache.purge(target.href); // RFC 9111 §4.4: a write makes stored responses stale
-  }
-  if (variant) ctx.set('Age', String(Math.floor(variant.policy.age()))); // SPEC §8.5
-  await answer(ctx, response, variant, accept);
+  const answer = await ask(served, { target, method, headers: ctx.headers, accept, body, agent });
+  if (answer.age !== undefined) ctx.set('Age', String(answer.age)); // SPEC §8.5
+  await send(ctx, answer, accept);
 }
 
 /** A shipped vocabulary (net/vocabularies.ts), answered without a network request: negotiated, with an ETag, 304 for a match. */
 async function fromShipped(ctx: Context, target: URL, shipped: ShippedDocument, accept: string | undefined): Promise<void> {
-  const { vocabularies } = ctx.state.served.outbound;
-  const { text, digest } = await vocabularies.read(shipped);
-  if (text === '') throw new LodestoneError('NotFound', `the shipped vocabulary (${shipped.file}) says nothing about ${target.href}`);
+  const { served } = ctx.state;
+  const vocabulary = await shippedAnswer(served, target.href, shipped);
   const type = chosenType('rdf', accept, NQUADS);
-  const key = `${shipped.file} ${shipped.term ?? ''} ${type === HTML ? NTRIPLES : type}`;
-  const translated = async (to: string) => {
-    let body = vocabularies.outputs.get(key);
-    if (body === undefined) {
-      body = await ctx.state.served.translate({ kind: 'rdf', text, mediaType: NQUADS, base: target.href, to });
-      vocabularies.outputs.put(key, body);
-    }
-    return body;
-  };
-  if (type === HTML) return proxiedPage(ctx, target.href, await translated(NTRIPLES));
-  const tag = ctx.state.served.etags.of(target.href, digest, type);
+  if (type === HTML) return proxiedPage(ctx, target.href, await vocabulary.as(NTRIPLES));
+  const tag = served.etags.of(target.href, vocabulary.digest, type);
   ctx.set('ETag', tag);
   const outcome = checkRead(conditionsOf(ctx.headers), tag);
   if (outcome === 'failed') throw new LodestoneError('PreconditionFailed', 'If-Match does not hold the current ETag', { etag: tag });
@@ -197,17 +133,7 @@ async function fromShipped(ctx: Context, target: URL, shipped: ShippedDocument, 
   ctx.status = 200;
   ctx.type = contentTypeOf(type);
   if (ctx.method === 'HEAD') return;
-  ctx.body = await translated(type);
-}
-
-type Kind = 'rdf' | 'html' | 'results' | 'other';
-
-function kindOf(mediaType: string | undefined): Kind {
-  if (mediaType === undefined) return 'other';
-  if (RDF_IN.includes(mediaType)) return 'rdf';
-  if (isHtml(mediaType)) return 'html';
-  if (resultTypes.includes(mediaType)) return 'results';
-  return 'other';
+  ctx.body = await vocabulary.as(type);
 }
 
 /** The representation the client gets of a 2xx body of `kind`: a media type it accepts, or a 406. */
@@ -224,55 +150,23 @@ function chosenType(kind: Kind, accept: string | undefined, origin: string): str
   return type;
 }
 
-/** Sends the origin's response: its status and forwarded headers, its body as it came or re-serialised. */
-async function answer(ctx: Context, response: StoredResponse, variant: CachedVariant | undefined, accept: string | undefined): Promise<void> {
-  const { status, headers, bytes, mediaType: origin, charset } = response;
-  const kind = kindOf(origin);
+/** Sends the origin's answer: its status and forwarded headers, its body as it came or translated. */
+async function send(ctx: Context, answer: OriginAnswer, accept: string | undefined): Promise<void> {
+  const { response, kind } = answer;
+  const { status, bytes, mediaType: origin } = response;
   const head = ctx.method === 'HEAD';
   const success = status >= 200 && status < 300 && (bytes.length > 0 || (head && origin !== undefined) || kind !== 'other');
   if (success && kind === 'other') throw new LodestoneError('BadGateway', `${response.url} answered ${origin ?? 'a body without a media type'}, which is neither RDF, an HTML page with JSON-LD, nor SPARQL results`);
   const type = success ? chosenType(kind, accept, origin!) : undefined;
   // a browser gets an origin's error inside Lodestone's own page, its body as text (a fake page of another origin never shows here)
   if (!type && status >= 400 && errorType(ctx) === HTML) return originErrorPage(ctx, response);
-  for (const name of FORWARDED) {
-    const value = headers[name];
-    if (value === undefined) continue;
-    // a relative Location or Content-Location is the origin's: made absolute against the URL that answered
-    ctx.set(name, name === 'location' || name === 'content-location' ? new URL(value, response.url).href : value);
-  }
+  ctx.set(forwardedHeaders(response));
   ctx.status = status;
   if (status === 204 || status === 304 || status < 200) return;
   // SPEC §4.5.6: an origin's error (or redirect, or empty answer) reaches the client with its status and body, markup as text
   if (!type) return originBody(ctx, response);
-  const text = decodeBody(bytes, charset);
-  if (type === HTML) {
-    const ntriples = await translateOrigin(ctx, { kind: 'rdf', text, mediaType: origin!, base: response.url, to: NTRIPLES }, response.url, origin!);
-    return proxiedPage(ctx, response.url, ntriples);
-  }
+  if (type === HTML) return proxiedPage(ctx, response.url, await forPage(ctx.state.served, answer));
   ctx.type = contentTypeOf(type);
   if (head) return;
-  if (type === origin && kind !== 'html') {
-    ctx.body = text; // already what the client asked for: the origin's text, as UTF-8
-    return;
-  }
-  const cached = variant?.outputs.get(type);
-  if (cached !== undefined) {
-    ctx.body = cached;
-    return;
-  }
-  const job: Translation = { kind: kind === 'results' ? 'results' : 'rdf', text, mediaType: origin!, base: response.url, to: type };
-  const translated = await translateOrigin(ctx, job, response.url, origin!);
-  if (variant) ctx.state.served.outbound.cache.addOutput(variant, type, translated);
-  ctx.body = translated;
-}
-
-/** An origin's body in another format, off the thread that answers requests; content that cannot be read is the origin's fault (502). */
-async function translateOrigin(ctx: Context, job: Translation, url: string, origin: string): Promise<string> {
-  return ctx.state.served.translate(job).catch((error: unknown) => {
-    // the origin's content is at fault, not the request: a 502 (a 503 for a busy pool stays one)
-    if (isLodestoneError(error) && ['SyntaxError', 'ConstraintViolation', 'WorkLimit', 'TooManyBlankNodes'].includes(error.code)) {
-      throw new LodestoneError('BadGateway', `${url} answered ${origin} that could not be read: ${error.message}`);
-    }
-    throw error;
-  });
+  ctx.body = await translated(ctx.state.served, answer, type);
 }

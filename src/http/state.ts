@@ -1,6 +1,6 @@
 /** What the middleware of one request learn and pass on (Koa's ctx.state). */
 import type { IssueCredentials } from '../auth/signup.js';
-import type { Outbound } from '../net/outbound.js';
+import type { Outbound } from '../proxy/outbound.js';
 import type { QueryShape } from '../rdf/sparql-text.js';
 import type { Translation } from '../rdf/translate.js';
 import type { DataspaceRuntime } from '../runtime.js';
@@ -23,7 +23,7 @@ export interface Served {
   sparqlTimeoutMs: number;
   /** A query's shape, parsed off the thread that answers requests, with a deadline (composer.ts). */
   queryShape: (query: string, base: string) => Promise<QueryShape>;
-  /** The proxy's way out: guarded requests, the secretary's credentials, the cache (net/outbound.ts). */
+  /** The proxy's way out: guarded requests, the secretary's credentials, the cache (proxy/outbound.ts). */
   outbound: Outbound;
   /** A response of another server in the format the client asked for, made off the thread that answers requests (rdf/translate.ts). */
   translate: (job: Translation) => Promise<string>;
