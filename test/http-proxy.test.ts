@@ -98,6 +98,14 @@ describe('the Linked Data proxy: reads', () => {
       assert.match(git(repo, 'show', 'HEAD:graphs/written.nt'), /"patched"/);
       assert.equal(git(repo, 'log', '-1', '--format=%s').trim(), `PATCH ${s.base}written/`);
       assertRdfError(await s.request('DELETE', proxied(s.base)), 405);
+      assert.equal(header(await s.request('DELETE', proxied(s.base)), 'allow'), header(await s.request('DELETE', '/'), 'allow'), 'the route table’s own Allow');
+    });
+
+    it('refuses ?graph= in a URL of the dataspace as a direct request does (DESIGN.md: no indirect graph identification)', async () => {
+      const indirect = `${s.base}?graph=${encodeURIComponent(`${s.base}local/`)}`;
+      assertRdfError(await s.request('GET', `/?graph=${encodeURIComponent(`${s.base}local/`)}`), 400, { title: /indirect graph identification/ });
+      assertRdfError(await s.request('GET', proxied(indirect)), 400, { title: /indirect graph identification/ });
+      assertRdfError(await s.request('GET', proxied(`${s.base}local/?graph=x`)), 400, { title: /indirect graph identification/ });
     });
   });
 

@@ -28,7 +28,7 @@ import { proxiedPage } from './document-pages.js';
 import { acceptOf, DOCUMENT_TYPES, negotiate, negotiateDocument } from './negotiate.js';
 import { checkRead, conditionsOf } from './preconditions.js';
 import { contentTypeOf } from './representations.js';
-import type { Context, Handler } from './state.js';
+import type { Context } from './state.js';
 
 /** A proxied body is another origin's: never run as this origin's page, never sniffed into something else. */
 const CONTAINED = { 'Content-Security-Policy': 'sandbox', 'X-Content-Type-Options': 'nosniff' };
@@ -47,18 +47,12 @@ function targetOf(ctx: Context): URL {
   return target;
 }
 
-/** A row of the route table and what its path captured, as `routeOf` (routes.ts) finds it. */
-export interface FoundRoute {
-  route: { name: string; query?: string; methods: Partial<Record<string, Handler>> };
-  captured: readonly string[];
-}
-export type RouteLookup = (runtime: Context['state']['runtime'], relative: string, querystring: string) => FoundRoute | undefined;
-
-/** The proxy row's handler; `routes` is the route table's lookup (routes.ts), which answers a URL of this dataspace. */
-export async function proxy(ctx: Context, routes: RouteLookup): Promise<void> {
+/** The proxy row's handler: a URL of this dataspace is answered by the route table, any other by its origin. */
+export async function proxy(ctx: Context): Promise<void> {
+  if (ctx.state.proxied) throw new LodestoneError('BadRequest', `${ctx.state.url}?${ctx.querystring} is itself a proxy request: give the URL it proxies`);
   const target = targetOf(ctx);
   const { runtime, served } = ctx.state;
-  if (runtimeFor(served.runtimes, target.href) === runtime) return dereference(ctx, target, routes);
+  if (runtimeFor(served.runtimes, target.href) === runtime) return dereference(ctx, target);
   // DESIGN.md, "Origins": another dataspace of this server trusts origins of its own; credentials that would not act there directly do not act there through this proxy
   const there = runtimeFor(served.runtimes, normalPath(target.href));
   const agent = there && !credentialsCount(ctx.req, there.documents.base, served.trusts) ? undefined : ctx.state.agent;
@@ -66,37 +60,40 @@ export async function proxy(ctx: Context, routes: RouteLookup): Promise<void> {
 }
 
 /**
- * SPEC §4.5.2: a URL of this dataspace is answered by its own row of the route table, as a request
- * to it would be (its query standing in for the request's, `?accept=` kept), so its access
- * control, preconditions and statuses are the direct ones. A path without its slash is read as
- * the document it redirects to.
+ * SPEC §4.5.2: a URL of this dataspace is answered by the route table as a request to it would be
+ * (a new request: its path and query, `?accept=` kept, the agent decided for this one), so its
+ * access control, preconditions, refusals and statuses are the direct ones. A path without its
+ * slash is read as the document it redirects to.
  */
-async function dereference(ctx: Context, target: URL, routes: RouteLookup): Promise<void> {
-  const { runtime } = ctx.state;
-  const base = runtime.documents.base;
-  let relative = (target.origin + target.pathname).slice(base.length);
+async function dereference(ctx: Context, target: URL): Promise<void> {
+  const base = ctx.state.runtime.documents.base;
+  const relative = (target.origin + target.pathname).slice(base.length);
   const query = new URLSearchParams(target.search);
   const accept = new URLSearchParams(ctx.querystring).get('accept');
   if (accept !== null && !query.has('accept')) query.set('accept', accept);
   const querystring = query.toString();
-  let found = routes(runtime, relative, querystring);
-  if (!found && !relative.endsWith('/')) found = routes(runtime, (relative += '/'), querystring);
-  if (!found) throw new LodestoneError('NotFound', `there is nothing at ${target.href}`);
-  if (found.route.query === 'proxy') throw new LodestoneError('BadRequest', `${target.href} is itself a proxy request: give the URL it proxies`);
-  const handler = found.route.methods[ctx.method];
-  if (!handler) {
-    const allow = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'].filter((m) => found.route.methods[m]).concat('OPTIONS').join(', ');
-    throw new LodestoneError('MethodNotAllowed', `${ctx.method} is not supported on ${found.route.name} (${target.href}); allowed: ${allow}`, { allow });
-  }
-  const received = ctx.req.url;
-  ctx.state.url = base + relative;
-  ctx.state.relative = relative;
-  ctx.querystring = querystring;
-  try {
-    await handler(ctx, found.captured);
-  } finally {
-    ctx.req.url = received; // the access log and the error handler see the request as it came
-  }
+  const { route } = ctx.state.served;
+  if (await route(requestFor(ctx, relative, querystring))) return;
+  if (relative.endsWith('/') || !(await route(requestFor(ctx, relative + '/', querystring)))) throw new LodestoneError('NotFound', `there is nothing at ${target.href}`);
+}
+
+/**
+ * The request the proxy makes of `relative` (to the dataspace base) with `querystring`: its own
+ * Koa context, made from the request that came (its method, headers, body and connection) with
+ * that path and query, and answered into the same response. Its agent is the one decided for the
+ * request that came: the same credentials, to the same dataspace, decide the same.
+ */
+function requestFor(ctx: Context, relative: string, querystring: string): Context {
+  const { served, runtime, agent } = ctx.state;
+  const url = runtime.documents.base + relative;
+  const path = new URL(url).pathname;
+  const pathAndQuery = path + (querystring ? `?${querystring}` : '');
+  const made: Context = ctx.app.createContext(ctx.req, ctx.res);
+  Object.defineProperties(made.request, { url: { value: pathAndQuery }, originalUrl: { value: pathAndQuery }, path: { value: path }, querystring: { value: querystring } });
+  made.originalUrl = pathAndQuery;
+  made.response = ctx.response; // what the route answers is the answer
+  made.state = { served, runtime, url, relative, agent, proxied: true };
+  return made;
 }
 
 /** Requests `target` from its origin (or the cache) as `agent` (anonymous: undefined) and answers with what came back. */

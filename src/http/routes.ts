@@ -24,7 +24,7 @@ import { settings } from './settings.js';
 import { sparql } from './sparql.js';
 import { staticAsset } from './html.js';
 import { isAdminDataspace } from './dataspace-role.js';
-import type { DataspaceRuntime, Handler, State } from './state.js';
+import type { Context, DataspaceRuntime, Handler, State } from './state.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
@@ -44,11 +44,10 @@ const METHODS: readonly Method[] = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELE
 
 const current = { GET: readDocument, HEAD: readDocument, PUT: writeDocument, POST: writeDocument, PATCH: writeDocument, OPTIONS: documentOptions };
 const read = (handler: Handler) => ({ GET: handler, HEAD: handler });
-const proxied: Handler = (ctx) => proxy(ctx, routeOf);
 
 export const routes: readonly Route[] = [
   { name: 'the root document', in: 'every', path: 'root', methods: current },
-  { name: 'the Linked Data proxy', in: 'every', path: 'root', query: 'proxy', methods: { ...read(proxied), POST: proxied, PUT: proxied, PATCH: proxied, DELETE: proxied } },
+  { name: 'the Linked Data proxy', in: 'every', path: 'root', query: 'proxy', methods: { ...read(proxy), POST: proxy, PUT: proxy, PATCH: proxy, DELETE: proxy } },
   { name: 'a document', in: 'every', path: 'document', methods: { ...current, DELETE: deleteDocument } },
   { name: 'a memento', in: 'every', path: 'document', query: 'version', methods: read(version) },
   { name: 'a TimeMap', in: 'every', path: 'document', query: 'timemap', methods: read(timemap) },
@@ -96,25 +95,37 @@ export function routeOf(runtime: DataspaceRuntime, relative: string, querystring
   return undefined;
 }
 
-/** The middleware that answers every request of a dataspace from the table. */
+/**
+ * Answers a request of a dataspace from the row that takes its path and query; false, having done
+ * nothing, when no row takes it. The proxy answers a URL of its own dataspace with it, as a new
+ * request (Served.route).
+ */
+export async function route(ctx: Context): Promise<boolean> {
+  if (ctx.querystring !== '' && ctx.query.graph !== undefined) {
+    // DESIGN.md: indirect graph identification is not supported
+    throw new LodestoneError('BadRequest', 'indirect graph identification (?graph=) is not supported: use the graph’s own URL');
+  }
+  const found = routeOf(ctx.state.runtime, ctx.state.relative, ctx.querystring);
+  if (!found) return false;
+  const { route, captured } = found;
+  const handler = route.methods[ctx.method as Method];
+  const allow = allowOf(route);
+  if (ctx.method === 'OPTIONS') ctx.set('Allow', allow);
+  if (handler) {
+    await handler(ctx, captured);
+    return true;
+  }
+  if (ctx.method === 'OPTIONS') {
+    ctx.status = 204;
+    return true;
+  }
+  throw new LodestoneError('MethodNotAllowed', `${ctx.method} is not supported on ${route.name}; allowed: ${allow}`, { allow });
+}
+
+/** The middleware that answers every request of a dataspace from the table; a path no row takes is redirected to its slash. */
 export function dispatch(): Koa.Middleware<State> {
   return async (ctx) => {
-    if (ctx.querystring !== '' && ctx.query.graph !== undefined) {
-      // DESIGN.md: indirect graph identification is not supported
-      throw new LodestoneError('BadRequest', 'indirect graph identification (?graph=) is not supported: use the graph’s own URL');
-    }
-    const found = routeOf(ctx.state.runtime, ctx.state.relative, ctx.querystring);
-    if (!found) return redirectToSlash(ctx);
-    const { route, captured } = found;
-    const handler = route.methods[ctx.method as Method];
-    const allow = allowOf(route);
-    if (ctx.method === 'OPTIONS') ctx.set('Allow', allow);
-    if (handler) return handler(ctx, captured);
-    if (ctx.method === 'OPTIONS') {
-      ctx.status = 204;
-      return;
-    }
-    throw new LodestoneError('MethodNotAllowed', `${ctx.method} is not supported on ${route.name}; allowed: ${allow}`, { allow });
+    if (!(await route(ctx))) redirectToSlash(ctx);
   };
 }
 

@@ -41,6 +41,8 @@ export interface Served {
   trusts: OriginTrust;
   /** What the read routes keep between requests: mementos, TimeMaps, SPARQL answers and query shapes (read-caches.ts). */
   caches: ReadCaches;
+  /** Answers a request from the route table (routes.ts `route`); false when no row takes it. The proxy's URLs of its own dataspace go through it as new requests. */
+  route: (ctx: Context) => Promise<boolean>;
 }
 
 export interface State {
@@ -53,6 +55,8 @@ export interface State {
   relative: string;
   /** The authenticated agent's WebID, or undefined for anonymous. */
   agent: string | undefined;
+  /** Set on the request the proxy makes of a URL of its own dataspace (SPEC §4.5.2), which is not proxied again. */
+  proxied?: true;
 }
 
 /** The context of a request inside a route (Koa's, with this state). */
