@@ -82,6 +82,10 @@ describe('the Linked Data proxy: reads', () => {
       assert.equal((await s.request('GET', proxied(`${s.base}local`))).status, 200, 'a path without its slash is the document it redirects to');
       assertRdfError(await s.request('GET', proxied(`${s.base}nothing-here/`)), 404);
       assertRdfError(await s.request('GET', proxied(`${s.base}local/`), { as: 'anonymous' }), 403);
+      // the agent is decided as for a direct request: the owner's certificate from a page of an origin the dataspace does not trust counts for nothing
+      const elsewhere = { headers: { Origin: 'https://elsewhere.example' } };
+      assertRdfError(await s.request('GET', '/local/', elsewhere), 403);
+      assertRdfError(await s.request('GET', proxied(`${s.base}local/`), elsewhere), 403);
       assertRdfError(await s.request('GET', proxied(`${s.base}?uri=${encodeURIComponent(origin.url('/book'))}`)), 400, { title: /itself a proxy request/ });
     });
 

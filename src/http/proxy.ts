@@ -1,17 +1,10 @@
 /**
- * The Linked Data proxy (SPEC §4.5): `<base>?uri=<URL>`, every method, on every dataspace. A URL of
- * the request's own dataspace is dereferenced directly: the route table's handler for it answers,
- * under its own access control. Any other URL (another dataspace of this instance included,
- * §4.5.10) is requested from its origin through the guarded fetch, as the secretary on behalf of
- * the agent (§4.5.9; anonymously to a dataspace of this instance that does not trust the request's
- * origin, as a request made to it directly would be), with the client's Accept, preconditions and
- * write body as they came (§4.5.3, §4.5.5); its status, validators and Link headers come back
- * (§4.5.5–7), its RDF or an HTML page's JSON-LD re-serialised for the client's Accept (§4.5.3–4),
- * SPARQL results too. An origin's error keeps its status, but its body is never served as markup
- * from this origin: a browser gets Lodestone's error page with the body shown as text, other
- * clients get HTML or XML bodies as text/plain.
- * Reaching an origin needs acl:Read on the dataspace (its root document): the proxy reads through
- * the dataspace, for those who may read it.
+ * The Linked Data proxy's handler (SPEC §4.5): `<base>?uri=<URL>`, every method, on every dataspace.
+ * A URL of the request's own dataspace is a new request of the route table (§4.5.2), under its own
+ * access control; any other (another dataspace of this instance included, §4.5.10) is asked of its
+ * origin by the proxy service (src/proxy/), for those who may read this dataspace (acl:Read on its
+ * root), as the agent, or anonymously where a direct request would be (§4.5.9). Here: decoding, that
+ * choice, negotiation (§4.5.3–4), and sending what came back (§4.5.5–7), never as markup of this origin.
  */
 import { LodestoneError } from '../errors.js';
 import { ask, forPage, forwardedHeaders, shippedAnswer, shippedDocument, translated, type Kind, type OriginAnswer, type ShippedDocument } from '../proxy/service.js';
