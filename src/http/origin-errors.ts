@@ -8,12 +8,13 @@
  * `Sec-Fetch-Dest`), so an RDF client still reads an origin's RDF/XML error as it came.
  */
 import { errorResource } from '../rdf/error-resource.js';
-import { JSONLD, serialiseQuads } from '../rdf/formats.js';
+import { JSONLD, PLAIN, serialiseQuads } from '../rdf/formats.js';
 import type { StoredResponse } from '../proxy/cache.js';
 import { decodeBody } from '../net/safe-fetch.js';
 import { emptyBody } from './body.js';
 import { errorHtml } from './html.js';
 import { reasonPhrase } from './http-error.js';
+import { contentTypeOf } from './representations.js';
 import type { Context } from './state.js';
 
 /** Media types a browser draws as a page wherever they are loaded (HTML, XHTML, SVG). */
@@ -41,7 +42,7 @@ export function originBody(ctx: Context, response: StoredResponse): void {
   const contentType = headers['content-type'];
   const type = mediaType ?? contentType ?? '';
   const markup = contentType !== undefined && (MARKUP.test(type) || (XML.test(type) && SHOWN_AS_DOCUMENT.has(ctx.get('Sec-Fetch-Dest'))));
-  if (contentType) ctx.set('Content-Type', markup ? 'text/plain; charset=utf-8' : contentType);
+  if (contentType) ctx.set('Content-Type', markup ? contentTypeOf(PLAIN) : contentType);
   if (ctx.method === 'HEAD') return;
   if (bytes.length === 0) return emptyBody(ctx);
   if (!contentType) ctx.type = 'application/octet-stream';
