@@ -107,9 +107,9 @@ export async function route(ctx: Context): Promise<boolean> {
   }
   const found = routeOf(ctx.state.runtime, ctx.state.relative, ctx.querystring);
   if (!found) return false;
-  const { route, captured } = found;
-  const handler = route.methods[ctx.method as Method];
-  const allow = allowOf(route);
+  const { route: row, captured } = found;
+  const handler = row.methods[ctx.method as Method];
+  const allow = allowOf(row);
   if (ctx.method === 'OPTIONS') ctx.set('Allow', allow);
   if (handler) {
     await handler(ctx, captured);
@@ -119,7 +119,7 @@ export async function route(ctx: Context): Promise<boolean> {
     ctx.status = 204;
     return true;
   }
-  throw new LodestoneError('MethodNotAllowed', `${ctx.method} is not supported on ${route.name}; allowed: ${allow}`, { allow });
+  throw new LodestoneError('MethodNotAllowed', `${ctx.method} is not supported on ${row.name}; allowed: ${allow}`, { allow });
 }
 
 /** The middleware that answers every request of a dataspace from the table; a path no row takes is redirected to its slash. */
