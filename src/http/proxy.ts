@@ -7,9 +7,9 @@
  * choice, negotiation (§4.5.3–4), and sending what came back (§4.5.5–7), never as markup of this origin.
  */
 import { LodestoneError } from '../errors.js';
-import { ask, forPage, forwardedHeaders, shippedAnswer, shippedDocument, translated, type Kind, type OriginAnswer, type ShippedDocument } from '../proxy/service.js';
+import { ask, checkResultsInto, forPage, forwardedHeaders, isRepresentation, shippedAnswer, shippedDocument, translated, type Kind, type OriginAnswer, type ShippedDocument } from '../proxy/service.js';
 import { HTML, NQUADS, NTRIPLES } from '../rdf/formats.js';
-import { readableResultTypes, resultTypes } from '../rdf/sparql-results.js';
+import { resultTypes } from '../rdf/sparql-results.js';
 import { requireMode } from './authorize.js';
 import { readBody } from './body.js';
 import { errorType } from './error-middleware.js';
@@ -131,7 +131,7 @@ function chosenType(kind: Kind, accept: string | undefined, origin: string): str
   if (kind === 'results') {
     const type = negotiate(accept, resultTypes);
     if (!type) throw notAcceptable(resultTypes, { Vary: 'Accept' });
-    if (type !== origin && !readableResultTypes.includes(origin)) throw new LodestoneError('BadGateway', `the origin answered ${origin}, which the proxy cannot turn into ${type}; ask for ${origin}`);
+    checkResultsInto(origin, type);
     return type;
   }
   // a browser gets Lodestone's page of the RDF (never the remote page itself)
@@ -143,11 +143,9 @@ function chosenType(kind: Kind, accept: string | undefined, origin: string): str
 /** Sends the origin's answer: its status and forwarded headers, its body as it came or translated. */
 async function send(ctx: Context, answer: OriginAnswer, accept: string | undefined): Promise<void> {
   const { response, kind } = answer;
-  const { status, bytes, mediaType: origin } = response;
+  const { status, mediaType: origin } = response;
   const head = ctx.method === 'HEAD';
-  const success = status >= 200 && status < 300 && (bytes.length > 0 || (head && origin !== undefined) || kind !== 'other');
-  if (success && kind === 'other') throw new LodestoneError('BadGateway', `${response.url} answered ${origin ?? 'a body without a media type'}, which is neither RDF, an HTML page with JSON-LD, nor SPARQL results`);
-  const type = success ? chosenType(kind, accept, origin!) : undefined;
+  const type = isRepresentation(answer, head) ? chosenType(kind, accept, origin!) : undefined;
   // a browser gets an origin's error inside Lodestone's own page, its body as text (a fake page of another origin never shows here)
   if (!type && status >= 400 && errorType(ctx) === HTML) return originErrorPage(ctx, response);
   ctx.set(forwardedHeaders(response));

@@ -12,7 +12,7 @@ import type { SafeResponse } from '../net/safe-fetch.js';
 import { decodeBody } from '../net/safe-fetch.js';
 import type { ShippedDocument } from '../net/vocabularies.js';
 import { NQUADS, NTRIPLES, RDFPOST, readableTypes } from '../rdf/formats.js';
-import { resultTypes } from '../rdf/sparql-results.js';
+import { readableResultTypes, resultTypes } from '../rdf/sparql-results.js';
 import { isHtml, type Translation } from '../rdf/translate.js';
 import type { CacheRequest, CachedVariant, StoredResponse } from './cache.js';
 import type { Outbound } from './outbound.js';
@@ -129,6 +129,24 @@ export async function ask(parts: ProxyParts, request: OriginRequest): Promise<Or
     if (!reading && sent.status < 400) outbound.cache.purge(target.href); // RFC 9111 §4.4: a write makes stored responses stale
   }
   return { response, kind: kindOf(response.mediaType), variant, age: variant && Math.floor(variant.policy.age()) };
+}
+
+/**
+ * Whether the answer is a representation the client gets in a format it asks for: a 2xx with
+ * content the proxy reads. A 2xx of other content is the origin's fault (502); errors, redirects
+ * and empty answers are not representations, and pass as they came (SPEC §4.5.6).
+ */
+export function isRepresentation(answer: OriginAnswer, head: boolean): boolean {
+  const { response, kind } = answer;
+  const { status, bytes, mediaType } = response;
+  const success = status >= 200 && status < 300 && (bytes.length > 0 || (head && mediaType !== undefined) || kind !== 'other');
+  if (success && kind === 'other') throw new LodestoneError('BadGateway', `${response.url} answered ${mediaType ?? 'a body without a media type'}, which is neither RDF, an HTML page with JSON-LD, nor SPARQL results`);
+  return success;
+}
+
+/** SPARQL results in `origin`'s format can be given as `to`: the same format, or one read from JSON or XML results; else the origin's format is at fault (502). */
+export function checkResultsInto(origin: string, to: string): void {
+  if (to !== origin && !readableResultTypes.includes(origin)) throw new LodestoneError('BadGateway', `the origin answered ${origin}, which the proxy cannot turn into ${to}; ask for ${origin}`);
 }
 
 /** The origin's headers that reach the client; a relative Location or Content-Location made absolute against the URL that answered. */
