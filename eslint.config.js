@@ -103,6 +103,16 @@ export default tseslint.config(
     ignores: ['src/**/*-worker.ts'],
     rules: { 'no-restricted-syntax': ['error', moduleCaches, mediaTypeLiterals, mediaTypesInTemplates] },
   },
+  // The proxy as a service (issue 26) and the way out below it: plain requests and answers, no Koa, no HTTP layer
+  {
+    files: ['src/proxy/**/*.ts', 'src/net/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'koa', message: 'src/proxy and src/net know no Koa: the HTTP handler (src/http/proxy.ts) decodes the request and sends the answer' }],
+        patterns: [{ group: ['../http/*', '../documents/*', '../store/*', '../index/*'], message: 'src/proxy and src/net sit below HTTP and the documents: they import net/, rdf/ and their own' }],
+      }],
+    },
+  },
   {
     files: ['src/documents/**/*.ts', 'src/access/**/*.ts', 'src/auth/**/*.ts', 'src/ontology/**/*.ts'],
     rules: {

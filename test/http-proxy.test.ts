@@ -82,6 +82,10 @@ describe('the Linked Data proxy: reads', () => {
       assert.equal((await s.request('GET', proxied(`${s.base}local`))).status, 200, 'a path without its slash is the document it redirects to');
       assertRdfError(await s.request('GET', proxied(`${s.base}nothing-here/`)), 404);
       assertRdfError(await s.request('GET', proxied(`${s.base}local/`), { as: 'anonymous' }), 403);
+      // the agent is decided as for a direct request: the owner's certificate from a page of an origin the dataspace does not trust counts for nothing
+      const elsewhere = { headers: { Origin: 'https://elsewhere.example' } };
+      assertRdfError(await s.request('GET', '/local/', elsewhere), 403);
+      assertRdfError(await s.request('GET', proxied(`${s.base}local/`), elsewhere), 403);
       assertRdfError(await s.request('GET', proxied(`${s.base}?uri=${encodeURIComponent(origin.url('/book'))}`)), 400, { title: /itself a proxy request/ });
     });
 
@@ -98,6 +102,14 @@ describe('the Linked Data proxy: reads', () => {
       assert.match(git(repo, 'show', 'HEAD:graphs/written.nt'), /"patched"/);
       assert.equal(git(repo, 'log', '-1', '--format=%s').trim(), `PATCH ${s.base}written/`);
       assertRdfError(await s.request('DELETE', proxied(s.base)), 405);
+      assert.equal(header(await s.request('DELETE', proxied(s.base)), 'allow'), header(await s.request('DELETE', '/'), 'allow'), 'the route table’s own Allow');
+    });
+
+    it('refuses ?graph= in a URL of the dataspace as a direct request does (DESIGN.md: no indirect graph identification)', async () => {
+      const indirect = `${s.base}?graph=${encodeURIComponent(`${s.base}local/`)}`;
+      assertRdfError(await s.request('GET', `/?graph=${encodeURIComponent(`${s.base}local/`)}`), 400, { title: /indirect graph identification/ });
+      assertRdfError(await s.request('GET', proxied(indirect)), 400, { title: /indirect graph identification/ });
+      assertRdfError(await s.request('GET', proxied(`${s.base}local/?graph=x`)), 400, { title: /indirect graph identification/ });
     });
   });
 

@@ -180,9 +180,9 @@ describe('safeFetch', () => {
   });
 
   it('keeps TLS verification on: an untrusted certificate or a name it does not cover is refused', async () => {
-    await refused(safeFetch(`https://localhost:${securePort}/whoami`, { allowInternal: true }), 'unreachable', 'NotFound', /SELF_SIGNED|certificate/i);
+    await refused(safeFetch(`https://localhost:${securePort}/whoami`, { allowInternal: true }), 'unreachable', 'BadGateway', /SELF_SIGNED|certificate/i);
     const elsewhere = async (): Promise<LookupAddress[]> => [{ address: '127.0.0.1', family: 4 }];
-    await refused(safeFetch(`https://elsewhere.test:${securePort}/whoami`, { allowInternal: true, ca: credentials.certPem, resolve: elsewhere }), 'unreachable', 'NotFound', /ALTNAME/);
+    await refused(safeFetch(`https://elsewhere.test:${securePort}/whoami`, { allowInternal: true, ca: credentials.certPem, resolve: elsewhere }), 'unreachable', 'BadGateway', /ALTNAME/);
     assert.equal((await safeFetch(`https://localhost:${securePort}/whoami`, { allowInternal: true, ca: credentials.certPem, resolve: elsewhere })).body, 'secure');
   });
 
@@ -212,21 +212,21 @@ describe('safeFetch', () => {
 
   it('follows at most maxRedirects redirects', async () => {
     const five = await safeFetch(`http://127.0.0.1:${port}/loop/0`, { allowInternal: true, maxRedirects: 5 }).catch((error: unknown) => error);
-    assert.ok(isLodestoneError(five, 'InvalidPath') && five.data.reason === 'redirects');
+    assert.ok(isLodestoneError(five, 'BadGateway') && five.data.reason === 'redirects');
     assert.equal(local.requests.filter((p) => p.startsWith('/loop/')).length, 6, 'the first request and five redirects');
-    await refused(safeFetch(`http://127.0.0.1:${port}/loop/0`, { allowInternal: true, maxRedirects: 0 }), 'redirects', 'InvalidPath');
+    await refused(safeFetch(`http://127.0.0.1:${port}/loop/0`, { allowInternal: true, maxRedirects: 0 }), 'redirects', 'BadGateway');
   });
 
   it('refuses a body larger than maxBytes, declared or streamed', async () => {
-    await refused(safeFetch(`http://127.0.0.1:${port}/big`, { allowInternal: true, maxBytes: 1000 }), 'too-large', 'ConstraintViolation');
-    await refused(safeFetch(`http://127.0.0.1:${port}/big-chunked`, { allowInternal: true, maxBytes: 1000 }), 'too-large', 'ConstraintViolation');
+    await refused(safeFetch(`http://127.0.0.1:${port}/big`, { allowInternal: true, maxBytes: 1000 }), 'too-large', 'BadGateway', /more than 1000 bytes/);
+    await refused(safeFetch(`http://127.0.0.1:${port}/big-chunked`, { allowInternal: true, maxBytes: 1000 }), 'too-large', 'BadGateway');
     assert.equal((await safeFetch(`http://127.0.0.1:${port}/big-chunked`, { allowInternal: true, maxBytes: 3000 })).body.length, 3000);
   });
 
   it('times out a request that does not answer, or answers without end, or whose host does not resolve', async () => {
-    await refused(safeFetch(`http://127.0.0.1:${port}/hang`, { allowInternal: true, timeoutMs: 300 }), 'timeout', 'QueryTimeout');
-    await refused(safeFetch(`http://127.0.0.1:${port}/trickle`, { allowInternal: true, timeoutMs: 300 }), 'timeout', 'QueryTimeout');
-    await refused(safeFetch(`http://never.test:${port}/whoami`, { allowInternal: false, timeoutMs: 300, ...asIfPublic }), 'timeout', 'QueryTimeout');
+    await refused(safeFetch(`http://127.0.0.1:${port}/hang`, { allowInternal: true, timeoutMs: 300 }), 'timeout', 'GatewayTimeout');
+    await refused(safeFetch(`http://127.0.0.1:${port}/trickle`, { allowInternal: true, timeoutMs: 300 }), 'timeout', 'GatewayTimeout');
+    await refused(safeFetch(`http://never.test:${port}/whoami`, { allowInternal: false, timeoutMs: 300, ...asIfPublic }), 'timeout', 'GatewayTimeout');
   });
 
   it('times out a connection that is not made in time (a TLS handshake that never ends), apart from the whole deadline', async () => {
@@ -235,7 +235,7 @@ describe('safeFetch', () => {
     await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
     const mutePort = (mute.address() as AddressInfo).port;
     try {
-      await refused(safeFetch(`https://127.0.0.1:${mutePort}/`, { allowInternal: true, connectTimeoutMs: 200, timeoutMs: 10_000 }), 'timeout', 'QueryTimeout', /did not accept a connection within 200 ms/);
+      await refused(safeFetch(`https://127.0.0.1:${mutePort}/`, { allowInternal: true, connectTimeoutMs: 200, timeoutMs: 10_000 }), 'timeout', 'GatewayTimeout', /did not accept a connection within 200 ms/);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => mute.close(resolve));
@@ -274,11 +274,11 @@ describe('safeFetch', () => {
     assert.equal(local.requests.length, before, 'nothing was requested');
   });
 
-  it('reports an unreachable host as NotFound', async () => {
+  it('reports an unreachable host as the origin’s fault (BadGateway)', async () => {
     const closed = new TestServer('closed');
     const closedPort = await closed.listen('127.0.0.1');
     await closed.close();
-    await refused(safeFetch(`http://127.0.0.1:${closedPort}/`, { allowInternal: true }), 'unreachable', 'NotFound', /ECONNREFUSED/);
+    await refused(safeFetch(`http://127.0.0.1:${closedPort}/`, { allowInternal: true }), 'unreachable', 'BadGateway', /ECONNREFUSED/);
   });
 
   describe('RemoteWebIds', () => {

@@ -11,7 +11,7 @@ import type { IssueCredentials } from '../auth/signup.js';
 import type { Composer } from '../documents/composer.js';
 import type { SystemSettings } from '../settings.js';
 import { LodestoneError } from '../errors.js';
-import type { Outbound } from '../net/outbound.js';
+import type { Outbound } from '../proxy/outbound.js';
 import { credentialsCount, type Authenticator } from './authenticate.js';
 import type { PageDrawer } from './page-drawer.js';
 import type { ReadCaches } from './read-caches.js';
@@ -21,7 +21,7 @@ import { locate } from './locate.js';
 import { answerHeaders, type OriginTrust } from './origins.js';
 import type { Quotas } from './quotas.js';
 import type { Etags, RepresentationCache } from './representations.js';
-import { dispatch, redirectToSlash } from './routes.js';
+import { dispatch, redirectToSlash, route } from './routes.js';
 import type { DataspaceRuntime, Served, State } from './state.js';
 
 export interface AppOptions {
@@ -71,6 +71,7 @@ export function createApp(options: AppOptions): Koa<State> {
     signupCredentials: options.signupCredentials,
     trusts: options.trusts,
     caches: options.caches,
+    route,
   };
   const headersOf = new Map(options.runtimes.map((runtime) => [runtime.documents.base, answerHeaders(runtime.documents.base)]));
   app.use(async (ctx, next) => {

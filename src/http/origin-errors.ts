@@ -7,15 +7,15 @@
  * turn any of it into a page) when the browser says it will show it as a document (Fetch Metadata:
  * `Sec-Fetch-Dest`), so an RDF client still reads an origin's RDF/XML error as it came.
  */
-import { OCTET_STREAM, PLAIN } from '../rdf/media-types.js';
-import { contentTypeOf } from './representations.js';
+import { OCTET_STREAM } from '../rdf/media-types.js';
 import { errorResource } from '../rdf/error-resource.js';
-import { JSONLD, serialiseQuads } from '../rdf/formats.js';
-import type { StoredResponse } from '../net/proxy-cache.js';
+import { JSONLD, PLAIN, serialiseQuads } from '../rdf/formats.js';
+import type { StoredResponse } from '../proxy/cache.js';
 import { decodeBody } from '../net/safe-fetch.js';
 import { emptyBody } from './body.js';
 import { errorHtml } from './html.js';
 import { reasonPhrase } from './http-error.js';
+import { contentTypeOf } from './representations.js';
 import type { Context } from './state.js';
 
 /** Media types a browser draws as a page wherever they are loaded (HTML, XHTML, SVG). */

@@ -1,26 +1,15 @@
 /**
- * The Linked Data proxy (SPEC §4.5): `<base>?uri=<URL>`, every method, on every dataspace. A URL of
- * the request's own dataspace is dereferenced directly: the route table's handler for it answers,
- * under its own access control. Any other URL (another dataspace of this instance included,
- * §4.5.10) is requested from its origin through the guarded fetch, as the secretary on behalf of
- * the agent (§4.5.9; anonymously to a dataspace of this instance that does not trust the request's
- * origin, as a request made to it directly would be), with the client's Accept, preconditions and
- * write body as they came (§4.5.3, §4.5.5); its status, validators and Link headers come back
- * (§4.5.5–7), its RDF or an HTML page's JSON-LD re-serialised for the client's Accept (§4.5.3–4),
- * SPARQL results too. An origin's error keeps its status, but its body is never served as markup
- * from this origin: a browser gets Lodestone's error page with the body shown as text, other
- * clients get HTML or XML bodies as text/plain.
- * Reaching an origin needs acl:Read on the dataspace (its root document): the proxy reads through
- * the dataspace, for those who may read it.
+ * The Linked Data proxy's handler (SPEC §4.5): `<base>?uri=<URL>`, every method, on every dataspace.
+ * A URL of the request's own dataspace is a new request of the route table (§4.5.2), under its own
+ * access control; any other (another dataspace of this instance included, §4.5.10) is asked of its
+ * origin by the proxy service (src/proxy/), for those who may read this dataspace (acl:Read on its
+ * root), as the agent, or anonymously where a direct request would be (§4.5.9). Here: decoding, that
+ * choice, negotiation (§4.5.3–4), and sending what came back (§4.5.5–7), never as markup of this origin.
  */
-import type { IncomingHttpHeaders } from 'node:http';
-import { LodestoneError, isLodestoneError } from '../errors.js';
-import type { CacheRequest, CachedVariant, StoredResponse } from '../net/proxy-cache.js';
-import { decodeBody, type SafeResponse } from '../net/safe-fetch.js';
-import { shippedDocument, type ShippedDocument } from '../net/vocabularies.js';
-import { HTML, NQUADS, NTRIPLES, RDFPOST, readableTypes } from '../rdf/formats.js';
-import { readableResultTypes, resultTypes } from '../rdf/sparql-results.js';
-import { isHtml, type Translation } from '../rdf/translate.js';
+import { LodestoneError } from '../errors.js';
+import { ask, checkResultsInto, forPage, forwardedHeaders, isRepresentation, shippedAnswer, shippedDocument, translated, type Kind, type OriginAnswer, type ShippedDocument } from '../proxy/service.js';
+import { HTML, NQUADS, NTRIPLES } from '../rdf/formats.js';
+import { resultTypes } from '../rdf/sparql-results.js';
 import { readBody } from './body.js';
 import { errorType } from './error-middleware.js';
 import { originBody, originErrorPage } from './origin-errors.js';
@@ -28,20 +17,10 @@ import { notAcceptable } from './document-read.js';
 import { normalPath, runtimeFor } from './locate.js';
 import { credentialsCount } from './authenticate.js';
 import { proxiedPage } from './document-pages.js';
-import { acceptOf } from './negotiate.js';
 import { choose, NARROWER, OFFERS } from './offers.js';
-import { checkRead, conditionsOf } from '../documents/preconditions.js';
 import { contentTypeOf } from './representations.js';
-import type { Context, Handler } from './state.js';
+import type { Context, Decided, Reply } from './state.js';
 
-/** The origin's response headers that reach the client (SPEC §4.5.5–7, and what a write's answer needs). */
-const FORWARDED = ['etag', 'last-modified', 'link', 'location', 'content-location', 'content-language', 'allow', 'accept-patch', 'accept-post', 'retry-after', 'memento-datetime', 'preference-applied'];
-/** SPEC §4.5.5: the client's preconditions go to the origin as they came, to be evaluated there. */
-const PRECONDITIONS = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'];
-/** The client's request headers that go to the origin as they came. */
-const PASSED = [...PRECONDITIONS, 'accept-language', 'accept-datetime'];
-/** The RDF formats an origin's response is read in (RDF/POST is a request format only). */
-const RDF_IN = readableTypes.filter((type) => type !== RDFPOST);
 /** A proxied body is another origin's: never run as this origin's page, never sniffed into something else. */
 const CONTAINED = { 'Content-Security-Policy': 'sandbox', 'X-Content-Type-Options': 'nosniff' };
 
@@ -59,179 +38,85 @@ function targetOf(ctx: Context): URL {
   return target;
 }
 
-/** A row of the route table and what its path captured, as `routeOf` (routes.ts) finds it. */
-export interface FoundRoute {
-  route: { name: string; query?: string; methods: Partial<Record<string, Handler>> };
-  captured: readonly string[];
-}
-export type RouteLookup<F extends FoundRoute> = (runtime: Context['state']['runtime'], relative: string, querystring: string) => F | undefined;
-/** Answers a request with a row of the route table, as dispatch does (routes.ts). */
-export type AnswerRoute<F extends FoundRoute> = (ctx: Context, found: F) => Promise<void>;
-
-/** The proxy row's handler; `routes` is the route table's lookup (routes.ts), which answers a URL of this dataspace. */
-export async function proxy<F extends FoundRoute>(ctx: Context, routes: RouteLookup<F>, answer: AnswerRoute<F>): Promise<void> {
+/** The proxy row's handler: a URL of this dataspace is answered by the route table, any other by its origin. */
+export async function proxy(ctx: Context, { accept }: Decided): Promise<Reply | void> {
+  if (ctx.state.proxied) throw new LodestoneError('BadRequest', `${ctx.state.url}?${ctx.querystring} is itself a proxy request: give the URL it proxies`);
   const target = targetOf(ctx);
   const { runtime, served } = ctx.state;
-  if (runtimeFor(served.runtimes, target.href) === runtime) return dereference(ctx, target, routes, answer);
+  if (runtimeFor(served.runtimes, target.href) === runtime) return dereference(ctx, target);
   // DESIGN.md, "Origins": another dataspace of this server trusts origins of its own; credentials that would not act there directly do not act there through this proxy
   const there = runtimeFor(served.runtimes, normalPath(target.href));
   const agent = there && !credentialsCount(ctx.req, there.documents.base, served.trusts) ? undefined : ctx.state.agent;
-  await fromOrigin(ctx, target, agent);
+  return fromOrigin(ctx, target, agent, accept);
 }
 
 /**
- * SPEC §4.5.2: a URL of this dataspace is answered by its own row of the route table, as a request
- * to it would be (its query standing in for the request's, `?accept=` kept), so its access
- * control, preconditions and statuses are the direct ones. A path without its slash is read as
- * the document it redirects to.
+ * SPEC §4.5.2: a URL of this dataspace is answered by the route table as a request to it would be
+ * (a new request: its path and query, `?accept=` kept, the agent decided for this one), so its
+ * access control, preconditions, refusals and statuses are the direct ones. A path without its
+ * slash is read as the document it redirects to.
  */
-async function dereference<F extends FoundRoute>(ctx: Context, target: URL, routes: RouteLookup<F>, answer: AnswerRoute<F>): Promise<void> {
-  const { runtime } = ctx.state;
-  const base = runtime.documents.base;
-  let relative = (target.origin + target.pathname).slice(base.length);
+async function dereference(ctx: Context, target: URL): Promise<void> {
+  const base = ctx.state.runtime.documents.base;
+  const relative = (target.origin + target.pathname).slice(base.length);
   const query = new URLSearchParams(target.search);
   const accept = new URLSearchParams(ctx.querystring).get('accept');
   if (accept !== null && !query.has('accept')) query.set('accept', accept);
   const querystring = query.toString();
-  let found = routes(runtime, relative, querystring);
-  if (!found && !relative.endsWith('/')) found = routes(runtime, (relative += '/'), querystring);
-  if (!found) throw new LodestoneError('NotFound', `there is nothing at ${target.href}`);
-  if (found.route.query === 'proxy') throw new LodestoneError('BadRequest', `${target.href} is itself a proxy request: give the URL it proxies`);
-  const received = ctx.req.url;
-  ctx.state.url = base + relative;
-  ctx.state.relative = relative;
-  ctx.querystring = querystring;
-  try {
-    await answer(ctx, found);
-  } finally {
-    ctx.req.url = received; // the access log and the error handler see the request as it came
-  }
+  const { route } = ctx.state.served;
+  if (await route(requestFor(ctx, relative, querystring))) return;
+  if (relative.endsWith('/') || !(await route(requestFor(ctx, relative + '/', querystring)))) throw new LodestoneError('NotFound', `there is nothing at ${target.href}`);
 }
 
-/** Node's response headers as single strings (a repeated one joined; cookies dropped: they are the origin's, for no one here). */
-function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || name === 'set-cookie') continue;
-    flat[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return flat;
-}
-
-function stored(response: SafeResponse): StoredResponse {
-  const { url, status, bytes, mediaType, charset } = response;
-  return { url, status, headers: flatHeaders(response.headers), bytes, mediaType: mediaType?.toLowerCase(), charset };
-}
-
-/** A refusal of the guarded fetch, as the proxy answers it: the client's URL is at fault (400), or the origin (502, 504). */
-function gatewayError(error: unknown, target: URL): unknown {
-  if (!isLodestoneError(error)) return error;
-  switch (error.data.reason) {
-    case 'too-large':
-      return new LodestoneError('BadGateway', `${target.href} answered with more than 2 MiB; the proxy reads no more`);
-    case 'timeout':
-      return new LodestoneError('GatewayTimeout', error.message);
-    case 'unreachable':
-    case 'redirects':
-      return new LodestoneError('BadGateway', error.message);
-    default:
-      return error; // the URL may not be requested: 400, and nothing was sent
-  }
+/**
+ * The request the proxy makes of `relative` (to the dataspace base) with `querystring`: its own
+ * Koa context, made from the request that came (its method, headers, body and connection) with
+ * that path and query, and answered into the same response. Its agent is the one decided for the
+ * request that came: the same credentials, to the same dataspace, decide the same.
+ */
+function requestFor(ctx: Context, relative: string, querystring: string): Context {
+  const { served, runtime, agent } = ctx.state;
+  const url = runtime.documents.base + relative;
+  const path = new URL(url).pathname;
+  const pathAndQuery = path + (querystring ? `?${querystring}` : '');
+  const made: Context = ctx.app.createContext(ctx.req, ctx.res);
+  Object.defineProperties(made.request, { url: { value: pathAndQuery }, originalUrl: { value: pathAndQuery }, path: { value: path }, querystring: { value: querystring } });
+  made.originalUrl = pathAndQuery;
+  made.response = ctx.response; // what the route answers is the answer
+  made.state = { served, runtime, url, relative, agent, proxied: true };
+  return made;
 }
 
 /** Requests `target` from its origin (or the cache) as `agent` (anonymous: undefined) and answers with what came back. */
-async function fromOrigin(ctx: Context, target: URL, agent: string | undefined): Promise<void> {
-  const { served } = ctx.state;
-  const { outbound } = served;
+async function fromOrigin(ctx: Context, target: URL, agent: string | undefined, accept: string | undefined): Promise<Reply | void> {
+  const { runtime, served } = ctx.state;
   ctx.vary('Accept');
   ctx.set(CONTAINED);
   const method = ctx.method;
   const reading = method === 'GET' || method === 'HEAD';
   const body = reading || method === 'DELETE' ? undefined : await readBody(ctx.req, served.bodyLimit);
-  const accept = acceptOf(ctx.headers, ctx.querystring);
   const shipped = reading ? shippedDocument(target.href) : undefined;
   if (shipped) return fromShipped(ctx, target, shipped, accept);
-  const headers: Record<string, string> = {};
-  if (accept) headers.accept = accept; // SPEC §4.5.5 and LinkedDataHub: the client's Accept as it came
-  for (const name of PASSED) {
-    const value = ctx.get(name);
-    if (value) headers[name] = value;
-  }
-  if (body !== undefined && ctx.get('Content-Type')) headers['content-type'] = ctx.get('Content-Type');
-  // SPEC §4.5.9, §5.3: the secretary's certificate, on behalf of the agent; anonymous callers go anonymously
-  const secretary = outbound.secretary;
-  const onBehalfOf: Record<string, string> = agent === secretary?.webId || agent === undefined ? {} : { 'on-behalf-of': agent };
-  const identity = agent !== undefined && secretary ? { cert: secretary.cert, key: secretary.key, headers: onBehalfOf } : undefined;
-  const cacheable = reading && !PRECONDITIONS.some((name) => name in headers);
-  const request: CacheRequest = { url: target.href, headers: { host: target.host, ...headers } };
-  const hit = cacheable ? outbound.cache.find(agent, request) : undefined;
-  let variant: CachedVariant | undefined = hit?.fresh ? hit.variant : undefined;
-  let response: StoredResponse | undefined = variant?.response;
-  if (!response) {
-    const revalidating = hit && !hit.fresh ? hit : undefined;
-    const sentMethod = revalidating ? 'GET' : method;
-    let sent: SafeResponse;
-    try {
-      sent = await outbound.send(target.href, { method: sentMethod, headers: revalidating ? { ...headers, ...revalidating.validators } : headers, body, identity });
-    } catch (error) {
-      throw gatewayError(error, target);
-    }
-    const answered = stored(sent);
-    if (revalidating) variant = outbound.cache.revalidated(agent, request, revalidating.variant, answered);
-    if (!variant && cacheable && sentMethod === 'GET') variant = outbound.cache.store(agent, request, answered);
-    response = variant?.response ?? answered;
-    if (!reading && sent.status < 400) outbound.cache.purge(target.href); // RFC 9111 §4.4: a write makes stored responses stale
-  }
-  if (variant) ctx.set('Age', String(Math.floor(variant.policy.age()))); // SPEC §8.5
-  await answer(ctx, response, variant, accept);
+  const answer = await ask(served, { target, method, headers: ctx.headers, accept, body, agent });
+  if (answer.age !== undefined) ctx.set('Age', String(answer.age)); // SPEC §8.5
+  await send(ctx, answer, accept);
 }
 
-/** A shipped vocabulary (net/vocabularies.ts), answered without a network request: negotiated, with an ETag, 304 for a match. */
-async function fromShipped(ctx: Context, target: URL, shipped: ShippedDocument, accept: string | undefined): Promise<void> {
-  const { vocabularies } = ctx.state.served.outbound;
-  const { text, digest } = await vocabularies.read(shipped);
-  if (text === '') throw new LodestoneError('NotFound', `the shipped vocabulary (${shipped.file}) says nothing about ${target.href}`);
+/** A shipped vocabulary (net/vocabularies.ts), answered without a network request: negotiated, with its ETag (the one reply path judges If-None-Match and If-Match). */
+async function fromShipped(ctx: Context, target: URL, shipped: ShippedDocument, accept: string | undefined): Promise<Reply | void> {
+  const { served } = ctx.state;
+  const vocabulary = await shippedAnswer(served, target.href, shipped);
   const type = chosenType('rdf', accept, NQUADS);
-  const key = `${shipped.file} ${shipped.term ?? ''} ${type === HTML ? NTRIPLES : type}`;
-  const translated = async (to: string) => {
-    let body = vocabularies.outputs.get(key);
-    if (body === undefined) {
-      body = await ctx.state.served.translate({ kind: 'rdf', text, mediaType: NQUADS, base: target.href, to });
-      vocabularies.outputs.put(key, body);
-    }
-    return body;
-  };
-  if (type === HTML) return proxiedPage(ctx, target.href, await translated(NTRIPLES));
-  const tag = ctx.state.served.etags.of(target.href, digest, type);
-  ctx.set('ETag', tag);
-  const outcome = checkRead(conditionsOf(ctx.headers), tag);
-  if (outcome === 'failed') throw new LodestoneError('PreconditionFailed', 'If-Match does not hold the current ETag', { etag: tag });
-  if (outcome === 'not-modified') {
-    ctx.status = 304;
-    return;
-  }
-  ctx.status = 200;
-  ctx.type = contentTypeOf(type);
-  if (ctx.method === 'HEAD') return;
-  ctx.body = await translated(type);
-}
-
-type Kind = 'rdf' | 'html' | 'results' | 'other';
-
-function kindOf(mediaType: string | undefined): Kind {
-  if (mediaType === undefined) return 'other';
-  if (RDF_IN.includes(mediaType)) return 'rdf';
-  if (isHtml(mediaType)) return 'html';
-  if (resultTypes.includes(mediaType)) return 'results';
-  return 'other';
+  if (type === HTML) return proxiedPage(ctx, target.href, await vocabulary.as(NTRIPLES));
+  return { etag: served.etags.of(target.href, vocabulary.digest, type), contentType: contentTypeOf(type), body: () => vocabulary.as(type) };
 }
 
 /** The representation the client gets of a 2xx body of `kind`: a media type it accepts, or a 406. */
 function chosenType(kind: Kind, accept: string | undefined, origin: string): string {
   if (kind === 'results') {
     const type = choose(NARROWER.results, accept);
-    if (!type) throw notAcceptable(resultTypes, { Vary: 'Accept' });
-    if (type !== origin && !readableResultTypes.includes(origin)) throw new LodestoneError('BadGateway', `the origin answered ${origin}, which the proxy cannot turn into ${type}; ask for ${origin}`);
+    if (!type) throw notAcceptable(NARROWER.results.types, { Vary: 'Accept' });
+    checkResultsInto(origin, type);
     return type;
   }
   // a browser gets Lodestone's page of the RDF (never the remote page itself)
@@ -240,55 +125,21 @@ function chosenType(kind: Kind, accept: string | undefined, origin: string): str
   return type;
 }
 
-/** Sends the origin's response: its status and forwarded headers, its body as it came or re-serialised. */
-async function answer(ctx: Context, response: StoredResponse, variant: CachedVariant | undefined, accept: string | undefined): Promise<void> {
-  const { status, headers, bytes, mediaType: origin, charset } = response;
-  const kind = kindOf(origin);
+/** Sends the origin's answer: its status and forwarded headers, its body as it came or translated. */
+async function send(ctx: Context, answer: OriginAnswer, accept: string | undefined): Promise<void> {
+  const { response, kind } = answer;
+  const { status, mediaType: origin } = response;
   const head = ctx.method === 'HEAD';
-  const success = status >= 200 && status < 300 && (bytes.length > 0 || (head && origin !== undefined) || kind !== 'other');
-  if (success && kind === 'other') throw new LodestoneError('BadGateway', `${response.url} answered ${origin ?? 'a body without a media type'}, which is neither RDF, an HTML page with JSON-LD, nor SPARQL results`);
-  const type = success ? chosenType(kind, accept, origin!) : undefined;
+  const type = isRepresentation(answer, head) ? chosenType(kind, accept, origin!) : undefined;
   // a browser gets an origin's error inside Lodestone's own page, its body as text (a fake page of another origin never shows here)
   if (!type && status >= 400 && errorType(ctx) === HTML) return originErrorPage(ctx, response);
-  for (const name of FORWARDED) {
-    const value = headers[name];
-    if (value === undefined) continue;
-    // a relative Location or Content-Location is the origin's: made absolute against the URL that answered
-    ctx.set(name, name === 'location' || name === 'content-location' ? new URL(value, response.url).href : value);
-  }
+  ctx.set(forwardedHeaders(response));
   ctx.status = status;
   if (status === 204 || status === 304 || status < 200) return;
   // SPEC §4.5.6: an origin's error (or redirect, or empty answer) reaches the client with its status and body, markup as text
   if (!type) return originBody(ctx, response);
-  const text = decodeBody(bytes, charset);
-  if (type === HTML) {
-    const ntriples = await translateOrigin(ctx, { kind: 'rdf', text, mediaType: origin!, base: response.url, to: NTRIPLES }, response.url, origin!);
-    return proxiedPage(ctx, response.url, ntriples);
-  }
+  if (type === HTML) return proxiedPage(ctx, response.url, await forPage(ctx.state.served, answer));
   ctx.type = contentTypeOf(type);
   if (head) return;
-  if (type === origin && kind !== 'html') {
-    ctx.body = text; // already what the client asked for: the origin's text, as UTF-8
-    return;
-  }
-  const cached = variant?.outputs.get(type);
-  if (cached !== undefined) {
-    ctx.body = cached;
-    return;
-  }
-  const job: Translation = { kind: kind === 'results' ? 'results' : 'rdf', text, mediaType: origin!, base: response.url, to: type };
-  const translated = await translateOrigin(ctx, job, response.url, origin!);
-  if (variant) ctx.state.served.outbound.cache.addOutput(variant, type, translated);
-  ctx.body = translated;
-}
-
-/** An origin's body in another format, off the thread that answers requests; content that cannot be read is the origin's fault (502). */
-async function translateOrigin(ctx: Context, job: Translation, url: string, origin: string): Promise<string> {
-  return ctx.state.served.translate(job).catch((error: unknown) => {
-    // the origin's content is at fault, not the request: a 502 (a 503 for a busy pool stays one)
-    if (isLodestoneError(error) && ['SyntaxError', 'ConstraintViolation', 'WorkLimit', 'TooManyBlankNodes'].includes(error.code)) {
-      throw new LodestoneError('BadGateway', `${url} answered ${origin} that could not be read: ${error.message}`);
-    }
-    throw error;
-  });
+  ctx.body = await translated(ctx.state.served, answer, type);
 }

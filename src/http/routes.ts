@@ -27,7 +27,7 @@ import { settings } from './settings.js';
 import { sparql } from './sparql.js';
 import { staticAsset } from './html.js';
 import { isAdminDataspace } from './dataspace-role.js';
-import type { DataspaceRuntime, Decided, Handler, State } from './state.js';
+import type { Context, DataspaceRuntime, Decided, Handler, State } from './state.js';
 import { authorize, holds, type Needs } from './authorize.js';
 import { notAcceptable } from './document-read.js';
 import { acceptOf } from './negotiate.js';
@@ -56,15 +56,13 @@ const METHODS: readonly Method[] = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELE
 
 const current = { GET: readDocument, HEAD: readDocument, PUT: writeDocument, POST: writeDocument, PATCH: writeDocument, OPTIONS: documentOptions };
 const read = (handler: Handler) => ({ GET: handler, HEAD: handler });
-const proxied: Handler = (ctx) => proxy(ctx, routeOf, answerRoute);
-
 const onDocument: Needs = { on: 'document' };
 const endpoint = (mode: Needs['mode']): Needs => ({ on: 'endpoint', mode });
 const open: Needs = { on: 'nothing' };
 
 export const routes: readonly Route[] = [
   { name: 'the root document', in: 'every', path: 'root', needs: onDocument, offers: 'document', methods: current },
-  { name: 'the Linked Data proxy', in: 'every', path: 'root', query: 'proxy', needs: { on: 'proxied' }, offers: 'none', methods: { ...read(proxied), POST: proxied, PUT: proxied, PATCH: proxied, DELETE: proxied } },
+  { name: 'the Linked Data proxy', in: 'every', path: 'root', query: 'proxy', needs: { on: 'proxied' }, offers: 'none', methods: { ...read(proxy), POST: proxy, PUT: proxy, PATCH: proxy, DELETE: proxy } },
   { name: 'a document', in: 'every', path: 'document', needs: onDocument, offers: 'document', methods: { ...current, DELETE: deleteDocument } },
   { name: 'a memento', in: 'every', path: 'document', query: 'version', needs: { on: 'document', mode: 'Read' }, offers: 'document', methods: read(version) },
   { name: 'a TimeMap', in: 'every', path: 'document', query: 'timemap', needs: { on: 'document', mode: 'Read' }, offers: 'timemap', methods: read(timemap) },
@@ -112,16 +110,26 @@ export function routeOf(runtime: DataspaceRuntime, relative: string, querystring
   return undefined;
 }
 
-/** The middleware that answers every request of a dataspace from the table. */
+/**
+ * Answers a request of a dataspace from the row that takes its path and query; false, having done
+ * nothing, when no row takes it. The proxy answers a URL of its own dataspace with it, as a new
+ * request (Served.route).
+ */
+export async function route(ctx: Context): Promise<boolean> {
+  if (ctx.querystring !== '' && ctx.query.graph !== undefined) {
+    // DESIGN.md: indirect graph identification is not supported
+    throw new LodestoneError('BadRequest', 'indirect graph identification (?graph=) is not supported: use the graph’s own URL');
+  }
+  const found = routeOf(ctx.state.runtime, ctx.state.relative, ctx.querystring);
+  if (!found) return false;
+  await answerRoute(ctx, found);
+  return true;
+}
+
+/** The middleware that answers every request of a dataspace from the table; a path no row takes is redirected to its slash. */
 export function dispatch(): Koa.Middleware<State> {
   return async (ctx) => {
-    if (ctx.querystring !== '' && ctx.query.graph !== undefined) {
-      // DESIGN.md: indirect graph identification is not supported
-      throw new LodestoneError('BadRequest', 'indirect graph identification (?graph=) is not supported: use the graph’s own URL');
-    }
-    const found = routeOf(ctx.state.runtime, ctx.state.relative, ctx.querystring);
-    if (!found) return redirectToSlash(ctx);
-    await answerRoute(ctx, found);
+    if (!(await route(ctx))) redirectToSlash(ctx);
   };
 }
 

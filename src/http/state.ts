@@ -1,6 +1,6 @@
 /** What the middleware of one request learn and pass on (Koa's ctx.state). */
 import type { IssueCredentials } from '../auth/signup.js';
-import type { Outbound } from '../net/outbound.js';
+import type { Outbound } from '../proxy/outbound.js';
 import type { QueryShape } from '../rdf/sparql-text.js';
 import type { Translation } from '../rdf/translate.js';
 import type { DataspaceRuntime } from '../runtime.js';
@@ -24,7 +24,7 @@ export interface Served {
   sparqlTimeoutMs: number;
   /** A query's shape, parsed off the thread that answers requests, with a deadline (composer.ts). */
   queryShape: (query: string, base: string) => Promise<QueryShape>;
-  /** The proxy's way out: guarded requests, the secretary's credentials, the cache (net/outbound.ts). */
+  /** The proxy's way out: guarded requests, the secretary's credentials, the cache (proxy/outbound.ts). */
   outbound: Outbound;
   /** A response of another server in the format the client asked for, made off the thread that answers requests (rdf/translate.ts). */
   translate: (job: Translation) => Promise<string>;
@@ -42,6 +42,8 @@ export interface Served {
   trusts: OriginTrust;
   /** What the read routes keep between requests: mementos, TimeMaps, SPARQL answers and query shapes (read-caches.ts). */
   caches: ReadCaches;
+  /** Answers a request from the route table (routes.ts `route`); false when no row takes it. The proxy's URLs of its own dataspace go through it as new requests. */
+  route: (ctx: Context) => Promise<boolean>;
 }
 
 export interface State {
@@ -54,6 +56,8 @@ export interface State {
   relative: string;
   /** The authenticated agent's WebID, or undefined for anonymous. */
   agent: string | undefined;
+  /** Set on the request the proxy makes of a URL of its own dataspace (SPEC §4.5.2), which is not proxied again. */
+  proxied?: true;
 }
 
 /** The context of a request inside a route (Koa's, with this state). */

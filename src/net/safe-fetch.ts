@@ -23,13 +23,13 @@ export { isInternalAddress };
 export interface SafeFetchOptions {
   /** `--allow-internal-urls`: reach loopback, private and link-local addresses too. */
   allowInternal: boolean;
-  /** The whole request, DNS and redirects included; default 10 s. */
+  /** The whole request, DNS and redirects included; default FETCH_LIMITS. */
   timeoutMs?: number;
-  /** From asking for a connection to having it (TCP, and TLS for https), per hop; default 5 s. */
+  /** From asking for a connection to having it (TCP, and TLS for https), per hop; default FETCH_LIMITS. */
   connectTimeoutMs?: number;
-  /** Largest body accepted; default 2 MiB. A larger one is refused and reading stops. */
+  /** Largest body accepted; default FETCH_LIMITS. A larger one is refused and reading stops. */
   maxBytes?: number;
-  /** Redirects followed; default 5, each hop checked like the first. */
+  /** Redirects followed, each hop checked like the first; default FETCH_LIMITS. */
   maxRedirects?: number;
   /** Default: the RDF formats Lodestone reads, Turtle first. */
   accept?: string;
@@ -81,21 +81,38 @@ export interface SafeResponse {
   identified: boolean;
 }
 
-/** Why a fetch failed, in `error.data.reason`, for callers that map failures themselves (a proxy: 502, 504). */
+/** Why a fetch failed, in `error.data.reason` (the error's code already says whose fault it is). */
 export type FetchFailure = 'url' | 'scheme' | 'credentials' | 'internal-address' | 'redirects' | 'too-large' | 'timeout' | 'unreachable';
 
 export const RDF_ACCEPT = `${TURTLE}, ${NTRIPLES};q=0.9, ${JSONLD};q=0.8, ${RDFXML};q=0.7`;
 
-const DEFAULT_TIMEOUT_MS = 10_000;
-const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-const DEFAULT_MAX_BYTES = 2 * 1024 * 1024;
-const DEFAULT_MAX_REDIRECTS = 5;
+const MiB = 1024 * 1024;
+
+/** The limits of an outgoing request unless its caller gives others (the proxy: proxy/outbound.ts). */
+export const FETCH_LIMITS: Readonly<Required<Pick<SafeFetchOptions, 'timeoutMs' | 'connectTimeoutMs' | 'maxBytes' | 'maxRedirects'>>> = {
+  timeoutMs: 10_000,
+  connectTimeoutMs: 5_000,
+  maxBytes: 2 * MiB,
+  maxRedirects: 5,
+};
 const REDIRECTS = new Set([301, 302, 303, 307, 308]); // RFC 9110 §15.4
 const KEEPING_METHOD = new Set([307, 308]); // RFC 9110 §15.4.8-9: the method and body are sent again
 
+/**
+ * A refusal, of the kind a gateway answers (RFC 9110 §15.6.3, §15.6.5): a URL that may not be
+ * requested is the request's fault (400, and nothing was sent); an origin that answers too much,
+ * redirects too often or cannot be reached is the origin's (502), one that is too slow too (504).
+ */
 function refuse(reason: FetchFailure, url: string, message: string): LodestoneError {
-  const code = reason === 'timeout' ? 'QueryTimeout' : reason === 'too-large' ? 'ConstraintViolation' : reason === 'unreachable' ? 'NotFound' : 'InvalidPath';
+  const code = reason === 'timeout' ? 'GatewayTimeout' : reason === 'too-large' || reason === 'unreachable' || reason === 'redirects' ? 'BadGateway' : 'InvalidPath';
   return new LodestoneError(code, message, { url, reason });
+}
+
+/** A byte count as people read it: whole MiB or KiB when it is one, else bytes. */
+function sizeText(bytes: number): string {
+  if (bytes % MiB === 0) return `${bytes / MiB} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
 }
 
 /** The URL, when it is one Lodestone may request at all: http(s) and no credentials. */
@@ -177,7 +194,7 @@ function send(target: URL, addresses: readonly LookupAddress[], hop: Hop, option
       ...hop.cert,
       signal,
     });
-    const connectMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const connectMs = options.connectTimeoutMs ?? FETCH_LIMITS.connectTimeoutMs;
     const connecting = setTimeout(() => request.destroy(refuse('timeout', target.href, `${target.host} did not accept a connection within ${connectMs} ms`)), connectMs);
     request.on('socket', (socket) => socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connecting)));
     request.on('response', (response) => {
@@ -193,7 +210,7 @@ function send(target: URL, addresses: readonly LookupAddress[], hop: Hop, option
 }
 
 async function readBody(response: IncomingMessage, url: string, maxBytes: number): Promise<Buffer> {
-  const tooLarge = () => refuse('too-large', url, `the document at ${url} is larger than ${maxBytes} bytes`);
+  const tooLarge = () => refuse('too-large', url, `${url} answered with more than ${sizeText(maxBytes)}; no more is read`);
   const declared = Number(response.headers['content-length']);
   if (declared > maxBytes) {
     response.destroy();
@@ -253,10 +270,10 @@ function document(response: SafeResponse): FetchedDocument {
 
 /**
  * GETs an http(s) URL, following redirects. Refusals are LodestoneErrors with `data.reason`
- * (FetchFailure): InvalidPath (400) for a URL that may not be fetched (scheme, credentials, an
- * internal address at any hop, too many redirects), ConstraintViolation (422) for a body past
- * maxBytes, QueryTimeout (503) past timeoutMs, NotFound (404) for a host that cannot be resolved
- * or reached. Any HTTP status is a result, not an error.
+ * (FetchFailure), of the kind a gateway answers: InvalidPath (400) for a URL that may not be
+ * fetched (scheme, credentials, an internal address at any hop); BadGateway (502) for too many
+ * redirects, a body past maxBytes, a host that cannot be resolved or reached; GatewayTimeout (504)
+ * past timeoutMs or the connect timeout. Any HTTP status is a result, not an error.
  */
 export async function safeFetch(url: string, options: SafeFetchOptions): Promise<FetchedDocument> {
   return document(await safeRequest(url, options));
@@ -273,8 +290,8 @@ function follows(status: number, method: string): boolean {
  * methods when it keeps the method (307, 308: the body is sent again); any other is the answer.
  */
 export async function safeRequest(url: string, options: SafeRequestOptions): Promise<SafeResponse> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const timeoutMs = options.timeoutMs ?? FETCH_LIMITS.timeoutMs;
+  const maxRedirects = options.maxRedirects ?? FETCH_LIMITS.maxRedirects;
   const method = (options.method ?? 'GET').toUpperCase();
   const controller = new AbortController();
   let current = checkedUrl(url);
@@ -299,7 +316,7 @@ export async function safeRequest(url: string, options: SafeRequestOptions): Pro
         current = checkedUrl(location, current.href);
         continue;
       }
-      const bytes = method === 'HEAD' ? Buffer.alloc(0) : await Promise.race([readBody(response, current.href, options.maxBytes ?? DEFAULT_MAX_BYTES), timedOut]);
+      const bytes = method === 'HEAD' ? Buffer.alloc(0) : await Promise.race([readBody(response, current.href, options.maxBytes ?? FETCH_LIMITS.maxBytes), timedOut]);
       if (method === 'HEAD') response.destroy();
       return { url: current.href, status, headers: response.headers, bytes, ...typeOf(response.headers['content-type']), identified };
     }

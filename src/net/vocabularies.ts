@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { LodestoneError } from '../errors.js';
-import { linesAbout, literalsOf } from '../rdf/canonical-lines.js';
+import { linesBySubject, literalsOf } from '../rdf/canonical-lines.js';
 import { ByteCache } from '../util/byte-cache.js';
 
 interface Vocabulary {
@@ -54,6 +54,8 @@ const OWN: readonly Vocabulary[] = [
 
 const ALL: readonly Vocabulary[] = [...VOCABULARIES, ...OWN];
 
+/** The serialisations made for clients are kept up to this many bytes (least recently used dropped first). */
+const OUTPUT_BYTES = 32 * 1024 * 1024;
 /** What a URL names among the shipped vocabularies. */
 export interface ShippedDocument {
   /** The package file it comes from, for ETags and messages. */
@@ -102,9 +104,10 @@ export class Vocabularies {
   }
 
   private readonly files = new Map<string, Promise<ShippedText>>();
-  private readonly terms = new Map<string, ShippedText>();
+  /** A file's lines by subject, made at the first term asked of it: a term is then found without a scan of the file on the thread that answers requests (schema.org's is 2.7 MB). */
+  private readonly subjects = new Map<string, Map<string, string>>();
   /** Serialisations made for clients, by document and media type. */
-  readonly outputs = new ByteCache<string>(32 * 1024 * 1024, (text) => text.length);
+  readonly outputs = new ByteCache<string>(OUTPUT_BYTES, (text) => text.length);
 
   async read(document: ShippedDocument): Promise<ShippedText> {
     let whole = this.files.get(document.file);
@@ -115,15 +118,13 @@ export class Vocabularies {
     }
     const file = await whole;
     if (!document.term) return file;
-    let term = this.terms.get(document.term);
-    if (!term) {
-      const about = linesAbout(file.text, document.term);
-      const text = about && about + '\n';
-      term = { text, digest: digest(text) };
-      if (this.terms.size >= 10_000) this.terms.clear();
-      this.terms.set(document.term, term);
+    let subjects = this.subjects.get(document.file);
+    if (!subjects) {
+      subjects = linesBySubject(file.text);
+      this.subjects.set(document.file, subjects);
     }
-    return term;
+    const text = subjects.get(document.term) ?? '';
+    return { text, digest: digest(text) };
   }
 
   private async load(file: string): Promise<ShippedText> {

@@ -12,6 +12,18 @@ function prefixOf(subject: string, predicate?: string): string {
   return predicate === undefined ? `<${subject}> ` : `<${subject}> <${predicate}> `;
 }
 
+/** The lines of N-Triples or N-Quads text by the IRI of their subject (blank-node subjects left out), each ending in a newline: one pass for many subjects. */
+export function linesBySubject(text: string): Map<string, string> {
+  const bySubject = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const end = line.startsWith('<') ? line.indexOf('> ') : -1; // an IRI holds neither '>' nor a space
+    if (end === -1) continue;
+    const subject = line.slice(1, end);
+    bySubject.set(subject, (bySubject.get(subject) ?? '') + line + '\n');
+  }
+  return bySubject;
+}
+
 /** The lines of `ntriples` whose subject is `subject`, joined by newlines. */
 export function linesAbout(ntriples: string, subject: string): string {
   const prefix = prefixOf(subject);

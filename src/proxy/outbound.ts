@@ -1,16 +1,16 @@
 /**
- * The proxy's way out (SPEC §4.5, §5.3): guarded requests (safe-fetch.ts) under the server's
+ * The proxy's way out (SPEC §4.5, §5.3): guarded requests (net/safe-fetch.ts) under the server's
  * outgoing-address rules and trusted certificate authorities, the secretary's client credentials
  * that proxied requests speak with, the cache of what came back, and the shipped vocabularies
  * that need no request at all. Built once by the
  * composition root; the limits of a proxied request are declared here.
  */
-import { ProxyCache } from './proxy-cache.js';
-import { safeRequest, type SafeFetchOptions, type SafeRequestOptions, type SafeResponse } from './safe-fetch.js';
-import { Vocabularies } from './vocabularies.js';
+import { ProxyCache } from './cache.js';
+import { FETCH_LIMITS, safeRequest, type SafeFetchOptions, type SafeRequestOptions, type SafeResponse } from '../net/safe-fetch.js';
+import { Vocabularies } from '../net/vocabularies.js';
 
-/** SPEC §4.5 limits: a response past 2 MiB is a 502; a connection within 5 s; the whole exchange within 30 s (a remote query may take a while). */
-export const PROXY_LIMITS: Readonly<{ maxBytes: number; connectTimeoutMs: number; timeoutMs: number }> = { maxBytes: 2 * 1024 * 1024, connectTimeoutMs: 5_000, timeoutMs: 30_000 };
+/** SPEC §4.5 limits: those of every outgoing request (a response past FETCH_LIMITS.maxBytes is a 502), but the whole exchange within 30 s (a remote query may take a while). */
+export const PROXY_LIMITS: Readonly<Pick<SafeFetchOptions, 'maxBytes' | 'connectTimeoutMs' | 'timeoutMs'>> = { maxBytes: FETCH_LIMITS.maxBytes, connectTimeoutMs: FETCH_LIMITS.connectTimeoutMs, timeoutMs: 30_000 };
 
 export interface Credentials {
   webId: string;
