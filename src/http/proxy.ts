@@ -9,7 +9,6 @@
 import { LodestoneError } from '../errors.js';
 import { ask, checkResultsInto, forPage, forwardedHeaders, isRepresentation, shippedAnswer, shippedDocument, translated, type Kind, type OriginAnswer, type ShippedDocument } from '../proxy/service.js';
 import { HTML, NQUADS, NTRIPLES } from '../rdf/formats.js';
-import { resultTypes } from '../rdf/sparql-results.js';
 import { readBody } from './body.js';
 import { errorType } from './error-middleware.js';
 import { originBody, originErrorPage } from './origin-errors.js';
@@ -89,7 +88,7 @@ function requestFor(ctx: Context, relative: string, querystring: string): Contex
 
 /** Requests `target` from its origin (or the cache) as `agent` (anonymous: undefined) and answers with what came back. */
 async function fromOrigin(ctx: Context, target: URL, agent: string | undefined, accept: string | undefined): Promise<Reply | void> {
-  const { runtime, served } = ctx.state;
+  const { served } = ctx.state;
   ctx.vary('Accept');
   ctx.set(CONTAINED);
   const method = ctx.method;
