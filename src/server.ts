@@ -30,6 +30,7 @@ import { Dataspace, descriptionFile } from './dataspace.js';
 import { dataspaceDir, requireDefaultPair, type DataspacePair, type DataspaceSpec } from './registry.js';
 import { readDataspaces, readEtagKey, readProxySecret, readSessionKey, readSystemConfig, systemConfigFile, type OidcProviderDeclaration } from './system-config.js';
 import { SystemSettings } from './settings.js';
+import { SystemFile } from './system-file.js';
 import type { ImportLimits } from './ontology/imports.js';
 import { NamespaceOntology } from './ontology/namespace.js';
 import { warnOfOldOntologies } from './ontology/governing.js';
@@ -94,12 +95,13 @@ export type ServeSeams = Pick<OutboundOptions, 'seams' | 'limits'> & {
 export async function serve(config: ServeConfig, log: (line: string) => void = (l) => console.log(l), seams: ServeSeams = {}): Promise<Running> {
   const lock = await lockDataDir(config.data, { base: config.base, host: config.host, port: config.port }, log);
   try {
-    const pairs = await readDataspaces(config.data, config.base);
+    const system = new SystemFile(systemConfigFile(config.data), config.base); // the one reader of system.ttl
+    const pairs = await readDataspaces(system);
     await checkBase(config, descriptionFile(join(dataspaceDir(config.data, pairs[0]!.endUser.id), '.git')));
-    requireDefaultPair(pairs, systemConfigFile(config.data), config.base);
+    requireDefaultPair(pairs, system.file, config.base);
     // before anything is opened: a proxy secret that cannot be used stops the start with nothing to close
     const proxySecret = config.trustedProxies.length ? await readProxySecret(config.data, config.trustedProxySecretFile) : undefined;
-    return await start(config, pairs, log, lock, seams, proxySecret);
+    return await start(config, system, pairs, log, lock, seams, proxySecret);
   } catch (error) {
     lock.release();
     throw error;
@@ -123,12 +125,12 @@ interface PairRuntimes {
   admin: DataspaceRuntime;
 }
 
-async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: (line: string) => void, lock: DataLock, seams: ServeSeams, proxySecret: { secret: string; file: string } | undefined): Promise<Running> {
+async function start(config: ServeConfig, systemFile: SystemFile, pairs: readonly DataspacePair[], log: (line: string) => void, lock: DataLock, seams: ServeSeams, proxySecret: { secret: string; file: string } | undefined): Promise<Running> {
   const accessLog = openAccessLog(config.accessLog, agentOf, log); // first: a file it cannot open stops the start
   const composer = new Composer({ log });
   const disk = new DiskClient(); // one disk worker makes the writes of every dataspace
   const compose = composer.compose.bind(composer);
-  const system = await readSystemConfig(config.data, config.base, log);
+  const system = await readSystemConfig(systemFile, config.data, log);
   const versioning = system.versioning;
   const open = async (spec: DataspaceSpec): Promise<{ dataspace: Dataspace; lines: string[] }> => {
     const started = Date.now();
@@ -162,7 +164,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   }
   const opened = attempts.map((attempt) => (attempt as PromiseFulfilledResult<{ dataspace: Dataspace; lines: string[] }>).value);
   for (const { lines } of opened) lines.forEach((line) => log(line));
-  const settings = new SystemSettings(systemConfigFile(config.data), config.base, pairs, log);
+  const settings = new SystemSettings(systemFile, pairs, log);
   const ontologyWorkers = new OntologyWorkers({ queryMs: config.sparqlTimeoutMs });
   const pages = new PageDrawer();
   const fetchRdf = (url: string, limits?: { timeoutMs?: number; maxBytes?: number }) => safeFetch(url, { ...limits, allowInternal: config.allowInternalUrls });
