@@ -50,13 +50,20 @@ function apart(quads: readonly Quad[], block: number): Quad[] {
 }
 
 /**
- * A source's triples with their blank nodes labelled apart from those of any other source (the
- * parsers' labels are only unique within a thread): prefixed with a digest of the source's text and
- * base, so that the same source reads with the same labels, on any thread.
+ * A source's triples with their blank nodes labelled apart from those of any other source (a
+ * parser's labels are unique only within its thread, and differ from one parse to the next): a
+ * digest of the source's text and base, then the blank node's rank in the parse, so that the same
+ * source reads with the same labels on any thread.
  */
 function labelledApart(quads: readonly Quad[], text: string, base: string): Quad[] {
-  const prefix = `x${createHash('sha1').update(base).update('\n').update(text).digest('hex').slice(0, 12)}_`;
-  const rename = <T extends Quad['subject'] | Quad['object']>(term: T): T => (term.termType === 'BlankNode' ? (blankNode(prefix + term.value) as unknown as T) : term);
+  const prefix = `x${createHash('sha1').update(base).update('\n').update(text).digest('hex').slice(0, 12)}b`;
+  const labels = new Map<string, string>();
+  const rename = <T extends Quad['subject'] | Quad['object']>(term: T): T => {
+    if (term.termType !== 'BlankNode') return term;
+    let label = labels.get(term.value);
+    if (label === undefined) labels.set(term.value, (label = `${prefix}${labels.size}`));
+    return blankNode(label) as unknown as T;
+  };
   return quads.map((q) => quad(rename(q.subject), q.predicate, rename(q.object)) as Quad);
 }
 
