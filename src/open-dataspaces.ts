@@ -1,8 +1,9 @@
 /**
  * Opening the dataspaces of the registry (registry.ts) for `lodestone serve`: each its repository,
  * index, working tree and watcher, all at once (their workers start side by side), with its
- * versioning from system.ttl. The log lines come out in the order of the registry; a start where
- * one fails closes those that opened, so the process can exit.
+ * versioning from system.ttl, and an end-user dataspace with the constraints of its pair's
+ * namespace ontology on people's edits. The log lines come out in the order of the registry; a
+ * start where one fails closes those that opened, so the process can exit.
  */
 import { Dataspace } from './dataspace.js';
 import type { ServeConfig } from './config.js';
@@ -23,10 +24,17 @@ export interface OpenOptions {
   disk: DiskClient;
   /** Deep blank-node labelling of files people edit (the composer's pool). */
   labelDeep: (ntriples: string, what: string) => Promise<Buffer>;
+  /**
+   * The constraints on people's edits of a pair's end-user dataspace (its namespace ontology's
+   * shapes), given its admin dataspace as it opens: the edits found at start are checked too.
+   */
+  constraintsOf: (pair: DataspacePair, admin: Promise<Dataspace>) => (url: string, bytes: Buffer) => Promise<void>;
   log: (line: string) => void;
 }
 
-async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptions): Promise<{ dataspace: Dataspace; lines: string[] }> {
+type Validate = (url: string, bytes: Buffer) => Promise<void>;
+
+async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptions, validate?: Validate): Promise<{ dataspace: Dataspace; lines: string[] }> {
   const started = Date.now();
   const history = options.versioning.get(spec.base);
   const dataspace = await Dataspace.open({
@@ -37,6 +45,7 @@ async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptio
     queryLanes: config.queryLanes,
     log: options.log,
     labelDeep: options.labelDeep,
+    validate,
     versioned: history !== undefined,
     branch: history?.branch,
     prefix: history?.pathPrefix,
@@ -49,7 +58,12 @@ async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptio
 
 /** Every dataspace of `pairs`, opened; throws the first failure once those that opened are closed. */
 export async function openDataspaces(config: ServeConfig, pairs: readonly DataspacePair[], options: OpenOptions): Promise<OpenedPair[]> {
-  const attempts = await Promise.allSettled(pairs.flatMap((pair) => [open(config, pair.endUser, options), open(config, pair.admin, options)]));
+  const attempts = await Promise.allSettled(
+    pairs.flatMap((pair) => {
+      const admin = open(config, pair.admin, options);
+      return [open(config, pair.endUser, options, options.constraintsOf(pair, admin.then((opened) => opened.dataspace))), admin];
+    }),
+  );
   const failed = attempts.find((attempt) => attempt.status === 'rejected');
   if (failed) {
     await Promise.all(attempts.map((attempt) => (attempt.status === 'fulfilled' ? attempt.value.dataspace.close() : undefined)));

@@ -4,7 +4,8 @@
  * dataspaces (open-dataspaces.ts), each pair with its namespace ontology; bootstrap what is empty;
  * build each dataspace's runtime whole (access control, documents, mirror, login); set up who is
  * asking (identity.ts); serve HTTP (serve-http.ts). Every long-lived thing is built here, once,
- * and passed in; a start that fails closes what it had built, last built first.
+ * and passed in, nothing is changed once built; a start that fails closes what it had built, last
+ * built first.
  */
 import type { Server } from 'node:http';
 import { rootCertificates } from 'node:tls';
@@ -16,7 +17,7 @@ import { bootstrap, type Bootstrapped } from './bootstrap.js';
 import { checkBase } from './base-check.js';
 import type { ServeConfig } from './config.js';
 import { lockDataDir } from './data-lock.js';
-import { descriptionFile } from './dataspace.js';
+import { descriptionFile, type Dataspace } from './dataspace.js';
 import { Composer } from './documents/composer.js';
 import { DocumentService } from './documents/document-service.js';
 import { openAccessLog } from './http/access-log.js';
@@ -39,7 +40,7 @@ import { NamespaceOntology } from './ontology/namespace.js';
 import { OntologyWorkers } from './ontology/workers.js';
 import { openDataspaces } from './open-dataspaces.js';
 import { documentIri } from './rdf/iri.js';
-import { dataspaceDir, requireDefaultPair } from './registry.js';
+import { dataspaceDir, requireDefaultPair, type DataspacePair } from './registry.js';
 import type { DataspaceRuntime } from './runtime.js';
 import { listen, requestListener, stopListening, type RequestListener } from './serve-http.js';
 import { SystemSettings } from './settings.js';
@@ -99,8 +100,6 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     const toNTriples = composer.toNTriples.bind(composer);
 
     const { versioning, oidcProviders, corsOrigins } = await readSystemConfig(system, config.data, log);
-    const opened = await openDataspaces(config, pairs, { versioning, disk, labelDeep: (ntriples, what) => composer.label(ntriples, what), log });
-    built.push(() => Promise.all(opened.flatMap((pair) => [pair.endUser.close(), pair.admin.close()])));
     const settings = new SystemSettings(system, pairs, log);
     // admin/clear with uri= drops the proxy's copies of that ontology too
     const proxyCache = new ProxyCache();
@@ -108,17 +107,28 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       for (const url of new Set([uri, documentIri(uri)])) proxyCache.purge(url);
     };
     const fetchRdf = (url: string, limits?: { timeoutMs?: number; maxBytes?: number }) => safeFetch(url, { ...limits, allowInternal: config.allowInternalUrls });
+    // each pair's namespace ontology, from the owners' documents only (ontology/governing.ts), built as its admin dataspace opens:
+    // its SHACL shapes constrain the end-user dataspace's writes, people's edits included (those found at start too)
+    const ontologies = new Map<string, Promise<NamespaceOntology>>();
+    const constraintsOf = (pair: DataspacePair, admin: Promise<Dataspace>) => {
+      const imports = () => settings.imports(pair.endUser.base);
+      const ontology = admin.then((opened) => new NamespaceOntology({ admin: opened, imports, fetch: fetchRdf, workers: ontologyWorkers, toNTriples, vocabularies, purge, log, importLimits: seams.importLimits }));
+      ontology.catch(() => undefined); // an admin dataspace that does not open fails the start
+      ontologies.set(pair.endUser.base, ontology);
+      return async (url: string, bytes: Buffer) => (await ontology).validate(url, bytes);
+    };
+    const opened = await openDataspaces(config, pairs, { versioning, disk, labelDeep: (ntriples, what) => composer.label(ntriples, what), constraintsOf, log });
+    built.push(() => Promise.all(opened.flatMap((pair) => [pair.endUser.close(), pair.admin.close()])));
     const secret = await readSessionKey(config.data, log);
-    const shaped = opened.map((pair) => {
-      const packages = () => settings.imports(pair.endUser.base);
-      // the pair's namespace ontology, from the owners' documents only (ontology/governing.ts): its SHACL shapes constrain the end-user dataspace's writes, those of people's edits included
-      const ontology = new NamespaceOntology({ admin: pair.admin, imports: packages, fetch: fetchRdf, workers: ontologyWorkers, toNTriples, vocabularies, purge, log, importLimits: seams.importLimits });
-      const validate = (url: string, bytes: Buffer) => ontology.validate(url, bytes);
-      pair.endUser.workingTree.validate = validate; // the working tree is opened before its pair's ontology can be
-      // OpenID Connect login in the admin dataspace, with the providers system.ttl declares for it
-      const oidc = oidcEndpoints(config, pair.admin.base, pair.endUser.base, oidcProviders.get(pair.admin.base) ?? [], secret, log);
-      return { ...pair, packages, ontology, validate, oidc };
-    });
+    const shaped = await Promise.all(
+      opened.map(async (pair) => {
+        const ontology = await ontologies.get(pair.endUser.base)!;
+        const validate = (url: string, bytes: Buffer) => ontology.validate(url, bytes);
+        // OpenID Connect login in the admin dataspace, with the providers system.ttl declares for it
+        const oidc = oidcEndpoints(config, pair.admin.base, pair.endUser.base, oidcProviders.get(pair.admin.base) ?? [], secret, log);
+        return { ...pair, packages: () => settings.imports(pair.endUser.base), ontology, validate, oidc };
+      }),
+    );
     // bootstrap writes through document services of its own: the runtimes' are built knowing the agents it makes
     const agents = await bootstrap(config.data, shaped.map((pair) => ({ endUser: new DocumentService(pair.endUser, { compose, validate: pair.validate }), admin: new DocumentService(pair.admin, { compose }) })), log);
     // each namespace ontology is built at start, in the background: pages have its labels, and its imports are on their way before the first write
