@@ -88,7 +88,6 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: [
       'src/rdf/media-types.ts',
-      'src/settings.ts', 'src/system-config.ts', // until the settings helper's work lands (issue 26)
     ],
     rules: { 'no-restricted-syntax': ['error', mediaTypeLiterals, mediaTypesInTemplates] },
   },

@@ -14,6 +14,7 @@ import { ns } from '../src/rdf/namespaces.js';
 import { freePort } from '../test/http-helpers.js';
 import { client, documentTurtle, startChild, stop } from './http.js';
 import { PageDrawer } from '../src/http/page-drawer.js';
+import { startPool } from '../src/threads.js';
 import type { Drawing } from '../src/pages/draw.js';
 import { Labels } from '../src/pages/labels.js';
 import { ms, num, quantile, ratio, rate, target, type BenchContext, type Row, type Section } from './table.js';
@@ -111,8 +112,8 @@ async function held(work: () => Promise<unknown>): Promise<{ took: number; busy:
 /** Each size drawn in the worker, then here (the garbage of drawing here is not collected while the worker draws), medians of the time taken and of this thread's busy time. */
 async function drawing(context: BenchContext): Promise<Row[]> {
   const rows: Row[] = [];
-  const here = new PageDrawer({ mainThreadChars: Infinity });
-  const there = new PageDrawer({ mainThreadChars: 0 });
+  const here = new PageDrawer({ pool: startPool('pages'), mainThreadChars: Infinity });
+  const there = new PageDrawer({ pool: startPool('pages'), mainThreadChars: 0 });
   const rounds = context.quick ? 5 : 21;
   try {
     for (const triples of [10, 100, 300, 1_000, 3_000]) {

@@ -57,6 +57,8 @@ export interface DataspaceOptions {
   indexLag?: Partial<IndexLag>;
   /** Where files edited by people get deep blank-node labelling (the composer's pool in a server). */
   labelDeep?: (ntriples: string, what: string) => Promise<Buffer>;
+  /** Ontology constraints on files edited by people, those found at start included (the namespace ontology of an end-user dataspace's pair). */
+  validate?: (url: string, bytes: Buffer) => Promise<void>;
   /** Replicas of the index that SPARQL queries run on, each in its own worker (default 1; see src/index/index.ts). */
   queryLanes?: number;
   /** The disk worker's client the server shares between dataspaces; without it the store builds its own. */
@@ -103,7 +105,7 @@ export class Dataspace {
       onInvalid: (path, message) => log(`${options.id}: ${path} is not valid N-Triples and is not indexed: ${message}`),
       cachedBlob: (id) => store.cachedBlob(id),
     });
-    this.workingTree = new WorkingTree({ store, base: options.base, log, labelDeep: options.labelDeep });
+    this.workingTree = new WorkingTree({ store, base: options.base, log, labelDeep: options.labelDeep, validate: options.validate });
     this.versions = options.versioned ? new VersionLog(store) : undefined;
     // The index follows HEAD once a burst of commits pauses (and at least every second, or every
     // 64 changed documents, during a long one) rather than once per commit: a document rewritten

@@ -11,7 +11,8 @@ import { descriptionFile, type DataspaceDescription } from './dataspace.js';
 import { IndexCore } from './index/index-core.js';
 import { readRef } from './store/refs.js';
 import { dataspaceDir, dataspacesOf } from './registry.js';
-import { readDataspaces } from './system-config.js';
+import { readDataspaces, systemConfigFile } from './system-config.js';
+import { SystemFile } from './system-file.js';
 import { reindexRequestFile } from './watch/watcher.js';
 
 export async function reindex(dataDir: string): Promise<void> {
@@ -20,7 +21,7 @@ export async function reindex(dataDir: string): Promise<void> {
   if (!existsSync(root)) throw new Error(`${data} holds no dataspaces (no ${root})`);
   // the base resolves relative IRIs in system.ttl; each repository records its own base for the index
   const base = (await madeFor(data, descriptionFile(join(dataspaceDir(data, 'end-user'), '.git')))) ?? 'https://localhost/';
-  for (const { id } of dataspacesOf(await readDataspaces(data, base))) {
+  for (const { id } of dataspacesOf(await readDataspaces(new SystemFile(systemConfigFile(data), base)))) {
     const gitdir = join(dataspaceDir(data, id), '.git');
     if (!existsSync(gitdir)) {
       console.log(`${id}: no repository yet (the server makes ${dataspaceDir(data, id)} on its next start)`);

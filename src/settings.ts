@@ -1,8 +1,8 @@
 /**
  * Dataspace settings (SPEC §4.7 `settings`): the description of a dataspace in the system
- * configuration `DIR/system.ttl`, read from the file as it is now (a file edited by hand is read
- * again when it changes), and changed by one edit at a time, each checked and then written
- * atomically (a new file fsynced and renamed over the old). The file stays the one people wrote:
+ * configuration `DIR/system.ttl`, read from the file as it is now (system-file.ts, its one reader: a
+ * file edited by hand is read again when it changes), and changed by one edit at a time, each
+ * checked and then written atomically. The file stays the one people wrote:
  * only the statements an edit changes are written anew, in Turtle with the file's own prefixes;
  * comments and every other statement keep their bytes (rdf/turtle-statements.ts).
  *
@@ -13,15 +13,14 @@
  * another dataspace. Packages are imported with `<base> ldh:import <package>`.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Quad } from '@rdfjs/types';
 import { DataFactory, Writer } from 'n3';
+import { TURTLE } from './rdf/media-types.js';
 import { LodestoneError } from './errors.js';
 import { ns } from './rdf/namespaces.js';
-import { parseRdf, tripleLine } from './rdf/ntriples.js';
-import { splitTurtle } from './rdf/turtle-statements.js';
+import { tripleLine } from './rdf/ntriples.js';
 import type { DataspacePair } from './registry.js';
+import type { SystemFile } from './system-file.js';
 
 const { namedNode, literal, quad } = DataFactory;
 const TYPE = ns.rdf + 'type';
@@ -29,53 +28,6 @@ const IMPORT = ns.ldh + 'import';
 const APPLICATION_TYPES = [ns.lapp + 'EndUserApplication', ns.lapp + 'AdminApplication'];
 /** What an edit must leave as it is: it names where the dataspace's documents are, and its admin dataspace. */
 const FIXED = [ns.dct + 'identifier', ns.lapp + 'adminApplication'];
-
-interface Piece {
-  kind: 'trivia' | 'directive' | 'statement';
-  text: string;
-  /** A statement's triples, blank nodes labelled as in the file. */
-  triples: Quad[];
-}
-
-interface Loaded {
-  mtimeMs: number;
-  size: number;
-  pieces: Piece[];
-  /** Every triple of the file. */
-  graph: Quad[];
-  prefixes: Record<string, string>;
-}
-
-/** The pieces of the file with their triples; when the pieces do not add up to the file's graph, the whole file is one piece. */
-function load(text: string, baseIRI: string): Omit<Loaded, 'mtimeMs' | 'size'> {
-  const whole = parseRdf(text, { format: 'text/turtle', baseIRI, keepBlankNodeLabels: true });
-  const prefixes: Record<string, string> = {};
-  const pieces: Piece[] = [];
-  let directives = '';
-  for (const piece of splitTurtle(text)) {
-    if (piece.kind === 'directive') {
-      directives += piece.text + '\n';
-      const declared = /^(?:@prefix|PREFIX)\s+([^\s:]*):\s*<([^>]*)>/i.exec(piece.text);
-      if (declared) prefixes[declared[1]!] = new URL(declared[2]!, baseIRI).href;
-    }
-    let triples: Quad[] = [];
-    if (piece.kind === 'statement') {
-      try {
-        triples = parseRdf(`${directives}${piece.text}\n`, { format: 'text/turtle', baseIRI, keepBlankNodeLabels: true });
-      } catch {
-        return { pieces: [{ kind: 'statement', text, triples: whole }], graph: whole, prefixes };
-      }
-    }
-    pieces.push({ ...piece, triples });
-  }
-  const graph = pieces.flatMap((p) => p.triples);
-  const ground = (quads: Quad[]) => new Set(quads.filter((q) => q.subject.termType !== 'BlankNode' && q.object.termType !== 'BlankNode').map(tripleLine));
-  const [a, b] = [ground(whole), ground(graph)];
-  if (graph.length !== whole.length || a.size !== b.size || [...a].some((line) => !b.has(line))) {
-    return { pieces: [{ kind: 'statement', text, triples: whole }], graph: whole, prefixes };
-  }
-  return { pieces, graph, prefixes };
-}
 
 /** The subjects of `graph` that `base` leads to (itself included), not entering other dataspaces. */
 function describedSubjects(graph: readonly Quad[], base: string): Set<string> {
@@ -127,49 +79,21 @@ export function checkEdit(base: string, before: readonly Quad[], after: readonly
   if (badImport) refuse(`ldh:import names a package by its http or https URL, not ${badImport.object.termType === 'Literal' ? 'a literal' : 'a blank node'}`);
 }
 
-/** Writes `text` to `file` atomically: a new file beside it, fsynced, renamed over it, the folder fsynced. */
-async function replaceFile(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  const mode = (await fsp.stat(file).catch(() => undefined))?.mode ?? 0o644;
-  const handle = await fsp.open(tmp, 'w', mode & 0o777);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await fsp.rename(tmp, file);
-  const folder = await fsp.open(dirname(file), 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
-}
-
 export class SystemSettings {
-  private loaded: Loaded | undefined;
   private editing: Promise<unknown> = Promise.resolve();
   private readonly lastImports = new Map<string, string[]>();
   private lastFailure: string | undefined;
 
   constructor(
-    /** `DIR/system.ttl`. */
-    readonly file: string,
-    /** Relative IRIs in the file resolve against the server's base. */
-    private readonly baseIRI: string,
+    /** `DIR/system.ttl`, read as it is now. */
+    private readonly system: SystemFile,
     private readonly pairs: readonly DataspacePair[],
     private readonly log: (line: string) => void = () => undefined,
   ) {}
 
-  /** The file as it is now, read again when it changed since the last read. */
-  private async current(): Promise<Loaded> {
-    const stats = await fsp.stat(this.file);
-    const loaded = this.loaded;
-    if (loaded && loaded.mtimeMs === stats.mtimeMs && loaded.size === stats.size) return loaded;
-    const text = await fsp.readFile(this.file, 'utf8');
-    this.loaded = { mtimeMs: stats.mtimeMs, size: stats.size, ...load(text, this.baseIRI) };
-    return this.loaded;
+  /** `DIR/system.ttl`. */
+  get file(): string {
+    return this.system.file;
   }
 
   /** The declaration of a dataspace the file does not declare (a file that declares none serves the default pair). */
@@ -183,7 +107,7 @@ export class SystemSettings {
 
   /** The description of the dataspace at `base`, as the file has it now. */
   async description(base: string): Promise<Quad[]> {
-    const { graph } = await this.current();
+    const { graph } = await this.system.read();
     const described = descriptionOf(graph, base);
     return described.length ? described : this.declaration(base);
   }
@@ -230,7 +154,7 @@ export class SystemSettings {
 
   /** Writes the description `after` of `base` into the file, rewriting only the statements that change. */
   private async write(base: string, after: readonly Quad[]): Promise<void> {
-    const loaded = await this.current();
+    const loaded = await this.system.read();
     const old = new Set(descriptionOf(loaded.graph, base).map(tripleLine));
     const kept = new Set(after.map(tripleLine));
     const removed = new Set([...old].filter((line) => !kept.has(line)));
@@ -267,7 +191,7 @@ export class SystemSettings {
         else texts[anchor] = `${texts[anchor]}${texts[anchor] ? '\n' : ''}${block}`;
       }
     }
-    await replaceFile(this.file, texts.join(''));
+    await this.system.replace(texts.join(''));
   }
 
   /** Triples as Turtle statements with the file's prefixes (no prefix lines), without a final newline. */
@@ -280,7 +204,7 @@ export class SystemSettings {
       if (!label) relabelled.set(t.value, (label = `b${randomBytes(6).toString('hex')}`));
       return DataFactory.blankNode(label) as unknown as T;
     };
-    const writer = new Writer({ format: 'text/turtle', prefixes });
+    const writer = new Writer({ format: TURTLE, prefixes });
     let out = '';
     writer.addQuads(triples.map((q) => quad(term(q.subject), q.predicate, term(q.object))) as Parameters<Writer['addQuads']>[0]);
     writer.end((error, result) => {

@@ -12,18 +12,19 @@
  * `DIR/secrets/session.key`, the ETags' `DIR/secrets/etag.key` (32 random bytes each, mode 0600);
  * the secret a trusted proxy sends, `DIR/secrets/proxy-secret` (made when `--trusted-proxy` is
  * first given). Read at
- * startup; a new data directory gets a file that declares the default pair of dataspaces (see
- * registry.ts, which reads the dataspaces a file declares), versions the end-user dataspace locally
- * and declares the `google` and `orcid` providers, disabled.
+ * startup, from the one reader of the file (system-file.ts); a new data directory gets a file that
+ * declares the default pair of dataspaces (registry.ts tells the dataspaces a file declares),
+ * versions the end-user dataspace locally and declares the `google` and `orcid` providers, disabled.
  */
+import { TURTLE } from './rdf/media-types.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Quad } from '@rdfjs/types';
 import { webOrigin } from './http/origins.js';
 import { ns } from './rdf/namespaces.js';
 import { parseRdf } from './rdf/ntriples.js';
 import { declaredPairs, defaultPair, type DataspacePair } from './registry.js';
+import type { SystemFile } from './system-file.js';
 
 export interface VersioningConfig {
   /** The repository resource in the configuration. */
@@ -107,32 +108,23 @@ export function defaultSystemConfig(endUserBase: string): string {
   ].join('\n');
 }
 
-/** The triples of the system configuration file; relative IRIs resolve against the end-user base. */
-async function readConfigFile(file: string, endUserBase: string): Promise<Quad[]> {
-  return parseRdf(await fsp.readFile(file, 'utf8'), { format: 'text/turtle', baseIRI: endUserBase });
-}
-
 /**
- * The pairs of dataspaces the data directory serves (registry.ts), the one at `endUserBase` first;
- * the default pair when there is no configuration file yet. Writes nothing, so it may run before
- * the base is checked.
+ * The pairs of dataspaces the data directory serves (registry.ts), the one at the file's base
+ * first; the default pair when there is no configuration file yet. Writes nothing, so it may run
+ * before the base is checked.
  */
-export async function readDataspaces(data: string, endUserBase: string): Promise<DataspacePair[]> {
-  const file = systemConfigFile(data);
-  if (!existsSync(file)) return [defaultPair(endUserBase)];
-  return declaredPairs(await readConfigFile(file, endUserBase), file, endUserBase);
+export async function readDataspaces(system: SystemFile): Promise<DataspacePair[]> {
+  if (!system.exists()) return [defaultPair(system.baseIRI)];
+  return declaredPairs((await system.read()).graph, system.file, system.baseIRI);
 }
 
-/** Reads the system configuration and its secrets; writes the default file when there is none. */
-export async function readSystemConfig(data: string, endUserBase: string, log: (line: string) => void = () => undefined): Promise<SystemConfig> {
-  const file = systemConfigFile(data);
-  if (!existsSync(file)) {
-    await fsp.mkdir(data, { recursive: true });
-    await fsp.writeFile(file, defaultSystemConfig(endUserBase));
-  }
-  const config = await readConfigFile(file, endUserBase);
+/** Reads the system configuration (`data`'s system.ttl, through `system`) and its secrets; writes the default file when there is none. */
+export async function readSystemConfig(system: SystemFile, data: string, log: (line: string) => void = () => undefined): Promise<SystemConfig> {
+  const file = system.file;
+  await system.createIfMissing(() => defaultSystemConfig(system.baseIRI));
+  const config = (await system.read()).graph;
   const credentialsFile = join(data, 'secrets', 'credentials.ttl');
-  const credentials = (await credentialsEnabled(credentialsFile, log)) ? parseRdf(await fsp.readFile(credentialsFile, 'utf8'), { format: 'text/turtle' }) : [];
+  const credentials = (await credentialsEnabled(credentialsFile, log)) ? parseRdf(await fsp.readFile(credentialsFile, 'utf8'), { format: TURTLE }) : [];
   const value = (graph: typeof config, subject: string, predicate: string) => graph.find((q) => q.subject.value === subject && q.predicate.value === predicate)?.object.value;
   const versioning = new Map<string, VersioningConfig>();
   const oidcProviders = new Map<string, OidcProviderDeclaration[]>();

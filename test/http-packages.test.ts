@@ -19,6 +19,8 @@ import { packagePath } from '../src/ontology/governing.js';
 import { NamespaceOntology } from '../src/ontology/namespace.js';
 import { installPackage } from '../src/ontology/packages.js';
 import { OntologyWorkers } from '../src/ontology/workers.js';
+import { Vocabularies } from '../src/net/vocabularies.js';
+import { startPool } from '../src/threads.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 import { commitCount } from './helpers.js';
@@ -109,10 +111,10 @@ describe('packages', () => {
 
   it('are refused at an internal address unless the server allows internal URLs', async () => {
     servePackage();
-    const workers = new OntologyWorkers({ queryMs: 10_000 });
+    const workers = new OntologyWorkers({ validation: startPool('shapes'), queries: startPool('ontologyQueries') });
     try {
       const admin = s.running.runtimes[1]!;
-      const guarded = new NamespaceOntology({ admin: admin.dataspace, imports: async () => [], fetch: (url) => safeFetch(url, { allowInternal: false }), workers, log: () => undefined });
+      const guarded = new NamespaceOntology({ admin: admin.dataspace, imports: async () => [], fetch: (url) => safeFetch(url, { allowInternal: false }), workers, vocabularies: new Vocabularies(), log: () => undefined });
       await assert.rejects(installPackage(guarded, admin.documents, pkg(), s.running.agents.owner.webId), (error) => isLodestoneError(error, 'ConstraintViolation') && /cannot be loaded: .*--allow-internal-urls/.test(error.message));
       assertRdfError(await s.request('GET', `/admin/${packagePath(pkg())}`), 404);
     } finally {

@@ -14,7 +14,8 @@ import type { Quad } from '@rdfjs/types';
 import { JSONLD_COMPACTED, writableTypes } from '../src/rdf/formats.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
-import { readDataspaces } from '../src/system-config.js';
+import { readDataspaces, systemConfigFile } from '../src/system-config.js';
+import { SystemFile } from '../src/system-file.js';
 import { assertRdfError, header, serverForFile, type TestServer } from './http-helpers.js';
 
 let s: TestServer;
@@ -92,7 +93,7 @@ describe('PATCH settings', () => {
     assert.equal(renamed.status, 204, renamed.body);
     assert.doesNotMatch(systemTtl(), /My data/);
     assert.match(systemTtl(), /"Renamed"/);
-    assert.deepEqual((await readDataspaces(s.data, s.base)).map((p) => [p.endUser.base, p.admin.base]), [[s.base, s.admin]], 'the file still declares the dataspaces');
+    assert.deepEqual((await readDataspaces(new SystemFile(systemConfigFile(s.data), s.base))).map((p) => [p.endUser.base, p.admin.base]), [[s.base, s.admin]], 'the file still declares the dataspaces');
     // If-Match, when sent, must be current
     const stale = await patch(`PREFIX dct: <${ns.dct}>\nDELETE WHERE { <> dct:title ?t }`, { headers: { 'If-Match': String(header(before, 'etag')), Accept: 'application/n-triples' } });
     assertRdfError(stale, 412, { format: 'application/n-triples' });

@@ -2,7 +2,7 @@
  * Ontology constraints (SPEC §2.5, §7, issue 21) over real HTTPS: a SHACL shape in an ontology
  * document of the admin dataspace makes every write of a non-conforming document 422 with the
  * validation report in the error body, and nothing committed (PUT, POST, PATCH, and an edit of a
- * file in the working tree, which is logged instead); conforming writes go in; the report is
+ * file in the working tree, one made while the server was stopped too, which is logged instead); conforming writes go in; the report is
  * bounded; shapes reach the instances of subclasses.
  */
 import assert from 'node:assert/strict';
@@ -99,6 +99,18 @@ describe('SHACL shapes of the namespace ontology', () => {
     await runtime.dataspace.workingTree.fileChanged(path);
     assert.equal(commitCount(repo), before + 1, 'committed');
     assert.match((await s.request('GET', '/dune/', { headers: { Accept: 'application/n-triples' } })).body, /Dune, edited/);
+  });
+
+  it('leave an edit made while the server was stopped that breaks a shape uncommitted at the next start, with a log line', async () => {
+    const { data, port } = s;
+    await s.close();
+    const file = join(repo, 'graphs/stopped.nt');
+    writeFileSync(file, `<${s.base}stopped/#this> <${ns.rdf}type> <${book()}Novel> .\n`);
+    const before = commitCount(repo);
+    s = await startServer(['--port', String(port)], data, (line) => lines.push(line)); // the same base
+    assert.equal(commitCount(repo), before, 'not committed');
+    assertRdfError(await s.request('GET', '/stopped/'), 404);
+    assert.ok(lines.some((line) => line.includes(file) && line.includes('not committed') && line.includes('a book has one title')), lines.join('\n'));
   });
 
   it('bound the report: the first 20 results are described, all are counted', async () => {

@@ -6,6 +6,8 @@
  * a URL that may not be requested (nothing sent), 502 for an origin that cannot be reached, answers
  * what the proxy does not read, or RDF that does not parse.
  */
+import { ProxyCache } from '../src/proxy/cache.js';
+import { Vocabularies } from '../src/net/vocabularies.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isLodestoneError } from '../src/errors.js';
@@ -28,7 +30,7 @@ before(async () => {
   origin.on('/cached', { headers: TURTLE, body: '<#it> <http://purl.org/dc/terms/title> "Cached" .' });
   origin.on('/broken', { headers: TURTLE, body: '<#it> <http://purl.org/dc/terms/title> "never closed .' });
   origin.on('/image', { headers: { 'Content-Type': 'image/png' }, body: 'PNG' });
-  parts = { outbound: outbound({ allowInternal: true }), translate };
+  parts = { outbound: outbound({ allowInternal: true, cache: new ProxyCache(), vocabularies: new Vocabularies() }), translate };
 });
 after(() => origin.close());
 
@@ -70,7 +72,7 @@ describe('the proxy service', () => {
   });
 
   it('refuses where the failure arises, with the status the client gets', async () => {
-    const guarded: ProxyParts = { outbound: outbound({ allowInternal: false }), translate };
+    const guarded: ProxyParts = { outbound: outbound({ allowInternal: false, cache: new ProxyCache(), vocabularies: new Vocabularies() }), translate };
     const before = origin.seen.length;
     await assert.rejects(ask(guarded, request('/book')), (error) => isLodestoneError(error, 'InvalidPath') && /--allow-internal-urls/.test(error.message));
     assert.equal(origin.seen.length, before, 'nothing was sent');

@@ -3,14 +3,15 @@
  * translate.ts): the JSON-LD blocks of an HTML page found where an HTML tokenizer finds script
  * elements (not in comments, attribute values or other raw text), each block parsed with the page
  * URL as base and its blank nodes its own; SPARQL results read in JSON and XML and written in
- * JSON, XML, CSV and TSV without losing a term.
+ * JSON, XML, CSV and TSV without losing a term. RDF from elsewhere read as the server keeps it
+ * (N-Triples lines, sorted): blank nodes labelled apart, the same way for the same source.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isLodestoneError } from '../src/errors.js';
 import { jsonLdBlocks } from '../src/rdf/html-json-ld.js';
 import { readResults, writeResults, type Results } from '../src/rdf/sparql-results.js';
-import { pageTriples } from '../src/rdf/translate.js';
+import { pageTriples, translate } from '../src/rdf/translate.js';
 import { termToNTriples } from '../src/rdf/ntriples.js';
 
 const PAGE = 'https://example.org/books/prince';
@@ -99,5 +100,23 @@ describe('SPARQL results', () => {
     assert.throws(() => readResults('{"head":{}}', 'application/sparql-results+json'), (error: unknown) => isLodestoneError(error, 'SyntaxError'));
     assert.throws(() => readResults('<!DOCTYPE x [<!ENTITY e "x">]><sparql/>', 'application/sparql-results+xml'), (error: unknown) => isLodestoneError(error, 'SyntaxError') && /DOCTYPE/.test(error.message));
     assert.throws(() => readResults('<html/>', 'application/sparql-results+xml'), (error: unknown) => isLodestoneError(error, 'SyntaxError'));
+  });
+});
+
+describe('RDF from elsewhere, as the server keeps it', () => {
+  // a remote WebID document, an ontology document: read into N-Triples lines in some worker of a pool, merged or searched there
+  const kept = (text: string, mediaType: string, base: string) => translate({ kind: 'rdf', text, mediaType, base, to: 'application/n-triples', sorted: true });
+  const labels = (ntriples: string) => new Set([...ntriples.matchAll(/_:(\S+)/g)].map((m) => m[1]!));
+
+  it('labels blank nodes alike for the same source, on any thread, and apart for two sources', async () => {
+    const turtle = '@prefix ex: <http://example.org/> .\n<#me> ex:key [ ex:modulus "ab" ] ; ex:knows _:friend .\n_:friend ex:name "F" .\n';
+    const once = await kept(turtle, 'text/turtle', 'https://a.example/profile');
+    assert.equal(await kept(turtle, 'text/turtle', 'https://a.example/profile'), once, 'the same source, the same lines (a parser numbers its blank nodes per thread)');
+    assert.equal(labels(once).size, 2);
+    const other = await kept(turtle, 'text/turtle', 'https://b.example/profile');
+    assert.deepEqual([...labels(once)].filter((label) => labels(other).has(label)), [], 'two sources share no blank node');
+    const xml = `<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://example.org/"><rdf:Description rdf:about="#me"><ex:key><rdf:Description><ex:modulus>ab</ex:modulus></rdf:Description></ex:key></rdf:Description></rdf:RDF>`;
+    const fromXml = await kept(xml, 'application/rdf+xml', 'https://a.example/profile');
+    assert.equal(await kept(xml, 'application/rdf+xml', 'https://a.example/profile'), fromXml);
   });
 });

@@ -2,16 +2,21 @@
  * Starting `lodestone serve` (src/data-lock.ts, src/base-check.ts, src/server.ts): one server per
  * data directory (a second start is refused and names the holder; a stale lock after SIGKILL is
  * taken over, by exactly one of several racers), a data directory started under another base is
- * refused with the command that starts it, and the ready line names the address it listens on.
- * Real processes: the CLI as children, racers taking the lock at one agreed moment.
+ * refused with the command that starts it, and the ready line names the address it listens on;
+ * a start that fails closes all it built (no worker thread is left); a server answers through its
+ * request listener in process, without TLS. Real processes: the CLI as children, racers taking the lock at one agreed moment.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { commandFor } from '../src/base-check.js';
+import { serveConfig } from '../src/config.js';
 import { lockFile } from '../src/data-lock.js';
+import { serve as serveInProcess } from '../src/server.js';
 import { removeTempDirs, tempDir } from './helpers.js';
 import { freePort, sendRequest, startServer } from './http-helpers.js';
 
@@ -146,6 +151,57 @@ describe('the base a data directory was made for', () => {
     await s.close();
     assert.ok(lines.some((l) => new RegExp(`^listening on https://localhost:${other}/ \\(on [^ ]+ port ${s.port}\\)$`).test(l)), lines.join('\n'));
     await assert.rejects(startServer([], data), new RegExp(`was made for https://localhost:${other}/, not https://localhost:\\d+/; start it with: npx lodestone serve --data ${quoted(data)} --port ${other}$`));
+  });
+});
+
+describe('in process', () => {
+  const listening = async (server: Server) => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return (server.address() as { port: number }).port;
+  };
+
+  it('closes all it built when it cannot listen: no worker thread of it is left, and the data directory is free', async () => {
+    const data = tempDir('no-listen');
+    const first = await startServer([], data);
+    await first.close(); // the directory made, and the threads a start makes (and a stop ends) known
+    const threads = () => readdirSync('/proc/self/task').length; // Linux: every thread of this process, workers included
+    const before = threads();
+    const taken = createServer();
+    const port = await listening(taken);
+    try {
+      const config = serveConfig(['--data', data, '--base', first.base, '--port', String(port), '--host', '127.0.0.1', '--no-watch', '--access-log', 'off']);
+      if (config === 'help') throw new Error('unexpected --help');
+      await assert.rejects(serveInProcess(config, () => undefined), /EADDRINUSE/);
+    } finally {
+      taken.close();
+    }
+    // a terminated worker's thread is gone once its exit is reported; give the kernel a moment to drop it
+    for (let tries = 0; tries < 40 && threads() > before; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(threads() <= before, `${threads()} threads after the failed start, ${before} before it`);
+    await (await startServer(['--base', first.base], data)).close(); // and the lock was released
+  });
+
+  it('answers through its request listener, in process and without TLS, as over HTTPS', async () => {
+    const s = await startServer();
+    const plain = createServer(s.running.handle);
+    try {
+      const port = await listening(plain);
+      const answer = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/ns', headers: { host: `localhost:${s.port}`, accept: 'text/turtle' } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), body }));
+        });
+        req.on('error', reject).end();
+      });
+      const over = await s.request('GET', '/ns', { as: 'anonymous', headers: { accept: 'text/turtle' } });
+      assert.equal(answer.status, 200, answer.body);
+      assert.match(answer.type, /^text\/turtle/);
+      assert.equal(answer.body, over.body);
+    } finally {
+      plain.close();
+      await s.close();
+    }
   });
 });
 

@@ -16,6 +16,7 @@ import { splitTurtle } from '../src/rdf/turtle-statements.js';
 import { declaredPairs, defaultPair } from '../src/registry.js';
 import { SystemSettings, checkEdit } from '../src/settings.js';
 import { defaultSystemConfig } from '../src/system-config.js';
+import { SystemFile } from '../src/system-file.js';
 import { removeTempDirs, tempDir } from './helpers.js';
 
 const { namedNode, literal, quad } = DataFactory;
@@ -53,7 +54,7 @@ describe('editing the settings in system.ttl', () => {
     const original = defaultSystemConfig(BASE);
     writeFileSync(file, original);
     const pairs = [defaultPair(BASE)];
-    const settings = new SystemSettings(file, BASE, pairs);
+    const settings = new SystemSettings(new SystemFile(file, BASE), pairs);
     await settings.update(BASE, async (before) => [...before, title('My data')]);
     const first = readFileSync(file, 'utf8');
     assert.ok(first.startsWith(original.slice(0, original.indexOf('<urn:lodestone:repository:end-user> a'))), 'everything up to the new statement is unchanged');
@@ -81,7 +82,7 @@ describe('editing the settings in system.ttl', () => {
       '',
     ].join('\n');
     writeFileSync(file, text);
-    const settings = new SystemSettings(file, BASE, [defaultPair(BASE)]);
+    const settings = new SystemSettings(new SystemFile(file, BASE), [defaultPair(BASE)]);
     const described = await settings.description(BASE);
     assert.equal(described.length, 6, 'the dataspace and the blank node it leads to');
     await settings.update(BASE, async (before) => [...before, title('T')]);
@@ -100,7 +101,7 @@ describe('editing the settings in system.ttl', () => {
     const data = tempDir('settings');
     const file = join(data, 'system.ttl');
     writeFileSync(file, '# nothing declared\n');
-    const settings = new SystemSettings(file, BASE, [defaultPair(BASE)]);
+    const settings = new SystemSettings(new SystemFile(file, BASE), [defaultPair(BASE)]);
     assert.equal((await settings.description(BASE)).length, 3);
     await settings.update(BASE, async (before) => [...before, title('T')]);
     const graph = parseRdf(readFileSync(file, 'utf8'), { format: 'text/turtle', baseIRI: BASE });

@@ -49,15 +49,14 @@ export class AccessControl {
 
   /** Counts policy builds: decisions derived from a policy are keyed by it. */
   generation = 0;
-  /** The server's owner (known once bootstrapped): every mode on every document of both dataspaces, without a decision. */
-  owner: string | undefined;
-
   constructor(
     private readonly admin: Dataspace,
     /** The base of the end-user dataspace whose admin `admin` is: its containers stop there. */
     private readonly endUserBase?: string,
     /** The packages the end-user dataspace imports (its settings): their documents shape it too. Read when the policy is built. */
     private readonly packages: () => Promise<string[]> = async () => [],
+    /** The server's owner (bootstrapped before access control is built): every mode on every document of both dataspaces, without a decision. */
+    readonly owner?: string,
   ) {}
 
   /** The policy for the admin dataspace's current HEAD, if it is built (for the read fast path). */

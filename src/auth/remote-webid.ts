@@ -9,12 +9,12 @@
 import { createHash } from 'node:crypto';
 import { LodestoneError } from '../errors.js';
 import { JSONLD, NTRIPLES, RDFXML, TURTLE } from '../rdf/formats.js';
-import { translate } from '../rdf/translate.js';
+import { toNTriples } from '../rdf/translate.js';
 import type { FetchedDocument } from '../net/safe-fetch.js';
 import { documentIri } from '../rdf/iri.js';
 
 export interface RemoteDocument {
-  /** The document's triples as N-Triples, one a line, sorted by code point (blank nodes labelled by the parser). */
+  /** The document's triples as N-Triples, one a line, sorted by code point (blank nodes labelled apart: rdf/translate.ts `toNTriples`). */
   ntriples: Buffer;
   /** SHA-1 of the fetched body: changes exactly when the bytes do. */
   blobId: string;
@@ -24,7 +24,7 @@ export interface RemoteWebIdsOptions {
   fetch: (url: string) => Promise<FetchedDocument>;
   /**
    * Reads a fetched document (text, media type, base) into N-Triples, its lines sorted as a stored
-   * document's are (rdf/translate.ts `sorted`). The server reads it off the thread that answers
+   * document's are (rdf/translate.ts `toNTriples`). The server reads it off the thread that answers
    * requests (a remote document is content from anyone); default: here.
    */
   parse?: (text: string, mediaType: string, base: string) => Promise<string>;
@@ -63,7 +63,7 @@ export class RemoteWebIds {
 
   constructor(options: RemoteWebIdsOptions) {
     this.fetch = options.fetch;
-    this.parse = options.parse ?? ((text, mediaType, base) => translate({ kind: 'rdf', text, mediaType, base, to: NTRIPLES, sorted: true }));
+    this.parse = options.parse ?? toNTriples;
     this.maxInFlight = options.maxInFlight ?? 32;
     this.ttlMs = Math.min(options.ttlMs ?? 5 * 60_000, MAX_TTL_MS);
     this.maxEntries = options.maxEntries ?? 1000;

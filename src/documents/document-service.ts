@@ -41,7 +41,7 @@ export class DocumentService {
   readonly base: string;
   /** The documents' history, when the dataspace is versioned (SPEC §9.1). */
   readonly history: DocumentHistory | undefined;
-  private readonly protectedPaths: Set<string>;
+  private readonly protectedPaths: ReadonlySet<string>;
   private readonly clock: () => Date;
   private readonly compose: (input: ComposeInput) => Promise<Buffer>;
   private readonly validate: ((url: string, bytes: Buffer) => Promise<void>) | undefined;
@@ -58,10 +58,6 @@ export class DocumentService {
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;
     this.validate = options.validate;
-  }
-
-  protect(relativePath: string): void {
-    this.protectedPaths.add(relativePath);
   }
 
   url(relativePath: string): string {

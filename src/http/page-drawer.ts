@@ -1,8 +1,9 @@
 /**
  * Where pages are drawn, built once by the composition root: the labels every dataspace's pages
- * share (the terms every page shows, then the shipped vocabularies as they are read), the pages
- * already drawn (kept by everything they are drawn from, the labels' versions included), and a
- * worker pool (util/worker-pool.ts) that draws large pages: drawing a few thousand triples takes
+ * share (the terms every page shows, then the shipped vocabularies, which the drawer reads itself a
+ * vocabulary at a time between requests once built), the pages already drawn (kept by everything
+ * they are drawn from, the labels' versions included), and the `pages` pool of the thread map
+ * (threads.ts), which draws large pages: drawing a few thousand triples takes
  * tens of milliseconds, which would hold the thread that answers everyone. A small page is drawn
  * on that thread, where it costs less than the trip to a worker (`npm run bench -- --only pages`).
  */
@@ -12,7 +13,7 @@ import { drawingSize, draw, type Drawing } from '../pages/draw.js';
 import { raw, type Html } from '../pages/html.js';
 import { asLabels, DataspaceLabels, LABEL_PREDICATES, LabelTable, PAGE_TERMS, type LabelEntry, type Labels, type OntologyVersion } from '../pages/labels.js';
 import { ByteCache } from '../util/byte-cache.js';
-import { WorkerPool } from '../util/worker-pool.js';
+import type { WorkerPool } from '../util/worker-pool.js';
 
 export interface PageRequest {
   op: 'draw';
@@ -24,10 +25,13 @@ export interface PageRequest {
 type PageAnswer = { html: string } | { missing: string[] };
 
 export interface PageDrawerOptions {
+  /** The workers that draw large pages (threads.ts `pages`). */
+  pool: WorkerPool<PageRequest>;
+  /** The shipped vocabularies whose labels pages use; none: the terms every page shows only. */
+  vocabularies?: Vocabularies;
+  log?: (line: string) => void;
   /** A page whose data (N-Triples, Turtle, a query's answer) is at most this many characters is drawn on the calling thread. */
   mainThreadChars?: number;
-  /** Longest a worker may take to draw a page. */
-  deadlineMs?: number;
   /** Bytes of drawn pages kept. */
   keptBytes?: number;
 }
@@ -47,17 +51,21 @@ export class PageDrawer {
   private readonly kept: ByteCache<Html>;
   private readonly pool: WorkerPool<PageRequest>;
   private readonly mainThreadChars: number;
+  private closed = false;
 
-  constructor(options: PageDrawerOptions = {}) {
+  constructor(options: PageDrawerOptions) {
     this.mainThreadChars = options.mainThreadChars ?? MAIN_THREAD_CHARS;
     this.kept = new ByteCache<Html>(options.keptBytes ?? 32 * 1024 * 1024, (page) => page.text.length * 2);
-    this.pool = new WorkerPool<PageRequest>(new URL('./page-worker.js', import.meta.url), { size: 1, deadlineMs: options.deadlineMs ?? 10_000, demoteAfterMs: 1_000, maxDemoted: 1, maxQueue: 64 });
+    this.pool = options.pool;
+    if (options.vocabularies) void this.readShippedLabels(options.vocabularies, options.log ?? ((line) => console.error(line)));
   }
 
-  /** Adds the shipped vocabularies' labels to the shared ones: once the server answers, a vocabulary at a time between requests. */
-  async readShippedLabels(vocabularies: Vocabularies, log: (line: string) => void): Promise<void> {
+  /** Adds the shipped vocabularies' labels to the shared ones, a vocabulary at a time between requests (after the I/O pending, such as the start's). */
+  private async readShippedLabels(vocabularies: Vocabularies, log: (line: string) => void): Promise<void> {
     try {
+      await afterPendingIo();
       for await (const found of vocabularies.literals(LABEL_PREDICATES)) {
+        if (this.closed) return;
         this.shared.add(asLabels(found));
         await afterPendingIo();
       }
@@ -100,6 +108,7 @@ export class PageDrawer {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.pool.close();
   }
 }

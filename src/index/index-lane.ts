@@ -6,6 +6,7 @@
  * its replica reflects; after a replacement it reflects nothing until the Index loads it again.
  */
 import { LodestoneError } from '../errors.js';
+import { THREADS, workerEntry } from '../threads.js';
 import { WorkerCalls } from '../util/worker.js';
 import type { IndexConfig } from './index-core.js';
 import type { IndexRequest } from './index-worker.js';
@@ -26,7 +27,7 @@ export class Lane {
     config: IndexConfig,
     onReplaced: (reason: Error) => void,
   ) {
-    this.calls = new WorkerCalls<IndexRequest>(new URL('./index-worker.js', import.meta.url), {
+    this.calls = new WorkerCalls<IndexRequest>(workerEntry(THREADS.indexLane), {
       workerData: config,
       name: `index worker ${number}`,
       onRestart: (reason) => {

@@ -22,7 +22,8 @@ import { iriStatements } from '../rdf/canonical-lines.js';
 import { NQUADS, NTRIPLES, PLAIN, RDFPOST, readableTypes } from '../rdf/formats.js';
 import { ns } from '../rdf/namespaces.js';
 import type { FetchedDocument } from '../net/safe-fetch.js';
-import { Vocabularies, shippedDocument } from '../net/vocabularies.js';
+import { shippedDocument, type Vocabularies } from '../net/vocabularies.js';
+import { toNTriples } from '../rdf/translate.js';
 import { shapingDocuments } from './governing.js';
 import { ImportedOntologies, type ImportLimits } from './imports.js';
 import { documentIri } from '../rdf/iri.js';
@@ -42,7 +43,7 @@ export interface Closure {
 
 /**
  * What a proxy cache offers `admin/clear`: dropping what it holds of a URL (an ontology, named with
- * or without its fragment). Register one with `NamespaceOntology.onPurge(cache.purge)`.
+ * or without its fragment): the composition root gives it as the `purge` option.
  */
 export type PurgeHook = (uri: string) => void | Promise<void>;
 
@@ -53,9 +54,13 @@ export interface NamespaceOntologyOptions {
   /** GET of an ontology on the web, under the outgoing-address rules (net/safe-fetch.ts), within the limits given. */
   fetch: (url: string, limits?: { timeoutMs?: number; maxBytes?: number }) => Promise<FetchedDocument>;
   workers: OntologyWorkers;
+  /** RDF from elsewhere as N-Triples, blank nodes labelled apart (rdf/translate.ts `toNTriples`; the composer's pool in a server, here by default). */
+  toNTriples?: (text: string, mediaType: string, base: string) => Promise<string>;
   log: (line: string) => void;
-  /** The shipped vocabularies (net/vocabularies.ts): the proxy's, or a reader of their own. */
-  vocabularies?: Vocabularies;
+  /** The shipped vocabularies (net/vocabularies.ts), the server's one reader of them. */
+  vocabularies: Vocabularies;
+  /** What admin/clear with `uri=` also purges (the proxy's cache), given at construction. */
+  purge?: PurgeHook;
   /** Bounds of the imports (imports.ts IMPORT_LIMITS by default). */
   importLimits?: Partial<ImportLimits>;
 }
@@ -82,13 +87,16 @@ export class NamespaceOntology {
   /** Answers of `ns?query=` by ontology version, query, format and base: anyone may ask, so they are bounded by bytes. */
   private readonly answers = new ByteCache<string | boolean>(16 * 1024 * 1024, (answer) => (typeof answer === 'string' ? answer.length * 2 : 8));
   private readonly vocabularies: Vocabularies;
+  private readonly toNTriples: (text: string, mediaType: string, base: string) => Promise<string>;
   /** The imports fetched, and the round of fetches under way. */
   readonly imported: ImportedOntologies;
 
   constructor(private readonly options: NamespaceOntologyOptions) {
-    this.vocabularies = options.vocabularies ?? new Vocabularies();
+    this.vocabularies = options.vocabularies;
+    this.toNTriples = options.toNTriples ?? toNTriples;
+    if (options.purge) this.purgeHooks.add(options.purge);
     this.imported = new ImportedOntologies({
-      load: (url, limits) => this.load(url, { ...limits, background: true }),
+      load: (url, limits) => this.load(url, limits),
       log: options.log,
       name: options.admin.base,
       limits: options.importLimits,
@@ -155,7 +163,7 @@ export class NamespaceOntology {
     }
   }
 
-  /** Registers a proxy cache's purge; returns its removal. */
+  /** Registers another purge hook besides the one given at construction (a seam for tests); returns its removal. */
   onPurge(hook: PurgeHook): () => void {
     this.purgeHooks.add(hook);
     return () => this.purgeHooks.delete(hook);
@@ -212,7 +220,7 @@ export class NamespaceOntology {
   }
 
   private async scan(packages: readonly string[]): Promise<Local> {
-    const { admin, workers } = this.options;
+    const { admin } = this.options;
     const texts: string[] = [];
     const sources: string[] = [];
     const declared = new Set<string>();
@@ -221,7 +229,7 @@ export class NamespaceOntology {
       seen.add(blobId);
       let known = this.documents.get(blobId);
       if (!known) {
-        const ntriples = await workers.parse((await admin.store.readBlob(blobId)).toString('utf8'), NTRIPLES, admin.base + relative);
+        const ntriples = await this.toNTriples((await admin.store.readBlob(blobId)).toString('utf8'), NTRIPLES, admin.base + relative);
         // an ontology document declares an owl:Ontology in its own triples (a literal that says so declares nothing)
         const ontologies = iriStatements(ntriples, RDF_TYPE).flatMap((s) => (s.subject !== undefined && s.object === OWL_ONTOLOGY ? [s.subject] : []));
         known = { ontologies, ntriples: ontologies.length ? ntriples : '' };
@@ -242,16 +250,14 @@ export class NamespaceOntology {
   /**
    * Fetches and parses an RDF document from the web (an import, a package, its ontology); throws
    * why it cannot. A vocabulary that ships with Lodestone is read from its package, never fetched.
-   * `background`: nobody waits for it (an import), so it is parsed in the imports' own worker.
    */
-  async load(url: string, options: { timeoutMs?: number; maxBytes?: number; background?: boolean } = {}): Promise<{ ntriples: string }> {
-    const { workers } = this.options;
+  async load(url: string, options: { timeoutMs?: number; maxBytes?: number } = {}): Promise<{ ntriples: string }> {
     const shipped = shippedDocument(url);
-    if (shipped && !shipped.term) return { ntriples: await workers.parse((await this.vocabularies.read(shipped)).text, NQUADS, url, options.background) };
+    if (shipped && !shipped.term) return { ntriples: await this.toNTriples((await this.vocabularies.read(shipped)).text, NQUADS, url) };
     const got = await this.options.fetch(url, { timeoutMs: options.timeoutMs, maxBytes: options.maxBytes });
     if (got.status !== 200) throw new LodestoneError('ConstraintViolation', `${url} answered ${got.status}`);
     const type = got.mediaType === PLAIN ? NTRIPLES : got.mediaType;
     if (!type || !readableTypes.includes(type) || type === RDFPOST) throw new LodestoneError('ConstraintViolation', `${url} is not RDF (${got.mediaType ?? 'no media type'})`);
-    return { ntriples: await workers.parse(got.body, type, got.url, options.background) };
+    return { ntriples: await this.toNTriples(got.body, type, got.url) };
   }
 }

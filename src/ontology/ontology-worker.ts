@@ -1,18 +1,13 @@
 /**
- * A worker of the ontology pools (workers.ts): parses fetched ontologies and package descriptions,
- * answers `ns?query=` over the namespace ontology with RDFS entailment materialised, and validates
- * documents against the ontology's SHACL shapes. The store and the validator of a namespace ontology
+ * A worker of the ontology pools (workers.ts): answers `ns?query=` over the namespace ontology with
+ * RDFS entailment materialised, and validates documents against the ontology's SHACL shapes. The store and the validator of a namespace ontology
  * are kept by its version, so a worker builds them once per version.
  */
-import { randomBytes } from 'node:crypto';
-import type { Quad, Term } from '@rdfjs/types';
-import { DataFactory } from 'n3';
 import oxigraph from 'oxigraph';
 import type { Validator } from 'shacl-engine';
-import { NQUADS, NTRIPLES, parseBody } from '../rdf/formats.js';
-import { parseRdf, toJsQuads, tripleLine } from '../rdf/ntriples.js';
 import { materialiseRdfs } from '../rdf/rdfs-entailment.js';
 import { lowerThreadPriority, serveCalls } from '../util/worker.js';
+import { NTRIPLES } from '../rdf/media-types.js';
 import type { OntologyRequest } from './workers.js';
 
 lowerThreadPriority(5);
@@ -38,15 +33,6 @@ function entailed(asserted: string): oxigraph.Store {
 
 serveCalls<OntologyRequest>(async (request) => {
   switch (request.op) {
-    case 'parse': {
-      // blank nodes labelled apart from every other source of the ontology
-      const prefix = `x${randomBytes(4).toString('hex')}`;
-      const relabel = <T extends Term>(term: T): T => (term.termType === 'BlankNode' ? (DataFactory.blankNode(prefix + term.value) as unknown as T) : term);
-      // N-Quads are the shipped vocabularies' files: their graphs are one ontology
-      const triples =
-        request.mediaType === NTRIPLES ? parseRdf(request.text) : request.mediaType === NQUADS ? toJsQuads(oxigraph.parse(request.text, { format: NQUADS }) as unknown as Quad[]) : parseBody(request.text, request.mediaType, request.base);
-      return triples.map((q) => tripleLine(DataFactory.quad(relabel(q.subject), q.predicate, relabel(q.object))) + '\n').join('');
-    }
     case 'query': {
       let store = stores.get(request.key);
       if (!store) {

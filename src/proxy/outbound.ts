@@ -5,9 +5,9 @@
  * that need no request at all. Built once by the
  * composition root; the limits of a proxied request are declared here.
  */
-import { ProxyCache } from './cache.js';
+import type { ProxyCache } from './cache.js';
 import { FETCH_LIMITS, safeRequest, type SafeFetchOptions, type SafeRequestOptions, type SafeResponse } from '../net/safe-fetch.js';
-import { Vocabularies } from '../net/vocabularies.js';
+import type { Vocabularies } from '../net/vocabularies.js';
 
 /** SPEC §4.5 limits: those of every outgoing request (a response past FETCH_LIMITS.maxBytes is a 502), but the whole exchange within 30 s (a remote query may take a while). */
 export const PROXY_LIMITS: Readonly<Pick<SafeFetchOptions, 'maxBytes' | 'connectTimeoutMs' | 'timeoutMs'>> = { maxBytes: FETCH_LIMITS.maxBytes, connectTimeoutMs: FETCH_LIMITS.connectTimeoutMs, timeoutMs: 30_000 };
@@ -39,6 +39,9 @@ export interface OutboundOptions {
   seams?: Pick<SafeFetchOptions, 'resolve' | 'isInternal'>;
   /** Overrides of PROXY_LIMITS (tests). */
   limits?: Partial<typeof PROXY_LIMITS>;
+  /** The cache of origin responses and the shipped vocabularies, built by the composition root (which gives them to others too). */
+  cache: ProxyCache;
+  vocabularies: Vocabularies;
 }
 
 export function outbound(options: OutboundOptions): Outbound {
@@ -46,7 +49,7 @@ export function outbound(options: OutboundOptions): Outbound {
   return {
     send: (url, request) => safeRequest(url, { ...request, ...fixed }),
     secretary: options.secretary,
-    cache: new ProxyCache(),
-    vocabularies: new Vocabularies(),
+    cache: options.cache,
+    vocabularies: options.vocabularies,
   };
 }

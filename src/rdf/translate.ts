@@ -6,6 +6,7 @@
  * The parsers and their guards are the request bodies' (formats.ts): entity limits for RDF/XML, no
  * remote JSON-LD context but the bundled schema.org one. Pure; the proxy runs it in a worker.
  */
+import { createHash } from 'node:crypto';
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
 import { LodestoneError } from '../errors.js';
@@ -26,7 +27,12 @@ export interface Translation {
   base: string;
   /** The media type to write. */
   to: string;
-  /** N-Triples only: lines sorted by code point, without duplicates, as stored documents are (for readers that search them, canonical-lines.ts). */
+  /**
+   * N-Triples only: lines sorted by code point, without duplicates, as stored documents are (for
+   * readers that search them, canonical-lines.ts), blank nodes labelled apart from any other
+   * source's (`labelledApart`): what the server reads from elsewhere (a remote WebID document, an
+   * ontology document) and merges or searches.
+   */
   sorted?: boolean;
 }
 
@@ -39,6 +45,24 @@ const { blankNode, quad } = DataFactory;
 /** A block's triples with its blank nodes renamed apart from other blocks' (each block is a JSON-LD document of its own). */
 function apart(quads: readonly Quad[], block: number): Quad[] {
   const rename = <T extends Quad['subject'] | Quad['object']>(term: T): T => (term.termType === 'BlankNode' ? (blankNode(`b${block}_${term.value}`) as unknown as T) : term);
+  return quads.map((q) => quad(rename(q.subject), q.predicate, rename(q.object)) as Quad);
+}
+
+/**
+ * A source's triples with their blank nodes labelled apart from those of any other source (a
+ * parser's labels are unique only within its thread, and differ from one parse to the next): a
+ * digest of the source's text and base, then the blank node's rank in the parse, so that the same
+ * source reads with the same labels on any thread.
+ */
+function labelledApart(quads: readonly Quad[], text: string, base: string): Quad[] {
+  const prefix = `x${createHash('sha1').update(base).update('\n').update(text).digest('hex').slice(0, 12)}b`;
+  const labels = new Map<string, string>();
+  const rename = <T extends Quad['subject'] | Quad['object']>(term: T): T => {
+    if (term.termType !== 'BlankNode') return term;
+    let label = labels.get(term.value);
+    if (label === undefined) labels.set(term.value, (label = `${prefix}${labels.size}`));
+    return blankNode(label) as unknown as T;
+  };
   return quads.map((q) => quad(rename(q.subject), q.predicate, rename(q.object)) as Quad);
 }
 
@@ -64,7 +88,12 @@ export function pageTriples(html: string, base: string): Quad[] {
 export async function translate(job: Translation): Promise<string> {
   if (job.kind === 'results') return writeResults(readResults(job.text, job.mediaType), job.to);
   const quads = isHtml(job.mediaType) ? pageTriples(job.text, job.base) : parseBody(job.text, job.mediaType, job.base, { mergeGraphs: true });
-  if (job.sorted && job.to === NTRIPLES) return joinUnique(quads.map(tripleLine));
+  if (job.sorted && job.to === NTRIPLES) return joinUnique(labelledApart(quads, job.text, job.base).map(tripleLine));
   const lines = quads.map((q) => tripleLine(q) + '\n').join('');
   return serialise(lines, job.to);
+}
+
+/** RDF read from elsewhere (text in `mediaType`, retrieved from `base`) as the server keeps it: N-Triples lines, sorted, without duplicates, blank nodes labelled apart (`sorted`). */
+export function toNTriples(text: string, mediaType: string, base: string): Promise<string> {
+  return translate({ kind: 'rdf', text, mediaType, base, to: NTRIPLES, sorted: true });
 }

@@ -6,6 +6,7 @@
  * root builds one for the process and passes it to every store; a store opened without one builds
  * its own.
  */
+import { THREADS, workerEntry } from '../threads.js';
 import { WorkerCalls } from '../util/worker.js';
 import type { DiskRequest, LockOptions, PackObject, RefUpdate, StageUpdate, WorkingFile, WorkingOutcome, WrittenPack } from './disk-protocol.js';
 
@@ -28,7 +29,7 @@ function transferable<K extends string, T extends { [key in K]: Uint8Array | nul
 }
 
 export class DiskClient {
-  private readonly calls = new WorkerCalls<DiskRequest>(new URL('./disk-worker.js', import.meta.url));
+  private readonly calls = new WorkerCalls<DiskRequest>(workerEntry(THREADS.disk));
 
   writePack(packDir: string, tmpdir: string, objects: readonly PackObject[], then?: RefUpdate): Promise<WrittenPack> {
     const moved = transferable(objects, 'content');

@@ -37,6 +37,8 @@ export interface WorkingTreeOptions {
   log?: (line: string) => void;
   /** Canonical bytes of N-Triples whose blank nodes need deep labelling (in-process by default). */
   labelDeep?: (ntriples: string, what: string) => Promise<Buffer>;
+  /** Ontology constraints: throws a ConstraintViolation to refuse an edit's canonical bytes, those found at start included; none by default. */
+  validate?: (url: string, bytes: Buffer) => Promise<void>;
 }
 
 export class WorkingTree {
@@ -56,8 +58,7 @@ export class WorkingTree {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
   private closed = false;
-  /** Ontology constraints: throws a ConstraintViolation to refuse an edit's canonical bytes (set by the composition root). */
-  validate: ((url: string, bytes: Buffer) => Promise<void>) | undefined;
+  private readonly validate: ((url: string, bytes: Buffer) => Promise<void>) | undefined;
 
   constructor(options: WorkingTreeOptions) {
     this.store = options.store;
@@ -65,6 +66,7 @@ export class WorkingTree {
     this.delayMs = options.delayMs ?? 200;
     this.log = options.log ?? ((line) => console.error(line));
     this.labelDeep = options.labelDeep ?? ((ntriples) => canonicalBytes(parseRdf(ntriples)));
+    this.validate = options.validate;
     this.journal = join(this.store.gitdir, 'lodestone', 'worktree-journal');
     this.tmpdir = join(this.store.gitdir, 'lodestone', 'tmp');
     this.store.on('head', (change) => {

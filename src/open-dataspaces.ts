@@ -1,0 +1,75 @@
+/**
+ * Opening the dataspaces of the registry (registry.ts) for `lodestone serve`: each its repository,
+ * index, working tree and watcher, all at once (their workers start side by side), with its
+ * versioning from system.ttl, and an end-user dataspace with the constraints of its pair's
+ * namespace ontology on people's edits. The log lines come out in the order of the registry; a
+ * start where one fails closes those that opened, so the process can exit.
+ */
+import { Dataspace } from './dataspace.js';
+import type { ServeConfig } from './config.js';
+import { dataspaceDir, type DataspacePair, type DataspaceSpec } from './registry.js';
+import type { DiskClient } from './store/disk.js';
+import type { VersioningConfig } from './system-config.js';
+
+/** An end-user dataspace and its admin dataspace, opened. */
+export interface OpenedPair {
+  endUser: Dataspace;
+  admin: Dataspace;
+}
+
+export interface OpenOptions {
+  /** The versioning of each dataspace base that has some (system.ttl). */
+  versioning: ReadonlyMap<string, VersioningConfig>;
+  /** The disk worker every repository writes through. */
+  disk: DiskClient;
+  /** Deep blank-node labelling of files people edit (the composer's pool). */
+  labelDeep: (ntriples: string, what: string) => Promise<Buffer>;
+  /**
+   * The constraints on people's edits of a pair's end-user dataspace (its namespace ontology's
+   * shapes), given its admin dataspace as it opens: the edits found at start are checked too.
+   */
+  constraintsOf: (pair: DataspacePair, admin: Promise<Dataspace>) => (url: string, bytes: Buffer) => Promise<void>;
+  log: (line: string) => void;
+}
+
+type Validate = (url: string, bytes: Buffer) => Promise<void>;
+
+async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptions, validate?: Validate): Promise<{ dataspace: Dataspace; lines: string[] }> {
+  const started = Date.now();
+  const history = options.versioning.get(spec.base);
+  const dataspace = await Dataspace.open({
+    id: spec.id,
+    base: spec.base,
+    dir: dataspaceDir(config.data, spec.id),
+    watch: config.watch,
+    queryLanes: config.queryLanes,
+    log: options.log,
+    labelDeep: options.labelDeep,
+    validate,
+    versioned: history !== undefined,
+    branch: history?.branch,
+    prefix: history?.pathPrefix,
+    disk: options.disk,
+  });
+  const lines = history ? [`${spec.id}: versioned on branch ${history.branch}${history.location ? `, mirrored to ${history.location}` : ' (local history only)'}`] : [];
+  lines.push(`${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
+  return { dataspace, lines };
+}
+
+/** Every dataspace of `pairs`, opened; throws the first failure once those that opened are closed. */
+export async function openDataspaces(config: ServeConfig, pairs: readonly DataspacePair[], options: OpenOptions): Promise<OpenedPair[]> {
+  const attempts = await Promise.allSettled(
+    pairs.flatMap((pair) => {
+      const admin = open(config, pair.admin, options);
+      return [open(config, pair.endUser, options, options.constraintsOf(pair, admin.then((opened) => opened.dataspace))), admin];
+    }),
+  );
+  const failed = attempts.find((attempt) => attempt.status === 'rejected');
+  if (failed) {
+    await Promise.all(attempts.map((attempt) => (attempt.status === 'fulfilled' ? attempt.value.dataspace.close() : undefined)));
+    throw failed.reason;
+  }
+  const opened = attempts.map((attempt) => (attempt as PromiseFulfilledResult<{ dataspace: Dataspace; lines: string[] }>).value);
+  for (const { lines } of opened) lines.forEach((line) => options.log(line));
+  return pairs.map((_, index) => ({ endUser: opened[2 * index]!.dataspace, admin: opened[2 * index + 1]!.dataspace }));
+}

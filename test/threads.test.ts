@@ -1,0 +1,42 @@
+/**
+ * The thread map (src/threads.ts) is the whole picture: every worker entry of src/ is a row of it,
+ * every row names an entry that exists, no other module names a worker entry (the composition root
+ * builds each pool from its row), and the README's table has every row.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { POOLS, THREADS, threadTable, type ThreadPlan } from '../src/threads.js';
+
+const SRC = join(import.meta.dirname, '..', 'src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
+}
+
+describe('the thread map', () => {
+  const rows: [string, ThreadPlan][] = [...Object.entries(POOLS), ...Object.entries(THREADS)];
+
+  it('has a row for every worker entry of src/, and every row names one that exists', () => {
+    const named = new Set(rows.map(([, plan]) => plan.entry));
+    // a worker entry is a module that answers calls (util/worker.ts serveCalls)
+    const entries = sources(SRC).filter((file) => /^serveCalls(<[^>]*>)?\(/m.test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file));
+    assert.ok(entries.length >= 6, entries.join(', '));
+    assert.deepEqual(entries.filter((entry) => !named.has(entry)), [], 'worker entries the map does not name');
+    for (const [name, plan] of rows) assert.ok(existsSync(join(SRC, plan.entry)), `${name}: ${plan.entry}`);
+  });
+
+  it('is the one module that names a worker entry: pools and threads are built from its rows', () => {
+    const naming = sources(SRC).filter((file) => !file.endsWith('threads.ts') && /new URL\(\s*['"][^'"]*-worker\.js['"]/.test(readFileSync(file, 'utf8')));
+    assert.deepEqual(naming.map((file) => relative(SRC, file)), []);
+  });
+
+  it('lists every row in its table, with the thread count of a server', () => {
+    const table = threadTable(2, 3);
+    for (const [name] of rows) assert.match(table, new RegExp(`^\\| ${name} \\|`, 'm'));
+    assert.match(table, /\| indexLane \| 3 × 2 \|/);
+    const pooled = Object.values(POOLS).reduce((sum, plan) => sum + plan.size, 0);
+    assert.match(table, new RegExp(`At most ${pooled + 1 + 6} threads`));
+  });
+});
