@@ -39,4 +39,9 @@ describe('the thread map', () => {
     const pooled = Object.values(POOLS).reduce((sum, plan) => sum + plan.size, 0);
     assert.match(table, new RegExp(`At most ${pooled + 1 + 6} threads`));
   });
+
+  it('is the README\'s table of threads, as a server of the default instance has them', () => {
+    const readme = readFileSync(join(SRC, '..', 'README.md'), 'utf8');
+    assert.ok(readme.includes(threadTable().trimEnd()), 'README.md, "Threads", holds threadTable() as it prints now: paste it there');
+  });
 });
