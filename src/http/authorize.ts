@@ -11,7 +11,7 @@ import { LodestoneError } from '../errors.js';
 import { modeIris, type AccessControl, type Mode } from '../access/access-control.js';
 import { parentDocumentPath } from '../document-paths.js';
 import { ns } from '../rdf/namespaces.js';
-import { documentPathIn, runtimeFor } from './locate.js';
+import { documentPathIn, proxyTarget, runtimeFor } from './locate.js';
 import type { Context } from './state.js';
 
 export type Need = Mode | 'Any';
@@ -116,7 +116,11 @@ export async function authorize(ctx: Context, needs: Needs): Promise<{ modes: Re
 
 /** Whether a proxy request names a URL of its own dataspace (or none that parses: the proxy answers 400). */
 function proxiesHere(ctx: Context): boolean {
-  const uri = new URLSearchParams(ctx.querystring).get('uri');
-  if (!uri || !URL.canParse(uri)) return true;
-  return runtimeFor(ctx.state.served.runtimes, new URL(uri).href) === ctx.state.runtime;
+  let target: URL;
+  try {
+    target = proxyTarget(ctx.querystring);
+  } catch {
+    return true; // the proxy answers 400, asking nothing of any origin
+  }
+  return runtimeFor(ctx.state.served.runtimes, target.href) === ctx.state.runtime;
 }

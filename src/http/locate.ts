@@ -56,3 +56,17 @@ export function documentPathIn(runtimes: readonly DataspaceRuntime[], runtime: D
   }
   return relativePath;
 }
+
+/** The URL a proxy request names (its `uri`, SPEC §4.5): an absolute URL without its fragment, or a 400. Authorization and the proxy both read it here. */
+export function proxyTarget(querystring: string): URL {
+  const values = new URLSearchParams(querystring).getAll('uri');
+  if (values.length !== 1 || values[0] === '') throw new LodestoneError('BadRequest', values.length > 1 ? 'give one uri parameter' : 'the uri parameter is empty: give the URL to proxy');
+  let target: URL;
+  try {
+    target = new URL(values[0]!);
+  } catch {
+    throw new LodestoneError('BadRequest', `uri=${values[0]!.slice(0, 200)} is not an absolute URL`);
+  }
+  target.hash = ''; // RFC 9110 §7.1: a fragment is not sent
+  return target;
+}

@@ -13,7 +13,7 @@ import { readBody } from './body.js';
 import { errorType } from './error-middleware.js';
 import { originBody, originErrorPage } from './origin-errors.js';
 import { notAcceptable } from './document-read.js';
-import { normalPath, runtimeFor } from './locate.js';
+import { normalPath, proxyTarget, runtimeFor } from './locate.js';
 import { credentialsCount } from './authenticate.js';
 import { proxiedPage } from './document-pages.js';
 import { choose, NARROWER, OFFERS } from './offers.js';
@@ -23,24 +23,11 @@ import type { Context, Decided, Reply } from './state.js';
 /** A proxied body is another origin's: never run as this origin's page, never sniffed into something else. */
 const CONTAINED = { 'Content-Security-Policy': 'sandbox', 'X-Content-Type-Options': 'nosniff' };
 
-/** The `uri` of the request: an absolute URL without its fragment, or a 400. */
-function targetOf(ctx: Context): URL {
-  const values = new URLSearchParams(ctx.querystring).getAll('uri');
-  if (values.length !== 1 || values[0] === '') throw new LodestoneError('BadRequest', values.length > 1 ? 'give one uri parameter' : 'the uri parameter is empty: give the URL to proxy');
-  let target: URL;
-  try {
-    target = new URL(values[0]!);
-  } catch {
-    throw new LodestoneError('BadRequest', `uri=${values[0]!.slice(0, 200)} is not an absolute URL`);
-  }
-  target.hash = ''; // RFC 9110 §7.1: a fragment is not sent
-  return target;
-}
 
 /** The proxy row's handler: a URL of this dataspace is answered by the route table, any other by its origin. */
 export async function proxy(ctx: Context, { accept }: Decided): Promise<Reply | void> {
   if (ctx.state.proxied) throw new LodestoneError('BadRequest', `${ctx.state.url}?${ctx.querystring} is itself a proxy request: give the URL it proxies`);
-  const target = targetOf(ctx);
+  const target = proxyTarget(ctx.querystring);
   const { runtime, served } = ctx.state;
   if (runtimeFor(served.runtimes, target.href) === runtime) return dereference(ctx, target);
   // DESIGN.md, "Origins": another dataspace of this server trusts origins of its own; credentials that would not act there directly do not act there through this proxy
