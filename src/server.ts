@@ -55,6 +55,8 @@ import { documentIri } from './rdf/iri.js';
 
 export interface Running {
   server: Server;
+  /** The listener the server answers requests with (tests drive it in process, without TLS or a socket). */
+  handle: (req: IncomingMessage, res: ServerResponse) => void;
   runtimes: DataspaceRuntime[];
   agents: Bootstrapped;
   /** The proxy's cache: `purge(url)` drops every agent's copies of a URL (admin/clear). */
@@ -298,6 +300,7 @@ async function start(config: ServeConfig, pairs: readonly DataspacePair[], log: 
   void pages.readShippedLabels(proxyOut.vocabularies, log);
   return {
     server,
+    handle,
     runtimes,
     agents,
     proxyCache: proxyOut.cache,
