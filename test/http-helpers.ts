@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { request as httpsRequest, Agent, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import forge from 'node-forge';
-import { request as httpRequest, STATUS_CODES, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, STATUS_CODES, type Agent as HttpAgent, type ClientRequest, type IncomingMessage } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -147,23 +147,25 @@ export async function startServer(extraArgs: string[] = [], data?: string, log: 
   const port = (running.server.address() as AddressInfo).port;
   const plain = config.http;
   const pemOf = (as: RequestOptions['as'] = 'owner') => (as === 'owner' ? ownerPem : as === 'secretary' ? secretaryPem : as === 'anonymous' ? undefined : as.pem);
-  const agents = new Map<string, Agent>();
-  const agentFor = (pem: string | undefined) => {
-    const key = pem ?? '';
+  // keep-alive connections, one pool per client (address and certificate), as a browser or curl keeps them
+  const agents = new Map<string, HttpAgent>();
+  const pooled = (key: string, make: () => HttpAgent) => {
     let agent = agents.get(key);
-    if (!agent) {
-      agent = new Agent({ keepAlive: true, rejectUnauthorized: false, ...(pem ? { cert: pem, key: pem } : {}) });
-      agents.set(key, agent);
-    }
+    if (!agent) agents.set(key, (agent = make()));
     return agent;
   };
+  const agentFor = (pem: string | undefined) => pooled(pem ?? '', () => new Agent({ keepAlive: true, rejectUnauthorized: false, ...(pem ? { cert: pem, key: pem } : {}) }));
   const local = tls ? undefined : await inProcess(running.handle);
   const open = (o: Opening, onResponse: (res: IncomingMessage) => void): ClientRequest => {
     const pem = pemOf(o.as);
     // a path is sent as is, to the base's host; an absolute URL to its own host (the port listened on, over the wire)
     const url = new URL(o.path, config.base);
     const target = { host: url.hostname, method: o.method, path: o.path.startsWith('/') ? o.path : url.pathname + url.search, headers: o.headers };
-    if (local) return local.request({ ...target, port: url.port }, { address: o.localAddress, tls: plain ? undefined : { certificate: pem } }, onResponse);
+    if (local) {
+      const peer = { address: o.localAddress, tls: plain ? undefined : { certificate: pem } };
+      if (o.fresh) return local.request({ ...target, port: url.port }, peer, onResponse);
+      return httpRequest({ ...target, port: url.port, agent: pooled(`${o.localAddress ?? ''} ${pem ?? ''}`, () => local.agent(peer)) }, onResponse);
+    }
     const wire = { ...target, port: url.port || port, agent: o.fresh || o.localAddress ? false : undefined, ...(o.localAddress ? { localAddress: o.localAddress } : {}) };
     if (plain) return httpRequest(wire, onResponse);
     return httpsRequest({ ...wire, rejectUnauthorized: false, ...(wire.agent === false ? {} : { agent: agentFor(pem) }), ...(pem ? { cert: pem, key: pem } : {}) }, onResponse);

@@ -6,7 +6,8 @@
  * client's address. Backpressure is not modelled: test bodies are small.
  */
 import { X509Certificate } from 'node:crypto';
-import { createServer, request, type ClientRequest, type IncomingMessage, type RequestOptions, type ServerResponse } from 'node:http';
+import { Agent, createServer, request, type ClientRequest, type IncomingMessage, type RequestOptions, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { clientErrorListener } from '../src/http/client-error.js';
 
@@ -70,6 +71,8 @@ export interface Peer {
 export interface InProcess {
   /** Opens a request on a connection of its own; `options` are those of `http.request` (host, port, method, path, headers). */
   request(options: RequestOptions, peer: Peer, onResponse: (res: IncomingMessage) => void): ClientRequest;
+  /** A keep-alive agent whose connections come from `peer`, as `request`'s `agent` option. */
+  agent(peer: Peer): Agent;
 }
 
 /** The certificate's DER bytes, as `getPeerCertificate().raw` gives them. */
@@ -82,22 +85,28 @@ export async function inProcess(listener: (req: IncomingMessage, res: ServerResp
   const server = createServer(listener);
   server.on('clientError', await clientErrorListener());
   const peers = new Map<string, Buffer>(); // certificates parsed once
+  const connect = (peer: Peer): End => {
+    const client = new End();
+    const end = new End();
+    client.other = end;
+    end.other = client;
+    end.remoteAddress = peer.address ?? '127.0.0.1';
+    end.remoteFamily = end.remoteAddress.includes(':') ? 'IPv6' : 'IPv4';
+    if (peer.tls) {
+      const pem = peer.tls.certificate;
+      let raw = pem === undefined ? undefined : peers.get(pem);
+      if (pem !== undefined && !raw) peers.set(pem, (raw = derOf(pem)));
+      Object.assign(end, { encrypted: true, authorized: false, getPeerCertificate: () => (raw ? { raw } : {}) });
+    }
+    server.emit('connection', end);
+    return client;
+  };
   return {
-    request(options, peer, onResponse) {
-      const client = new End();
-      const end = new End();
-      client.other = end;
-      end.other = client;
-      end.remoteAddress = peer.address ?? '127.0.0.1';
-      end.remoteFamily = end.remoteAddress.includes(':') ? 'IPv6' : 'IPv4';
-      if (peer.tls) {
-        const pem = peer.tls.certificate;
-        let raw = pem === undefined ? undefined : peers.get(pem);
-        if (pem !== undefined && !raw) peers.set(pem, (raw = derOf(pem)));
-        Object.assign(end, { encrypted: true, authorized: false, getPeerCertificate: () => (raw ? { raw } : {}) });
-      }
-      server.emit('connection', end);
-      return request({ ...options, agent: undefined, createConnection: () => client }, onResponse);
+    request: (options, peer, onResponse) => request({ ...options, agent: undefined, createConnection: () => connect(peer) }, onResponse),
+    agent(peer) {
+      const agent = new Agent({ keepAlive: true });
+      agent.createConnection = () => connect(peer) as unknown as Socket;
+      return agent;
     },
   };
 }
