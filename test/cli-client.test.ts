@@ -14,7 +14,7 @@ let dir: string;
 serverForFile(async (server, repo) => {
   s = server;
   dir = repo;
-});
+}, [], { tls: true }); // a real client over the wire
 
 async function lodestone(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {

@@ -36,7 +36,7 @@ clientSuite('Python rdflib 6, requests and SPARQLWrapper', installed, 'apt-get i
     repo = dir;
     cert = server.running.agents.owner.credentialsFile;
     readUrl = await putAwkward(s, 'python-read/');
-  });
+  }, [], { tls: true }); // a real client over the wire
   const python = async <T>(name: string, ...args: string[]): Promise<T> => JSON.parse(await runClient(PYTHON, [script(name), ...args])) as T;
 
   it('reads the document in every format Lodestone serves, decoded as the charset the server names, each graph isomorphic to the N-Triples one', async () => {

@@ -47,7 +47,7 @@ clientSuite('rapper (Raptor 2) with curl', curl && runs('rapper', '--version'), 
     repo = dir;
     cert = server.running.agents.owner.credentialsFile;
     readUrl = await putAwkward(s, 'raptor-read/');
-  });
+  }, [], { tls: true }); // a real client over the wire
 
   it('parses the document in every format rapper reads: Turtle, N-Triples, RDF/XML, N-Quads, TriG, and text/plain as N-Triples', async () => {
     const expected = await storedContent(s, readUrl);

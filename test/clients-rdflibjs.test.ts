@@ -46,7 +46,7 @@ describe('rdflib.js 2.4 (npm) with undici fetch', () => {
     repo = dir;
     dispatcher = new Agent({ connect: { cert: s.ownerPem, key: s.ownerPem, rejectUnauthorized: false } });
     readUrl = await putAwkward(s, 'rdflibjs-read/');
-  });
+  }, [], { tls: true }); // a real client over the wire
   const newFetcher = () => {
     store = $rdf.graph();
     fetcher = new $rdf.Fetcher(store, { fetch: ((url: string, init?: object) => fetch(url, { ...init, dispatcher })) as never });

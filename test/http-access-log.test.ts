@@ -18,7 +18,7 @@ let logFile: string;
 
 before(async () => {
   logFile = join(tempDir('access'), 'access.log');
-  s = await startServer(['--access-log', logFile]);
+  s = await startServer(['--access-log', logFile], undefined, undefined, {}, { tls: true }); // bytes on real connections
 });
 after(async () => {
   await s.close();

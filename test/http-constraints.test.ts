@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ns } from '../src/rdf/namespaces.js';
 import { commitCount, git, headOf, removeTempDirs } from './helpers.js';
-import { assertRdfError, header, sendRequest, turtle, type RequestOptions, type Response, type TestServer, serverForFile } from './http-helpers.js';
+import { assertRdfError, header, rawRequest as pathAsIs, turtle, type RequestOptions, type Response, type TestServer, serverForFile } from './http-helpers.js';
 
 after(removeTempDirs);
 
@@ -33,7 +33,7 @@ function methodsOf(allow: string | undefined): string[] {
 
 /** A request whose path is sent byte for byte (the WHATWG URL parser would resolve `%2E%2E` and `//x`). */
 function rawRequest(method: string, path: string, options: Omit<RequestOptions, 'as' | 'localAddress'> = {}): Promise<Response> {
-  return sendRequest({ host: 'localhost', port: s.port, path, method, headers: options.headers, cert: s.ownerPem, key: s.ownerPem, rejectUnauthorized: false, agent: false }, {}, options.body);
+  return pathAsIs(s, method, path, options.headers ?? {}, (req) => void req.end(options.body));
 }
 
 async function etagOf(path: string): Promise<string> {

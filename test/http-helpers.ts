@@ -1,22 +1,23 @@
 /**
- * A real Lodestone server for HTTP tests: a temporary data directory, a free port, HTTPS with the
- * bootstrapped certificates, and a small client that speaks as the owner, the secretary or
- * anonymously (or with any PEM) over real TLS. One server per test file.
+ * A real Lodestone server for HTTP tests: a temporary data directory, and a small client that
+ * speaks as the owner, the secretary, anonymously or with any PEM. By default requests reach the
+ * server's own request listener in process (in-process.ts: Node's HTTP over an in-memory pair,
+ * the client certificate handed over as TLS would); with `{ tls: true }`, over real TLS and TCP.
+ * One server per test file.
  */
-import assert from 'node:assert/strict';
 import { request as httpsRequest, Agent, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import forge from 'node-forge';
-import { request as httpRequest, STATUS_CODES, type ClientRequest, type IncomingMessage } from 'node:http';
-import { createServer } from 'node:net';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, type Agent as HttpAgent, type ClientRequest, type IncomingMessage } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Quad } from '@rdfjs/types';
-import oxigraph from 'oxigraph';
 import { serveConfig } from '../src/config.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { serve, type Running, type ServeSeams } from '../src/server.js';
 import { after, before } from 'node:test';
 import { removeTempDirs, tempDir } from './helpers.js';
+import { inProcess } from './in-process.js';
+import { bootstrapTemplate, TEMPLATE_BASE } from './bootstrap-template.js';
 
 export interface Response {
   status: number;
@@ -29,19 +30,36 @@ export interface RequestOptions {
   body?: string | Buffer;
   /** 'owner' (default), 'secretary', 'anonymous', or a PEM (certificate followed by key). */
   as?: 'owner' | 'secretary' | 'anonymous' | { pem: string };
-  /** Local address to connect from (e.g. 127.0.0.2, to look like another host). */
+  /** The client's address (e.g. 127.0.0.2, to look like another host): over TLS, the local address connected from. */
   localAddress?: string;
+}
+
+/** How a request is opened: its path is sent as is; `fresh` asks for a connection of its own (over TLS, no pooled one). */
+export interface Opening {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  as?: RequestOptions['as'];
+  localAddress?: string;
+  fresh?: boolean;
 }
 
 export interface TestServer {
   base: string;
   admin: string;
   data: string;
+  /** The port the server listens on (in process, its base may name another: requests to this port then reach no dataspace). */
   port: number;
+  /** Whether requests go over real TLS and TCP (`{ tls: true }`) rather than in process. */
+  tls: boolean;
   running: Running;
   ownerPem: string;
   secretaryPem: string;
   request(method: string, path: string, options?: RequestOptions): Promise<Response>;
+  /** `request`, with the body as bytes. */
+  requestBytes(method: string, path: string, options?: RequestOptions): Promise<Response & { bytes: Buffer }>;
+  /** Opens a request whose body the caller writes and ends. */
+  open(opening: Opening, onResponse: (res: IncomingMessage) => void): ClientRequest;
   close(): Promise<void>;
 }
 
@@ -56,6 +74,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Collects a whole response. */
+function collect(res: IncomingMessage): Promise<Response & { bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => {
+      const bytes = Buffer.concat(chunks);
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString('utf8'), bytes });
+    });
+    res.on('error', reject);
+  });
+}
+
 /**
  * Sends one request and collects the whole response (body as UTF-8). `target` and `options` are
  * those of `https.request` (a target given as options is sent as is, path byte for byte); plain
@@ -66,62 +97,96 @@ export function sendRequest(target: string | URL | HttpsRequestOptions, options:
   const protocol = options.protocol ?? (url ? url.protocol : (target as HttpsRequestOptions).protocol);
   const send = protocol === 'http:' ? httpRequest : httpsRequest;
   return new Promise((resolve, reject) => {
-    const collect = (res: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    };
-    const req = url ? send(url, options, collect) : send({ ...(target as HttpsRequestOptions), ...options }, collect);
+    const onResponse = (res: IncomingMessage) => collect(res).then(({ status, headers, body }) => resolve({ status, headers, body }), reject);
+    const req = url ? send(url, options, onResponse) : send({ ...(target as HttpsRequestOptions), ...options }, onResponse);
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();
   });
 }
 
-export async function startServer(extraArgs: string[] = [], data = tempDir('server'), log: (line: string) => void = () => undefined, seams: ServeSeams = {}): Promise<TestServer> {
-  const port = await freePort();
+export interface StartOptions {
+  /** Real HTTPS (or HTTP with --http) over TCP for every request: for tests about the wire or real clients. Default: in process. */
+  tls?: boolean;
+  /** The server bootstraps its own data directory, as on a first start (in process too). Default: with TLS only. */
+  bootstrap?: boolean;
+}
+
+/** The data directories started as copies of the template. */
+const fromTemplate = new Set<string>();
+
+/** Flags that decide what a data directory is made for: with any of them, the server bootstraps its own. */
+const BASE_FLAGS = new Set(['--base', '--port', '--host', '--http', '--data']);
+
+/**
+ * A server on `data` (default: a new temporary directory). In process (the default), an empty data
+ * directory starts as a copy of the run's template (bootstrap-template.ts), at the template's base,
+ * unless `extraArgs` name a base, port or host; with `{ tls: true }` the server bootstraps its own,
+ * at https://localhost:<a free port>/, and every request goes over TLS.
+ */
+export async function startServer(extraArgs: string[] = [], data?: string, log: (line: string) => void = () => undefined, seams: ServeSeams = {}, options: StartOptions = {}): Promise<TestServer> {
+  const tls = options.tls === true;
+  const dir = data ?? tempDir('server');
+  const copied = !tls && !options.bootstrap && !extraArgs.some((arg) => BASE_FLAGS.has(arg)) && readdirSync(dir).length === 0;
+  if (copied) {
+    cpSync(await bootstrapTemplate(), dir, { recursive: true });
+    fromTemplate.add(dir);
+  }
+  // a restart of a copy (given a --port) keeps the base it was made for
+  const base = fromTemplate.has(dir) && !extraArgs.includes('--base') ? ['--base', TEMPLATE_BASE] : [];
   // extraArgs come last: a later flag wins (say --access-log FILE for a test that reads the log)
-  const config = serveConfig(['--data', data, '--port', String(port), '--host', 'localhost', '--no-watch', '--access-log', 'off', ...extraArgs]);
+  const where = [...base, '--port', copied ? '0' : String(await freePort())];
+  const config = serveConfig(['--data', dir, ...where, '--host', 'localhost', '--no-watch', '--access-log', 'off', ...extraArgs]);
   if (config === 'help') throw new Error('unexpected --help');
   const running = await serve(config, log, seams);
   const ownerPem = readFileSync(running.agents.owner.credentialsFile, 'utf8');
   const secretaryPem = readFileSync(running.agents.secretary.credentialsFile, 'utf8');
-  const agents = new Map<string, Agent>();
-  const agentFor = (pem: string | undefined) => {
-    const key = pem ?? '';
+  const port = (running.server.address() as AddressInfo).port;
+  const plain = config.http;
+  const pemOf = (as: RequestOptions['as'] = 'owner') => (as === 'owner' ? ownerPem : as === 'secretary' ? secretaryPem : as === 'anonymous' ? undefined : as.pem);
+  // keep-alive connections, one pool per client (address and certificate), as a browser or curl keeps them
+  const agents = new Map<string, HttpAgent>();
+  const pooled = (key: string, make: () => HttpAgent) => {
     let agent = agents.get(key);
-    if (!agent) {
-      agent = new Agent({ keepAlive: true, rejectUnauthorized: false, ...(pem ? { cert: pem, key: pem } : {}) });
-      agents.set(key, agent);
-    }
+    if (!agent) agents.set(key, (agent = make()));
     return agent;
   };
-  const plain = config.http;
-  const request = (method: string, path: string, options: RequestOptions = {}): Promise<Response> => {
-    const as = options.as ?? 'owner';
-    const pem = as === 'owner' ? ownerPem : as === 'secretary' ? secretaryPem : as === 'anonymous' ? undefined : as.pem;
-    const url = new URL(path, config.base);
-    return sendRequest(
-      url,
-      {
-        method,
-        headers: options.headers,
-        ...(plain ? {} : { agent: options.localAddress ? undefined : agentFor(pem), rejectUnauthorized: false, ...(pem ? { cert: pem, key: pem } : {}) }),
-        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
-      },
-      options.body,
-    );
+  const agentFor = (pem: string | undefined) => pooled(pem ?? '', () => new Agent({ keepAlive: true, rejectUnauthorized: false, ...(pem ? { cert: pem, key: pem } : {}) }));
+  const local = tls ? undefined : await inProcess(running.handle);
+  const open = (o: Opening, onResponse: (res: IncomingMessage) => void): ClientRequest => {
+    const pem = pemOf(o.as);
+    // a path is sent as is, to the base's host; an absolute URL to its own host (the port listened on, over the wire)
+    const url = new URL(o.path, config.base);
+    const target = { host: url.hostname, method: o.method, path: o.path.startsWith('/') ? o.path : url.pathname + url.search, headers: o.headers };
+    if (local) {
+      const peer = { address: o.localAddress, tls: plain ? undefined : { certificate: pem } };
+      if (o.fresh) return local.request({ ...target, port: url.port }, peer, onResponse);
+      return httpRequest({ ...target, port: url.port, agent: pooled(`${o.localAddress ?? ''} ${pem ?? ''}`, () => local.agent(peer)) }, onResponse);
+    }
+    const wire = { ...target, port: url.port || port, agent: o.fresh || o.localAddress ? false : undefined, ...(o.localAddress ? { localAddress: o.localAddress } : {}) };
+    if (plain) return httpRequest(wire, onResponse);
+    return httpsRequest({ ...wire, rejectUnauthorized: false, ...(wire.agent === false ? {} : { agent: agentFor(pem) }), ...(pem ? { cert: pem, key: pem } : {}) }, onResponse);
+  };
+  const requestBytes = (method: string, path: string, options: RequestOptions = {}): Promise<Response & { bytes: Buffer }> => {
+    const target = new URL(path, config.base);
+    return new Promise((resolve, reject) => {
+      const req = open({ method, path: target.href, headers: options.headers, as: options.as, localAddress: options.localAddress }, (res) => collect(res).then(resolve, reject));
+      req.on('error', reject);
+      req.end(options.body);
+    });
   };
   return {
     base: config.base,
     admin: new URL('admin/', config.base).href,
-    data,
+    data: dir,
     port,
+    tls,
     running,
     ownerPem,
     secretaryPem,
-    request,
+    request: (method, path, options) => requestBytes(method, path, options).then(({ status, headers, body }) => ({ status, headers, body })),
+    requestBytes,
+    open,
     async close() {
       for (const agent of agents.values()) agent.destroy();
       await running.close();
@@ -131,54 +196,16 @@ export async function startServer(extraArgs: string[] = [], data = tempDir('serv
 
 export const turtle = { 'Content-Type': 'text/turtle' };
 
-/** A response header as one string (repeated values joined with `, `), or undefined. */
-export function header(res: Response, name: string): string | undefined {
-  const value = res.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/**
- * Asserts that the response is the RDF error resource of SPEC §2.4 and returns its title: the
- * status is `status` (or any 4xx / 5xx), the Content-Type is `options.format` (Turtle by default),
- * and the body holds exactly one blank node of type http:Response with an http:statusCodeValue
- * (an xsd:long equal to the response's status), the http:reasonPhrase of that status, an http:sc
- * in the status-codes namespace and a non-empty dct:title (matching `options.title` if given).
- */
-export function assertRdfError(res: Response, status: number | '4xx' | '5xx', options: { title?: RegExp; format?: string } = {}): string {
-  const body = res.body.slice(0, 2000);
-  if (status === '5xx') assert.ok(res.status >= 500 && res.status < 600, `expected a 5xx, got ${res.status}: ${body}`);
-  else if (status === '4xx') assert.ok(res.status >= 400 && res.status < 500, `expected a 4xx, got ${res.status}: ${body}`);
-  else assert.equal(res.status, status, `expected ${status}, got ${res.status}: ${body}`);
-  const format = options.format ?? 'text/turtle';
-  const mediaType = (header(res, 'content-type') ?? '').split(';')[0]!.trim();
-  assert.equal(mediaType, format, `the error is ${format}: ${body}`);
-  const quads = oxigraph.parse(res.body, { format: mediaType, base_iri: 'https://localhost/' }) as unknown as Quad[];
-  const typed = quads.filter((q) => q.predicate.value === ns.rdf + 'type' && q.object.value === ns.http + 'Response');
-  assert.equal(typed.length, 1, `the error is one http:Response: ${body}`);
-  const subject = typed[0]!.subject;
-  assert.equal(subject.termType, 'BlankNode', 'the http:Response is a blank node');
-  const values = (p: string) => quads.filter((q) => q.subject.termType === 'BlankNode' && q.subject.value === subject.value && q.predicate.value === p).map((q) => q.object);
-  const [code] = values(ns.http + 'statusCodeValue');
-  assert.ok(code, `the error has http:statusCodeValue: ${body}`);
-  assert.equal(code.value, String(res.status));
-  assert.equal(code.termType === 'Literal' && code.datatype.value, ns.xsd + 'long', `${format}: http:statusCodeValue is an xsd:long`);
-  assert.equal(values(ns.http + 'reasonPhrase')[0]?.value, STATUS_CODES[res.status]);
-  const sc = values(ns.http + 'sc')[0];
-  assert.ok(sc?.termType === 'NamedNode' && sc.value.startsWith(ns.sc), `http:sc is ${sc?.value}`);
-  const title = values(ns.dct + 'title')[0]?.value ?? '';
-  assert.ok(title.length > 0, 'the error has a dct:title');
-  if (options.title) assert.match(title, options.title);
-  return title;
-}
+export { assertRdfError, header } from './assert-rdf-error.js';
 
 /**
  * One server for a test file: started before its tests (then `ready` runs with it and the end-user
  * repository's folder), closed after them, with the temporary folders removed.
  */
-export function serverForFile(ready: (server: TestServer, repo: string) => void | Promise<void>, extraArgs: string[] = []): void {
+export function serverForFile(ready: (server: TestServer, repo: string) => void | Promise<void>, extraArgs: string[] = [], options: StartOptions = {}): void {
   let server: TestServer | undefined;
   before(async () => {
-    server = await startServer(extraArgs);
+    server = await startServer(extraArgs, undefined, undefined, {}, options);
     await ready(server, server.running.runtimes[0]!.dataspace.store.dir);
   });
   after(async () => {
@@ -226,16 +253,12 @@ export function mirroredDataDir(port: number, location: string, token: string): 
 export function rawRequest(s: TestServer, method: string, path: string, headers: Record<string, string>, send: (req: ClientRequest, answered: () => boolean) => void | Promise<void>): Promise<Response> {
   return new Promise((resolve, reject) => {
     let answered = false;
-    const options: HttpsRequestOptions = { host: 'localhost', port: s.port, method, path, headers, cert: s.ownerPem, key: s.ownerPem, rejectUnauthorized: false, agent: false };
-    const req = httpsRequest(options, (res) => {
+    const req = s.open({ method, path, headers, fresh: true }, (res) => {
       answered = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+      collect(res).then(({ status, headers, body }) => {
+        resolve({ status, headers, body });
         req.destroy();
-      });
-      res.on('error', reject);
+      }, reject);
     });
     req.on('error', (error) => {
       if (!answered) reject(error);
@@ -266,18 +289,16 @@ export async function signUp(s: TestServer, name: string, email = `${name.toLowe
   const password = 'correct horse battery';
   const localAddress = `127.0.0.${nextSignupAddress}`;
   nextSignupAddress = nextSignupAddress >= 250 ? 100 : nextSignupAddress + 1;
-  const { location, p12 } = await new Promise<{ location: string; p12: Buffer }>((resolve, reject) => {
-    const req = httpsRequest(new URL('/admin/sign%20up', s.base), { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, rejectUnauthorized: false, agent: false, localAddress }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => (res.statusCode === 201 ? resolve({ location: String(res.headers.location), p12: Buffer.concat(chunks) }) : reject(new Error(`signup: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`))));
-    });
-    req.on('error', reject);
-    req.end(new URLSearchParams({ name, email, password }).toString());
-  });
+  const res = await s.requestBytes('POST', '/admin/sign%20up', { as: 'anonymous', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ name, email, password }).toString(), localAddress });
+  if (res.status !== 201) throw new Error(`signup: ${res.status} ${res.body.slice(0, 300)}`);
+  const location = String(res.headers.location);
+  return { webId: `${location}#this`, profile: location, pem: pemOfPkcs12(res.bytes, password) };
+}
+
+/** The certificate and private key of a PKCS#12 (as signup answers it), as PEM: what `request`'s `as` takes. */
+export function pemOfPkcs12(p12: Buffer, password: string): string {
   const parsed = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(p12.toString('binary')), password);
   const cert = parsed.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!]![0]!.cert!;
   const key = parsed.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag! })[forge.pki.oids.pkcs8ShroudedKeyBag!]![0]!.key!;
-  return { webId: `${location}#this`, profile: location, pem: forge.pki.certificateToPem(cert) + forge.pki.privateKeyToPem(key) };
+  return forge.pki.certificateToPem(cert) + forge.pki.privateKeyToPem(key);
 }

@@ -38,7 +38,7 @@ let s: TestServer;
 let dir: string;
 
 before(async () => {
-  s = await startServer(['--sparql-timeout', String(SPARQL_TIMEOUT_MS)]);
+  s = await startServer(['--sparql-timeout', String(SPARQL_TIMEOUT_MS)], undefined, undefined, {}, { tls: true }); // slow clients on real connections
   dir = s.running.runtimes[0]!.dataspace.store.dir;
   const res = await s.request('PUT', PROBE, { headers: turtle, body: `<#this> <http://purl.org/dc/terms/title> "Probe" .` });
   assert.equal(res.status, 201, res.body);

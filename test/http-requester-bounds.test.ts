@@ -30,7 +30,7 @@ let adminRepo: string;
 let profiles: Origin;
 
 before(async () => {
-  s = await startServer(['--allow-internal-urls']);
+  s = await startServer(['--allow-internal-urls'], undefined, undefined, {}, { tls: true }); // liveness: clients on real connections
   adminRepo = s.running.runtimes[1]!.dataspace.store.dir;
   assert.equal((await s.request('PUT', PROBE, { headers: turtle, body: '<#this> <http://purl.org/dc/terms/title> "Probe" .' })).status, 201);
   profiles = await new Origin().listen();

@@ -1,5 +1,5 @@
 /**
- * The access-control system endpoints (SPEC §4.7, issue 4) over real HTTPS: `sitemap.xml` and
+ * The access-control system endpoints (SPEC §4.7, issue 4), in process: `sitemap.xml` and
  * `robots.txt` before and after a public rule (none in the admin dataspace); signup returning a
  * PKCS#12 certificate that then authenticates a request; malformed signups changing nothing;
  * `admin/access` telling an agent its authorizations; `admin/access/request` storing a request.
@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 import { commitCount, git } from './helpers.js';
-import { assertRdfError, header, makePublic, sendRequest, serverForFile, turtle, type TestServer } from './http-helpers.js';
+import { assertRdfError, header, makePublic, pemOfPkcs12, serverForFile, turtle, type TestServer } from './http-helpers.js';
 
 let s: TestServer;
 let adminRepo: string;
@@ -48,28 +48,19 @@ describe('signup (admin/sign%20up)', () => {
     assert.equal(form.status, 200);
     assert.match(form.body, /<form class="signup" method="post"/);
     const before = commitCount(adminRepo);
-    const res = await sendRequest(new URL('/admin/sign%20up', s.base), { method: 'POST', headers: FORM, rejectUnauthorized: false }, 'name=Zo%C3%AB+Example&email=zoe%40example.org&password=correct+horse');
+    const res = await s.request('POST', '/admin/sign%20up', { as: 'anonymous', headers: FORM, body: 'name=Zo%C3%AB+Example&email=zoe%40example.org&password=correct+horse' });
     assert.equal(res.status, 201, res.body);
     assert.equal(commitCount(adminRepo), before + 2, 'the key and the agent document');
     const location = String(header(res, 'location'));
     assert.ok(location.startsWith(`${s.admin}acl/agents/`));
     assert.equal(header(res, 'content-type'), 'application/x-pkcs12');
     // the body as bytes: read it again raw
-    const raw = await new Promise<Buffer>((resolve, reject) => {
-      import('node:https').then(({ request }) => {
-        const req = request(new URL('/admin/sign%20up', s.base), { method: 'POST', headers: FORM, rejectUnauthorized: false }, (r) => {
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => resolve(Buffer.concat(chunks)));
-        });
-        req.on('error', reject);
-        req.end('name=Yan&email=yan%40example.org&password=another+password');
-      }, reject);
-    });
+    const raw = (await s.requestBytes('POST', '/admin/sign%20up', { as: 'anonymous', headers: FORM, body: 'name=Yan&email=yan%40example.org&password=another+password' })).bytes;
     const agentDocs = git(adminRepo, 'log', '-1', '--format=%an').trim();
     const webId = agentDocs;
     assert.match(webId, new RegExp(`^${s.admin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}acl/agents/[0-9a-f-]+/#this$`));
-    const me = await sendRequest(new URL(webId.replace(/#this$/, ''), s.base), { method: 'GET', pfx: raw, passphrase: 'another password', rejectUnauthorized: false, headers: { Accept: 'application/n-triples' } });
+    // (a real TLS client and curl present the PKCS#12 itself in signup.test.ts)
+    const me = await s.request('GET', webId.replace(/#this$/, ''), { as: { pem: pemOfPkcs12(raw, 'another password') }, headers: { Accept: 'application/n-triples' } });
     assert.equal(me.status, 200, me.body);
     assert.ok(String(header(me, 'link')).includes(`<${webId}>; rel="${ns.acl}agent"`), 'the certificate authenticates the new agent');
     const profile = parseRdf(me.body);
@@ -91,10 +82,10 @@ describe('signup (admin/sign%20up)', () => {
   it('answers malformed signups with 400/422 and commits nothing', async () => {
     const before = commitCount(adminRepo);
     for (const [body, status] of [['', 422], ['name=&email=a%40b.org&password=12345678', 422], ['name=X&email=not-an-address&password=12345678', 422], ['name=X&email=a%40b.org&password=short', 422], ['name=%ZZ&email=a%40b.org&password=12345678', 400]] as const) {
-      const res = await sendRequest(new URL('/admin/sign%20up', s.base), { method: 'POST', headers: FORM, rejectUnauthorized: false }, body);
+      const res = await s.request('POST', '/admin/sign%20up', { as: 'anonymous', headers: FORM, body });
       assertRdfError(res, status);
     }
-    assertRdfError(await sendRequest(new URL('/admin/sign%20up', s.base), { method: 'POST', headers: turtle, rejectUnauthorized: false }, '<a> <b> <c> .'), 415);
+    assertRdfError(await s.request('POST', '/admin/sign%20up', { as: 'anonymous', headers: turtle, body: '<a> <b> <c> .' }), 415);
     assert.equal(commitCount(adminRepo), before);
   });
 });

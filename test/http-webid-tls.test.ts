@@ -67,7 +67,7 @@ describe('WebID-TLS over HTTPS', () => {
   let ownerCertPem: string;
 
   before(async () => {
-    s = await startServer();
+    s = await startServer([], undefined, undefined, {}, { tls: true }); // the TLS handshake itself
     await makePublic(s); // anonymous agents read here: the point is who they are, not what they may do
     repo = s.running.runtimes[0]!.dataspace.store.dir;
     ownerWebId = s.running.agents.owner.webId;
@@ -232,7 +232,7 @@ describe('Client-Cert behind a TLS-terminating proxy (--http --base https://… 
     const data = tempDir('proxy');
     port = await freePort();
     base = `https://lodestone.test:${port}/`; // the public URL, which the proxy serves over TLS
-    s = await startServer(['--http', '--port', String(port), '--base', base, '--trusted-proxy', '127.0.0.1'], data, (line) => lines.push(line));
+    s = await startServer(['--http', '--port', String(port), '--base', base, '--trusted-proxy', '127.0.0.1'], data, (line) => lines.push(line), {}, { tls: true }); // a real proxy's connection
     await makePublic(s);
     repo = s.running.runtimes[0]!.dataspace.store.dir;
     ownerWebId = s.running.agents.owner.webId;

@@ -49,7 +49,7 @@ describe('another origin in the owner’s browser', { skip: !present && process.
     });
     await new Promise<void>((resolve) => pages.listen(pagesPort, '127.0.0.1', resolve));
     logFile = join(tempDir('origins-log'), 'access.log');
-    s = await startServer(['--cors-origin', trusted, '--access-log', logFile], tempDir('pages-origins'));
+    s = await startServer(['--cors-origin', trusted, '--access-log', logFile], tempDir('pages-origins'), undefined, {}, { tls: true }); // Chromium over the wire
     endUserRepo = s.running.runtimes[0]!.dataspace.store.dir;
     adminRepo = s.running.runtimes[1]!.dataspace.store.dir;
     await putTurtle(s, 'secret/', `<#this> <${ns.dct}title> "The owner’s secret" .`);

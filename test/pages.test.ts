@@ -29,7 +29,7 @@ describe('the web interface in Chromium', { skip: !present && process.env.CI !==
 
   before(async () => {
     assert.ok(present, `${CHROMIUM} is not installed: apt-get install chromium`);
-    s = await startServer([], tempDir('pages'));
+    s = await startServer([], tempDir('pages'), undefined, {}, { tls: true }); // Chromium over the wire
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

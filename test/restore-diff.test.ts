@@ -19,7 +19,7 @@ serverForFile(async (server, repo) => {
     etag = res.headers.etag as string;
     versions.push(headOf(dir));
   }
-});
+}, [], { tls: true }); // the command line client is among its clients
 
 const title = async () => /title> "(\w+)"/.exec((await s.request('GET', '/doc/', { headers: { Accept: 'application/n-triples' } })).body)?.[1];
 

@@ -12,7 +12,7 @@ after(removeTempDirs);
 
 describe('the system configuration (SPEC §9.1)', () => {
   it('is written on first start and versions the end-user dataspace locally', async () => {
-    const s = await startServer();
+    const s = await startServer([], undefined, undefined, {}, { bootstrap: true });
     try {
       const text = readFileSync(join(s.data, 'system.ttl'), 'utf8');
       assert.match(text, new RegExp(`<${s.base}> lds:versioningRepository`));
