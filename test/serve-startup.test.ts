@@ -188,7 +188,7 @@ describe('in process', () => {
     try {
       const port = await listening(plain);
       const answer = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path: '/ns', headers: { host: `localhost:${s.port}`, accept: 'text/turtle' } }, (res) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/ns', headers: { host: new URL(s.base).host, accept: 'text/turtle' } }, (res) => {
           let body = '';
           res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), body }));
         });
