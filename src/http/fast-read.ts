@@ -8,8 +8,14 @@
  * verified, a decided policy, a cached body) and nothing is out of the ordinary (an Origin, a
  * query other than `?version=<sha>`, an error to send); otherwise it returns false untouched, and
  * Koa answers from scratch. Its answers carry the headers every answer carries (origins.ts).
+ *
+ * What it works out is kept, so a repeated GET does no string building: where a request URL leads
+ * (a pure function of Host and URL), and per agent and Accept the answer the read path gave, with
+ * what that answer was a function of (the document's blob id, the access policy and the server's
+ * owner), checked on every use. Conditional requests are answered from the read path each time.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Policy } from '../access/policy.js';
 import { UNKNOWN } from '../auth/webid-tls.js';
 import type { Authenticator } from './authenticate.js';
 import { holds } from './authorize.js';
@@ -25,6 +31,9 @@ import type { DataspaceRuntime } from './state.js';
 
 /** The one query the fast path answers: a memento, with nothing else that could change the answer. */
 const VERSION_ONLY = /^version=[0-9a-f]{40}$/;
+/** Request URLs whose places are kept, per Host; and answers kept per place (agents × Accept headers): then each starts again. */
+const PLACES = 10_000;
+const ANSWERS = 256;
 
 export type FastReader = (req: IncomingMessage, res: ServerResponse) => boolean;
 
@@ -38,33 +47,83 @@ export interface FastReaderOptions {
   caches: ReadCaches;
 }
 
+/** A document a request URL names, as the fast path may answer it. */
+interface Place {
+  runtime: DataspaceRuntime;
+  relativePath: string;
+  /** The commit of `?version=<sha>`, or undefined for the current document. */
+  sha: string | undefined;
+  /** The headers every answer about its dataspace carries (origins.ts). */
+  common: Record<string, string>;
+  /** Answers to GETs without preconditions, by agent (`` anonymous) and by Accept (`` none). */
+  answers: Map<string, Map<string, Answer>>;
+  size: number;
+}
+
+/** A 200 of the current document, and what it was decided from. */
+interface Answer {
+  blobId: string;
+  /** A commit the documents were at while the document's blob was `blobId`: at that commit, it still is. */
+  commit: string | undefined;
+  policy: Policy | undefined;
+  owner: string | undefined;
+  /** Its body's key in the representation cache. */
+  bodyKey: string;
+  head: Record<string, string | number>;
+  length: number;
+}
+
 export function fastReader(options: FastReaderOptions): FastReader {
-  const answer = (req: IncomingMessage): { reply: ReadReply; body: Buffer | undefined; base: string } | undefined => {
-    const { method, url, headers } = req;
-    if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return undefined;
-    if (headers.origin !== undefined || headers.host === undefined || headers['on-behalf-of'] !== undefined) return undefined;
+  const { runtimes, scheme, representations } = options;
+  // the headers every answer carries (origins.ts), as the Koa app sets them
+  const commonOf = new Map(runtimes.map((runtime) => [runtime, answerHeaders(runtime.documents.base)]));
+  const places = new Map<string, Map<string, Place | null>>();
+
+  /** Where `url` at `host` leads, when it is a document the fast path may answer (else null). */
+  const placeOf = (host: string, url: string): Place | null => {
+    let ofHost = places.get(host);
+    if (!ofHost) {
+      if (places.size >= PLACES) places.clear();
+      places.set(host, (ofHost = new Map()));
+    }
+    let place = ofHost.get(url);
+    if (place === undefined) {
+      place = findPlace(host, url);
+      if (ofHost.size >= PLACES) ofHost.clear();
+      ofHost.set(url, place);
+    }
+    return place;
+  };
+  const findPlace = (host: string, url: string): Place | null => {
     const question = url.indexOf('?');
     const path = question < 0 ? url : url.slice(0, question);
     const querystring = question < 0 ? '' : url.slice(question + 1);
-    if (path.includes('//')) return undefined;
-    const { runtime, relative } = locate(options.runtimes, options.scheme, headers.host, path);
-    if (!runtime) return undefined;
+    if (path.includes('//')) return null;
+    const { runtime, relative } = locate(runtimes, scheme, host, path);
+    if (!runtime) return null;
     const route = routeOf(runtime, relative, querystring)?.route;
-    const memento = route?.query === 'version';
-    if (!route || (route.path !== 'document' && route.path !== 'root') || (querystring !== '' && !VERSION_ONLY.test(querystring))) return undefined;
-    if (memento && (headers['if-match'] !== undefined || headers['if-none-match'] !== undefined)) return undefined;
-    const agent = options.authenticator.known(req, runtime.documents.base);
-    if (agent === UNKNOWN) return undefined;
+    if (!route || (route.path !== 'document' && route.path !== 'root') || (querystring !== '' && !VERSION_ONLY.test(querystring))) return null;
+    let relativePath: string;
+    try {
+      relativePath = documentPathIn(runtimes, runtime, relative);
+    } catch {
+      return null; // an invalid path: Koa answers it as it deserves
+    }
+    const sha = route.query === 'version' ? new URLSearchParams(querystring).get('version') ?? '' : undefined;
+    return { runtime, relativePath, sha, common: commonOf.get(runtime)!, answers: new Map(), size: 0 };
+  };
 
-    const relativePath = documentPathIn(options.runtimes, runtime, relative);
+  /** The answer the read path gives, when the fast path may send it (else undefined: Koa answers). */
+  const decide = (req: IncomingMessage, place: Place, agent: string | undefined): { reply: ReadReply; body: Buffer | undefined } | undefined => {
+    const { runtime, relativePath, sha } = place;
+    const { headers } = req;
     const modes = runtime.access.modesNow(runtime, relativePath, agent);
     // readers only: Koa answers a HEAD of an agent that may not read (no length) and decides every 403
     if (!modes || !holds(modes, 'Read')) return undefined;
     const type = negotiateDocument(headers.accept, DOCUMENT_TYPES);
     if (type === HTML) return undefined; // a page: Koa draws it
     let reply: ReadReply;
-    if (memento) {
-      const sha = new URLSearchParams(querystring).get('version') ?? '';
+    if (sha !== undefined) {
       const url = runtime.documents.url(relativePath);
       const known = options.caches.memento(url, sha);
       // a version is judged as it was (its own owners and types): Koa answers one not known, or not readable
@@ -77,26 +136,83 @@ export function fastReader(options: FastReaderOptions): FastReader {
     } else {
       reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: runtime.documents.blobId(relativePath), type, headers, etags: options.etags });
     }
-    if (!reply.body) return { reply, body: undefined, base: runtime.documents.base };
-    const body = options.representations.peek(reply.body.blobId, reply.body.type + reply.body.variant);
-    return body && { reply, body, base: runtime.documents.base };
+    if (!reply.body) return { reply, body: undefined };
+    const body = representations.peek(reply.body.blobId, reply.body.type + reply.body.variant);
+    return body && { reply, body };
   };
-  // the headers every answer carries (origins.ts), as the Koa app sets them
-  const headersOf = new Map(options.runtimes.map((runtime) => [runtime.documents.base, answerHeaders(runtime.documents.base)]));
 
-  return (req, res) => {
-    let answered: ReturnType<typeof answer>;
-    try {
-      answered = answer(req);
-    } catch {
-      return false; // an error to send (404, 406, 412, an invalid path): Koa answers it as it deserves
-    }
-    if (!answered) return false;
-    const { reply, body, base } = answered;
-    const head: Record<string, string | number> = { ...reply.headers, ...headersOf.get(base), Vary: varyOrigin(reply.headers.Vary) };
+  /** The headers of `reply` as sent: its own, those of every answer, Vary with Origin, the length of `body`. */
+  const headOf = (place: Place, reply: ReadReply, body: Buffer | undefined): Record<string, string | number> => {
+    const head: Record<string, string | number> = { ...reply.headers, ...place.common, Vary: varyOrigin(reply.headers.Vary) };
     if (body) head['Content-Length'] = body.length;
-    res.writeHead(reply.status, head);
+    return head;
+  };
+
+  /** Keeps the 200 `reply` of the current document for `agent` and `accept`. */
+  const keep = (place: Place, agent: string, accept: string, reply: ReadReply, body: Buffer): Answer => {
+    const { access, documents } = place.runtime;
+    const { blobId, type, variant } = reply.body!;
+    const answer: Answer = { blobId, commit: documents.head(), policy: access.current(), owner: access.owner, bodyKey: representations.key(blobId, type + variant), head: headOf(place, reply, body), length: body.length };
+    if (place.size >= ANSWERS) {
+      place.answers.clear();
+      place.size = 0;
+    }
+    let byAccept = place.answers.get(agent);
+    if (!byAccept) place.answers.set(agent, (byAccept = new Map()));
+    if (!byAccept.has(accept)) place.size++;
+    byAccept.set(accept, answer);
+    return answer;
+  };
+
+  /** A kept answer, when what it was decided from is unchanged, with its body from the cache. */
+  const kept = (place: Place, agent: string, accept: string): { answer: Answer; body: Buffer } | undefined => {
+    const answer = place.answers.get(agent)?.get(accept);
+    if (!answer) return undefined;
+    const { access, documents } = place.runtime;
+    if (answer.owner !== access.owner || answer.policy !== access.current()) return undefined;
+    const commit = documents.head();
+    if (answer.commit !== commit) {
+      if (answer.blobId !== documents.blobId(place.relativePath)) return undefined;
+      answer.commit = commit; // other documents changed: this one is as it was
+    }
+    const body = representations.peekKey(answer.bodyKey);
+    if (body && body.length !== answer.length) {
+      answer.head = { ...answer.head, 'Content-Length': body.length };
+      answer.length = body.length;
+    }
+    return body && { answer, body };
+  };
+
+  const send = (req: IncomingMessage, res: ServerResponse, status: number, head: Record<string, string | number>, body: Buffer | undefined): true => {
+    res.writeHead(status, head);
     res.end(req.method === 'HEAD' ? undefined : body);
     return true;
+  };
+
+  return (req, res) => {
+    const { method, url, headers } = req;
+    if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return false;
+    if (headers.origin !== undefined || headers.host === undefined || headers['on-behalf-of'] !== undefined) return false;
+    const place = placeOf(headers.host, url);
+    if (!place) return false;
+    if (place.sha !== undefined && (headers['if-match'] !== undefined || headers['if-none-match'] !== undefined)) return false;
+    const agent = options.authenticator.known(req, place.runtime.documents.base);
+    if (agent === UNKNOWN) return false;
+    // no Accept and an empty one negotiate alike (negotiate.ts: the first type offered)
+    const unconditional = place.sha === undefined && headers['if-match'] === undefined && headers['if-none-match'] === undefined;
+    if (unconditional) {
+      const hit = kept(place, agent ?? '', headers.accept ?? '');
+      if (hit) return send(req, res, 200, hit.answer.head, hit.body);
+    }
+    let decided: ReturnType<typeof decide>;
+    try {
+      decided = decide(req, place, agent);
+    } catch {
+      return false; // an error to send (404, 406, 412): Koa answers it as it deserves
+    }
+    if (!decided) return false;
+    const { reply, body } = decided;
+    if (unconditional && reply.status === 200 && body) return send(req, res, 200, keep(place, agent ?? '', headers.accept ?? '', reply, body).head, body);
+    return send(req, res, reply.status, headOf(place, reply, body), body);
   };
 }
