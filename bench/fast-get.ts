@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { ns } from '../src/rdf/namespaces.js';
 import { freePort } from '../test/http-helpers.js';
 import { client as tlsClient, documentTurtle, startChild, stop } from './http.js';
-import { percent, quantile, rate, target, type BenchContext, type Row, type Section } from './table.js';
+import { percent, quantile, rate, ratio, target, us, type BenchContext, type Row, type Section } from './table.js';
 import { hasWrk, wrk, type WrkResult } from './wrk.js';
 
 export const DOCUMENT = 'bench/d1/';
@@ -115,31 +115,43 @@ async function compare(context: BenchContext, scheme: 'http' | 'https'): Promise
     children.push(await startChild(['bench/bare-koa-child.ts', String(samePort), pem, bodyFile, 'text/turtle', '-', headersFile], /ready/));
     children.push(await startChild(['bench/bare-koa-child.ts', String(barePort), pem, bodyFile, 'text/turtle'], /ready/));
     const host = new URL(base).host;
-    const load = (url: string) => () => wrk(url, { connections: 10, seconds, headers: { Host: host, ...ACCEPT } });
+    // with each server's pid: its CPU time per request (user + system, /proc), steadier than throughput on a shared machine
+    const load = (url: string, pid: number | undefined) => () => wrk(url, { connections: 10, seconds, headers: { Host: host, ...ACCEPT }, pid });
     const loopback = `${scheme}://127.0.0.1`;
     context.log(`get: ${scheme}: ${n} alternating rounds of lodestone, bare Koa (same headers), bare Koa (ETag and type)`);
     const load1 = loadavg()[0]!;
-    const results = await rounds(n, [load(`${loopback}:${port}/${DOCUMENT}`), load(`${loopback}:${samePort}/`), load(`${loopback}:${barePort}/`)]);
+    const results = await rounds(n, [load(`${loopback}:${port}/${DOCUMENT}`, children[0]!.pid), load(`${loopback}:${samePort}/`, children[1]!.pid), load(`${loopback}:${barePort}/`, children[2]!.pid)]);
     const load2 = loadavg()[0]!;
     const label = `${scheme === 'http' ? 'plain HTTP' : 'TLS'}, GET text/turtle (${Buffer.byteLength(answer.body)} B, ${Object.keys(answer.headers).length} headers), 10 connections`;
+    const figures = (r: WrkResult) => `${rate(r.rps)} (${us(r.cpu)} CPU)`;
     const rows: Row[] = results.map((round, i) => ({
       section: 'get',
       measure: `${label}: round ${i + 1}`,
-      value: rate(round[0]!.rps),
-      baseline: `${rate(round[1]!.rps)} same headers; ${rate(round[2]!.rps)} ETag and type only`,
+      value: figures(round[0]!),
+      baseline: `${figures(round[1]!)} same headers; ${figures(round[2]!)} ETag and type only`,
       ratio: `${percent(round[0]!.rps / round[1]!.rps)}; ${percent(round[0]!.rps / round[2]!.rps)}`,
     }));
-    const median = (k: number) => quantile(results.map((round) => round[k]!.rps), 0.5);
-    const same = quantile(results.map((round) => round[0]!.rps / round[1]!.rps), 0.5);
-    const bare = quantile(results.map((round) => round[0]!.rps / round[2]!.rps), 0.5);
-    rows.push({
-      section: 'get',
-      measure: `${label}: medians (load average ${load1.toFixed(1)} → ${load2.toFixed(1)}); ratio: median of the rounds' ratios`,
-      value: rate(median(0)),
-      baseline: `${rate(median(1))} same headers; ${rate(median(2))} ETag and type only`,
-      ratio: `${percent(same)}; ${percent(bare)}`,
-      target: target('≥ 90% of bare Koa (same bytes)', same >= 0.9),
-    });
+    const median = (k: number, key: 'rps' | 'cpu') => quantile(results.map((round) => round[k]![key]), 0.5);
+    const ratioOf = (k: number, key: 'rps' | 'cpu') => quantile(results.map((round) => round[0]![key] / round[k]![key]), 0.5);
+    const same = ratioOf(1, 'rps');
+    rows.push(
+      {
+        section: 'get',
+        measure: `${label}: medians (load average ${load1.toFixed(1)} → ${load2.toFixed(1)}); ratio: median of the rounds' ratios`,
+        value: rate(median(0, 'rps')),
+        baseline: `${rate(median(1, 'rps'))} same headers; ${rate(median(2, 'rps'))} ETag and type only`,
+        ratio: `${percent(same)}; ${percent(ratioOf(2, 'rps'))}`,
+        target: target('≥ 90% of bare Koa (same bytes)', same >= 0.9),
+      },
+      {
+        section: 'get',
+        measure: `${label}: server CPU per GET (user + system, /proc), medians; ratio: median of the rounds' ratios`,
+        value: us(median(0, 'cpu')),
+        baseline: `${us(median(1, 'cpu'))} same headers; ${us(median(2, 'cpu'))} ETag and type only`,
+        ratio: `${ratio(ratioOf(1, 'cpu'))}; ${ratio(ratioOf(2, 'cpu'))}`,
+        target: target('≤ 1.11× (90%, as CPU per request)', ratioOf(1, 'cpu') <= 1 / 0.9),
+      },
+    );
     return rows;
   } finally {
     for (const child of children) await stop(child);
