@@ -2,8 +2,9 @@
  * The read fast path against bare Koa (issue 26): an anonymous Turtle GET of a public ~100-triple
  * document from `lodestone serve` against a bare Koa handler sending the same bytes (the same body
  * and the very headers Lodestone answered with), and against one sending the body with only an ETag
- * and its Content-Type; each round printed and the median of the per-round ratios. Plain HTTP and
- * TLS, wrk with 10 connections; every server in a child process of its own.
+ * and its Content-Type; each round printed and the median of the per-round ratios, of throughput and
+ * of each server's CPU time per GET. Plain HTTP and TLS, wrk with 10 connections; every server in a
+ * child process of its own.
  */
 import type { ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
@@ -69,14 +70,21 @@ export async function populate(send: Send, base: string, owner: Record<string, s
   }
 }
 
-/** Each load once (warm-up), then `rounds` alternating rounds: every round's figures. */
-async function rounds(n: number, loads: readonly (() => Promise<WrkResult>)[]): Promise<WrkResult[][]> {
-  for (const load of loads) await load();
+/**
+ * Each load once (warm-up), then `n` rounds, each made of `slices` one-second runs of every load in
+ * turn (their requests and CPU summed): on a shared machine the load of others drifts within
+ * seconds, and slices interleaved that finely meet the same drift.
+ */
+async function rounds(n: number, slices: number, loads: readonly ((seconds: number) => Promise<WrkResult>)[]): Promise<WrkResult[][]> {
+  for (const load of loads) await load(1);
   const results: WrkResult[][] = [];
   for (let i = 0; i < n; i++) {
-    const round: WrkResult[] = [];
-    for (const load of loads) round.push(await load());
-    results.push(round);
+    const runs: WrkResult[][] = loads.map(() => []);
+    for (let k = 0; k < slices; k++) for (const [j, load] of loads.entries()) runs[j]!.push(await load(1));
+    results.push(runs.map((slice) => {
+      const requests = slice.reduce((sum, r) => sum + r.rps, 0);
+      return { rps: requests / slice.length, cpu: slice.reduce((sum, r) => sum + r.cpu * r.rps, 0) / requests, p50: quantile(slice.map((r) => r.p50), 0.5), p99: quantile(slice.map((r) => r.p99), 0.5) };
+    }));
   }
   return results;
 }
@@ -116,11 +124,11 @@ async function compare(context: BenchContext, scheme: 'http' | 'https'): Promise
     children.push(await startChild(['bench/bare-koa-child.ts', String(barePort), pem, bodyFile, 'text/turtle'], /ready/));
     const host = new URL(base).host;
     // with each server's pid: its CPU time per request (user + system, /proc), steadier than throughput on a shared machine
-    const load = (url: string, pid: number | undefined) => () => wrk(url, { connections: 10, seconds, headers: { Host: host, ...ACCEPT }, pid });
+    const load = (url: string, pid: number | undefined) => (seconds: number) => wrk(url, { connections: 10, seconds, headers: { Host: host, ...ACCEPT }, pid });
     const loopback = `${scheme}://127.0.0.1`;
     context.log(`get: ${scheme}: ${n} alternating rounds of lodestone, bare Koa (same headers), bare Koa (ETag and type)`);
     const load1 = loadavg()[0]!;
-    const results = await rounds(n, [load(`${loopback}:${port}/${DOCUMENT}`, children[0]!.pid), load(`${loopback}:${samePort}/`, children[1]!.pid), load(`${loopback}:${barePort}/`, children[2]!.pid)]);
+    const results = await rounds(n, seconds, [load(`${loopback}:${port}/${DOCUMENT}`, children[0]!.pid), load(`${loopback}:${samePort}/`, children[1]!.pid), load(`${loopback}:${barePort}/`, children[2]!.pid)]);
     const load2 = loadavg()[0]!;
     const label = `${scheme === 'http' ? 'plain HTTP' : 'TLS'}, GET text/turtle (${Buffer.byteLength(answer.body)} B, ${Object.keys(answer.headers).length} headers), 10 connections`;
     const figures = (r: WrkResult) => `${rate(r.rps)} (${us(r.cpu)} CPU)`;
