@@ -12,7 +12,8 @@
  * What it works out is kept, so a repeated GET does no string building: where a request URL leads
  * (a pure function of Host and URL), and per agent and Accept the answer the read path gave, with
  * what that answer was a function of (the document's blob id, the access policy and the server's
- * owner), checked on every use. Conditional requests are answered from the read path each time.
+ * owner), checked on every use; both bounded, whatever Hosts, URLs and Accept headers are sent.
+ * Conditional requests are answered from the read path each time.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Policy } from '../access/policy.js';
@@ -31,9 +32,9 @@ import type { DataspaceRuntime } from './state.js';
 
 /** The one query the fast path answers: a memento, with nothing else that could change the answer. */
 const VERSION_ONLY = /^version=[0-9a-f]{40}$/;
-/** Request URLs whose places are kept, per Host; and answers kept per place (agents × Accept headers): then each starts again. */
+/** What it keeps, at most: places of request URLs, and answers (by place, agent and Accept); past that, it starts again. */
 const PLACES = 10_000;
-const ANSWERS = 256;
+const ANSWERS = 10_000;
 
 export type FastReader = (req: IncomingMessage, res: ServerResponse) => boolean;
 
@@ -57,7 +58,6 @@ interface Place {
   common: Record<string, string>;
   /** Answers to GETs without preconditions, by agent (`` anonymous) and by Accept (`` none). */
   answers: Map<string, Map<string, Answer>>;
-  size: number;
 }
 
 /** A 200 of the current document, and what it was decided from. */
@@ -78,20 +78,30 @@ export function fastReader(options: FastReaderOptions): FastReader {
   // the headers every answer carries (origins.ts), as the Koa app sets them
   const commonOf = new Map(runtimes.map((runtime) => [runtime, answerHeaders(runtime.documents.base)]));
   const places = new Map<string, Map<string, Place | null>>();
+  let placesKept = 0;
+  /** The places holding answers, and how many they hold in all. */
+  let answering: Place[] = [];
+  let answersKept = 0;
+  const forgetAnswers = () => {
+    for (const place of answering) place.answers.clear();
+    answering = [];
+    answersKept = 0;
+  };
 
   /** Where `url` at `host` leads, when it is a document the fast path may answer (else null). */
   const placeOf = (host: string, url: string): Place | null => {
+    let place = places.get(host)?.get(url);
+    if (place !== undefined) return place;
+    place = findPlace(host, url);
+    if (placesKept >= PLACES) {
+      places.clear();
+      placesKept = 0;
+      forgetAnswers();
+    }
     let ofHost = places.get(host);
-    if (!ofHost) {
-      if (places.size >= PLACES) places.clear();
-      places.set(host, (ofHost = new Map()));
-    }
-    let place = ofHost.get(url);
-    if (place === undefined) {
-      place = findPlace(host, url);
-      if (ofHost.size >= PLACES) ofHost.clear();
-      ofHost.set(url, place);
-    }
+    if (!ofHost) places.set(host, (ofHost = new Map()));
+    ofHost.set(url, place);
+    placesKept++;
     return place;
   };
   const findPlace = (host: string, url: string): Place | null => {
@@ -110,7 +120,7 @@ export function fastReader(options: FastReaderOptions): FastReader {
       return null; // an invalid path: Koa answers it as it deserves
     }
     const sha = route.query === 'version' ? new URLSearchParams(querystring).get('version') ?? '' : undefined;
-    return { runtime, relativePath, sha, common: commonOf.get(runtime)!, answers: new Map(), size: 0 };
+    return { runtime, relativePath, sha, common: commonOf.get(runtime)!, answers: new Map() };
   };
 
   /** The answer the read path gives, when the fast path may send it (else undefined: Koa answers). */
@@ -153,19 +163,17 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const { access, documents } = place.runtime;
     const { blobId, type, variant } = reply.body!;
     const answer: Answer = { blobId, commit: documents.head(), policy: access.current(), owner: access.owner, bodyKey: representations.key(blobId, type + variant), head: headOf(place, reply, body), length: body.length };
-    if (place.size >= ANSWERS) {
-      place.answers.clear();
-      place.size = 0;
-    }
+    if (answersKept >= ANSWERS) forgetAnswers();
+    if (place.answers.size === 0) answering.push(place);
     let byAccept = place.answers.get(agent);
     if (!byAccept) place.answers.set(agent, (byAccept = new Map()));
-    if (!byAccept.has(accept)) place.size++;
+    if (!byAccept.has(accept)) answersKept++;
     byAccept.set(accept, answer);
     return answer;
   };
 
-  /** A kept answer, when what it was decided from is unchanged, with its body from the cache. */
-  const kept = (place: Place, agent: string, accept: string): { answer: Answer; body: Buffer } | undefined => {
+  /** A kept answer, when what it was decided from is unchanged. */
+  const kept = (place: Place, agent: string, accept: string): Answer | undefined => {
     const answer = place.answers.get(agent)?.get(accept);
     if (!answer) return undefined;
     const { access, documents } = place.runtime;
@@ -175,44 +183,48 @@ export function fastReader(options: FastReaderOptions): FastReader {
       if (answer.blobId !== documents.blobId(place.relativePath)) return undefined;
       answer.commit = commit; // other documents changed: this one is as it was
     }
-    const body = representations.peekKey(answer.bodyKey);
-    if (body && body.length !== answer.length) {
-      answer.head = { ...answer.head, 'Content-Length': body.length };
-      answer.length = body.length;
-    }
-    return body && { answer, body };
+    return answer;
   };
 
-  const send = (req: IncomingMessage, res: ServerResponse, status: number, head: Record<string, string | number>, body: Buffer | undefined): true => {
-    res.writeHead(status, head);
-    res.end(req.method === 'HEAD' ? undefined : body);
-    return true;
+  /** What to send, when the fast path answers `req` (else undefined: Koa answers). */
+  const answerOf = (req: IncomingMessage): { status: number; head: Record<string, string | number>; body: Buffer | undefined } | undefined => {
+    const { method, url, headers } = req;
+    if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return undefined;
+    if (headers.origin !== undefined || headers.host === undefined || headers['on-behalf-of'] !== undefined) return undefined;
+    const place = placeOf(headers.host, url);
+    if (!place) return undefined;
+    const conditional = headers['if-match'] !== undefined || headers['if-none-match'] !== undefined;
+    if (place.sha !== undefined && conditional) return undefined;
+    const agent = options.authenticator.known(req, place.runtime.documents.base);
+    if (agent === UNKNOWN) return undefined;
+    // no Accept and an empty one negotiate alike (negotiate.ts: the first type offered)
+    const keepable = place.sha === undefined && !conditional;
+    const answer = keepable ? kept(place, agent ?? '', headers.accept ?? '') : undefined;
+    const body = answer && representations.peekKey(answer.bodyKey);
+    if (answer && body) {
+      if (body.length !== answer.length) {
+        answer.head = { ...answer.head, 'Content-Length': body.length };
+        answer.length = body.length;
+      }
+      return { status: 200, head: answer.head, body };
+    }
+    const decided = decide(req, place, agent);
+    if (!decided) return undefined;
+    const { reply } = decided;
+    if (keepable && reply.status === 200 && decided.body) return { status: 200, head: keep(place, agent ?? '', headers.accept ?? '', reply, decided.body).head, body: decided.body };
+    return { status: reply.status, head: headOf(place, reply, decided.body), body: decided.body };
   };
 
   return (req, res) => {
-    const { method, url, headers } = req;
-    if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return false;
-    if (headers.origin !== undefined || headers.host === undefined || headers['on-behalf-of'] !== undefined) return false;
-    const place = placeOf(headers.host, url);
-    if (!place) return false;
-    if (place.sha !== undefined && (headers['if-match'] !== undefined || headers['if-none-match'] !== undefined)) return false;
-    const agent = options.authenticator.known(req, place.runtime.documents.base);
-    if (agent === UNKNOWN) return false;
-    // no Accept and an empty one negotiate alike (negotiate.ts: the first type offered)
-    const unconditional = place.sha === undefined && headers['if-match'] === undefined && headers['if-none-match'] === undefined;
-    if (unconditional) {
-      const hit = kept(place, agent ?? '', headers.accept ?? '');
-      if (hit) return send(req, res, 200, hit.answer.head, hit.body);
-    }
-    let decided: ReturnType<typeof decide>;
+    let answer: ReturnType<typeof answerOf>;
     try {
-      decided = decide(req, place, agent);
+      answer = answerOf(req);
     } catch {
-      return false; // an error to send (404, 406, 412): Koa answers it as it deserves
+      return false; // an error to send (404, 406, 412, an invalid path): Koa answers it as it deserves
     }
-    if (!decided) return false;
-    const { reply, body } = decided;
-    if (unconditional && reply.status === 200 && body) return send(req, res, 200, keep(place, agent ?? '', headers.accept ?? '', reply, body).head, body);
-    return send(req, res, reply.status, headOf(place, reply, body), body);
+    if (!answer) return false;
+    res.writeHead(answer.status, answer.head);
+    res.end(req.method === 'HEAD' ? undefined : answer.body);
+    return true;
   };
 }
