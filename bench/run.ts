@@ -1,11 +1,12 @@
 /**
- * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, access control, versions, stalls, start-up, pages, proxy, settings) and prints one
+ * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, the read fast path against bare Koa, access control, versions, stalls, start-up, pages, proxy, settings) and prints one
  * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accessSection } from './access.js';
+import { fastGetSection } from './fast-get.js';
 import { httpSection } from './http.js';
 import { proxySection } from './proxy.js';
 import { stallsSection } from './stalls.js';
@@ -16,7 +17,7 @@ import { versionsSection } from './versions.js';
 import { settingsSection } from './settings.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection, httpSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection];
+const sections: Section[] = [storageSection, httpSection, fastGetSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');
@@ -32,6 +33,9 @@ const LEGEND = [
   '  GET p99 while writes run: medians of 9 alternating rounds (3 quick). "wrk on CPU n": both wrks pinned there (taskset), so wrk\'s own',
   '  descheduling does not count as the server\'s latency; "below capacity": each connection pauses between GETs (bench/paced-get.lua);',
   '  "wrk on either CPU": the paced writes again with wrk free to run anywhere, against its own idle run.',
+  'Get: the read fast path (an anonymous Turtle GET of a public document) against two bare Koa children sending its body: one with the',
+  '  very headers Lodestone answered with (the same bytes), one with an ETag and the Content-Type only; 5 alternating rounds (3 quick), each printed,',
+  '  each round 4 one-second runs of the three in turn (2 quick); CPU per GET: the server process\'s user + system time (/proc) over its requests.',
   'Ratios are value / baseline (for rates: higher is better for Lodestone; for times and latencies: lower is).',
   'Lodestone commits are fsynced (objects fdatasync + directory fsync, ref lock fdatasync + rename + fsync) before a write resolves.',
   'isomorphic-git low-level: writeBlob, writeTree per changed tree, writeCommit, writeRef; trees cached in memory; no fsync.',

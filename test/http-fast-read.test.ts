@@ -8,9 +8,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { issueCredentials } from '../src/auth/certificates.js';
 import { writableTypes } from '../src/rdf/formats.js';
+import { ns } from '../src/rdf/namespaces.js';
 import { git } from './helpers.js';
 import { assertRdfError, header, serverForFile, turtle, type Response, type TestServer } from './http-helpers.js';
 
+const ACL = ns.acl;
 let s: TestServer;
 serverForFile(async (server) => {
   s = server;
@@ -96,6 +98,44 @@ describe('the read fast path', () => {
     const elsewhere = await s.request('GET', 'fast/', { headers: { Origin: 'https://app.example' } });
     assertRdfError(elsewhere, 403);
     assert.equal(header(elsewhere, 'access-control-allow-origin'), '*');
+  });
+
+  it('answers from what it kept (the third request on) as the Koa route did, in every format, as owner, reader and anonymous', async () => {
+    const rule = `<#this> a <${ACL}Authorization> ; <${ACL}agentClass> <http://xmlns.com/foaf/0.1/Agent> ; <${ACL}mode> <${ACL}Read> ; <${ACL}accessTo> <${s.base}kept/> .`;
+    assert.equal((await s.request('PUT', 'kept/', { headers: turtle, body: '<#this> <http://purl.org/dc/terms/title> "kept" .' })).status, 201);
+    assert.equal((await s.request('PUT', 'admin/acl/authorizations/kept-public/', { headers: turtle, body: rule })).status, 201);
+    for (const accept of [...writableTypes, undefined, '', 'text/turtle;q=0.9, application/n-triples']) {
+      for (const method of ['GET', 'HEAD']) {
+        for (const as of ['owner', 'secretary', 'anonymous'] as const) {
+          const headers: Record<string, string> = accept === undefined ? {} : { Accept: accept };
+          const answers = [];
+          for (let i = 0; i < 4; i++) answers.push(visible(await s.request(method, 'kept/', { as, headers })));
+          for (const later of answers.slice(1)) assert.deepEqual(later, answers[0], `${method} ${accept} as ${as}`);
+        }
+      }
+    }
+  });
+
+  it('drops a kept answer when what it was decided from changes: the policy, the document; not another document', async () => {
+    const rule = `<#this> a <${ACL}Authorization> ; <${ACL}agentClass> <http://xmlns.com/foaf/0.1/Agent> ; <${ACL}mode> <${ACL}Read> ; <${ACL}accessTo> <${s.base}dropped/> .`;
+    assert.equal((await s.request('PUT', 'dropped/', { headers: turtle, body: '<#this> <http://purl.org/dc/terms/title> "one" .' })).status, 201);
+    const made = await s.request('PUT', 'admin/acl/authorizations/dropped-public/', { headers: turtle, body: rule });
+    assert.equal(made.status, 201);
+    const read = () => s.request('GET', 'dropped/', { as: 'anonymous' });
+    for (let i = 0; i < 3; i++) assert.equal((await read()).status, 200);
+    // another document written: the commit moves, this document's answer stands
+    assert.equal((await s.request('PUT', 'elsewhere/', { headers: turtle, body: '<#this> <http://purl.org/dc/terms/title> "x" .' })).status, 201);
+    const kept = await read();
+    assert.equal(kept.status, 200);
+    assert.match(kept.body, /"one"/);
+    // the document written: its new version, right away
+    const put = await s.request('PUT', 'dropped/', { headers: { ...turtle, 'If-Match': header(await s.request('GET', 'dropped/'), 'etag')! }, body: '<#this> <http://purl.org/dc/terms/title> "two" .' });
+    assert.equal(put.status, 200);
+    for (let i = 0; i < 3; i++) assert.match((await read()).body, /"two"/);
+    // the authorization deleted: anonymous readers get 403 at once, however often they read it before
+    const tag = header(await s.request('GET', 'admin/acl/authorizations/dropped-public/'), 'etag')!;
+    assert.equal((await s.request('DELETE', 'admin/acl/authorizations/dropped-public/', { headers: { 'If-Match': tag } })).status, 204);
+    for (let i = 0; i < 3; i++) assertRdfError(await read(), 403);
   });
 
   it('leaves malformed paths to Koa, which answers 400 (and the server keeps running)', async () => {

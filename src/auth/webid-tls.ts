@@ -130,8 +130,9 @@ export class WebIdVerifier {
    * WebID-less certificate, the WebID when a verification of this certificate is cached and its
    * documents are unchanged, and UNKNOWN otherwise. Synchronous, for the read fast path.
    */
-  known(cert: X509Certificate | undefined, now = new Date()): string | undefined | typeof UNKNOWN {
+  known(cert: X509Certificate | undefined, now?: Date): string | undefined | typeof UNKNOWN {
     if (!cert) return undefined;
+    now ??= new Date(); // not for a request without a certificate: the read fast path calls this for every GET
     const facts = this.factsOf(cert);
     if (facts.from > now.getTime() || facts.to < now.getTime()) return undefined;
     const cached = this.cache.get(facts.fingerprint);

@@ -46,9 +46,19 @@ export class RepresentationCache {
     this.entries = new ByteCache<Buffer>(capacity, (body) => body.length);
   }
 
+  /** The key of the serialisation of blob `blobId` in `mediaType` (its variant appended), for `peekKey`. */
+  key(blobId: string, mediaType: string): string {
+    return `${blobId} ${mediaType}`;
+  }
+
   /** The cached serialisation, if there is one. */
   peek(blobId: string, mediaType: string): Buffer | undefined {
-    return this.entries.get(`${blobId} ${mediaType}`);
+    return this.entries.get(this.key(blobId, mediaType));
+  }
+
+  /** The cached serialisation under `key` (from `key`), if there is one: a repeated look-up builds no string. */
+  peekKey(key: string): Buffer | undefined {
+    return this.entries.get(key);
   }
 
   /**
@@ -56,7 +66,7 @@ export class RepresentationCache {
    * view of an agent document) is cached apart and `ntriples` gives its lines.
    */
   async get(blobId: string, mediaType: string, ntriples: () => string, variant = ''): Promise<Buffer> {
-    const key = `${blobId} ${mediaType}${variant}`;
+    const key = this.key(blobId, mediaType + variant);
     const hit = this.entries.get(key);
     if (hit) return hit;
     const body = Buffer.from(await serialise(ntriples(), mediaType), 'utf8');
