@@ -48,8 +48,8 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const path = question < 0 ? url : url.slice(0, question);
     const querystring = question < 0 ? '' : url.slice(question + 1);
     if (path.includes('//')) return undefined;
-    const { runtime, relative } = locate(options.runtimes, options.scheme, headers.host, path);
-    if (!runtime) return undefined;
+    const { runtime, relative, url: located } = locate(options.runtimes, options.scheme, headers.host, path);
+    if (!runtime || located + '/' === runtime.documents.base) return undefined; // a base without its slash: Koa redirects (app.ts)
     const route = routeOf(runtime, relative, querystring)?.route;
     const memento = route?.query === 'version';
     if (!route || (route.path !== 'document' && route.path !== 'root') || (querystring !== '' && !VERSION_ONLY.test(querystring))) return undefined;
