@@ -8,13 +8,14 @@
  */
 import assert from 'node:assert/strict';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Dataspace } from '../src/dataspace.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { defaultSystemConfig } from '../src/system-config.js';
 import { headOf, removeTempDirs, tempDir } from './helpers.js';
-import { freePort, header, putTurtle, startServer, turtle, type TestServer } from './http-helpers.js';
+import { freePort, header, putTurtle, signUp, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
 
 const END_USER_APP = 'https://dataspace-app.example'; // lds:corsOrigin of the end-user dataspace only
 
@@ -57,6 +58,54 @@ describe('an origin one dataspace trusts, in the owner’s browser', () => {
     const write = await s.request('PUT', proxied(`${authorizations}by-the-app/`), { headers: { ...fromApp, ...turtle }, body: grant });
     assert.equal(write.status, 403, `the proxy wrote an authorization as ${owner} for the app: ${write.body.slice(0, 300)}`);
     assert.equal(headOf(adminRepo), head, 'the admin HEAD did not move');
+  });
+});
+
+describe('a stranger who may only add to a container', () => {
+  it('creates a document there, and replaces none made while its body was coming', async () => {
+    const stranger = await signUp(s, 'Mallory');
+    const acl = ns.acl;
+    await putTurtle(s, 'drop/', `<> a <${ns.dh}Container> .`);
+    await putTurtle(s, '/admin/acl/authorizations/drop-append/', `<#this> a <${acl}Authorization> ; <${acl}agentClass> <${acl}AuthenticatedAgent> ; <${acl}mode> <${acl}Append> ; <${acl}accessTo> <${s.base}drop/> ; <${acl}default> <${s.base}drop/> .`);
+    // the stranger's PUT is authorized as a creation (the document is not there yet, Append on drop/): watch for that decision
+    const runtime = s.running.runtimes[0]!;
+    const access = runtime.access;
+    const modesOn = access.modesOn.bind(access);
+    let decided!: () => void;
+    const authorized = new Promise<void>((resolve) => (decided = resolve));
+    access.modesOn = async (...args: Parameters<typeof modesOn>) => {
+      const modes = await modesOn(...args);
+      if (args[1] === 'drop/' && args[2] === stranger.webId) decided();
+      return modes;
+    };
+    let finish!: () => void;
+    const put = new Promise<Response>((resolve, reject) => {
+      const req = httpsRequest(new URL('drop/report/', s.base), { method: 'PUT', headers: { ...turtle, 'If-Match': '*' }, cert: stranger.pem, key: stranger.pem, rejectUnauthorized: false, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      });
+      req.on('error', reject);
+      req.write('<#this> <http://purl.org/dc/terms/title> ');
+      finish = () => req.end('"the stranger’s" .');
+    });
+    try {
+      await authorized;
+    } finally {
+      access.modesOn = modesOn;
+    }
+    // meanwhile, the owner files a report there
+    const made = await s.request('PUT', 'drop/report/', { headers: { ...turtle, 'If-None-Match': '*' }, body: '<#this> <http://purl.org/dc/terms/title> "the owner’s" .' });
+    assert.equal(made.status, 201, made.body);
+    const head = headOf(runtime.dataspace.store.dir);
+    finish();
+    const res = await put;
+    assert.equal(res.status, 403, `the stranger, who may only add to drop/, replaced the owner’s report: ${res.status} ${res.body.slice(0, 300)}`);
+    assert.equal(headOf(runtime.dataspace.store.dir), head, 'no commit');
+    assert.match((await s.request('GET', 'drop/report/', { headers: { Accept: 'application/n-triples' } })).body, /the owner’s/);
+    // with no document there, the same PUT creates one, as Append on the container allows
+    const created = await s.request('PUT', 'drop/other/', { as: { pem: stranger.pem }, headers: turtle, body: '<#this> <http://purl.org/dc/terms/title> "the stranger’s" .' });
+    assert.equal(created.status, 201, created.body);
   });
 });
 

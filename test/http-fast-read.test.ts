@@ -138,6 +138,14 @@ describe('the read fast path', () => {
     for (let i = 0; i < 3; i++) assertRdfError(await read(), 403);
   });
 
+  it('redirects an admin dataspace’s base without its slash, as Koa does, also once its root is cached', async () => {
+    const admin = new URL(s.admin).pathname; // /admin/
+    for (let i = 0; i < 2; i++) assert.equal((await s.request('GET', admin, { headers: { Accept: 'text/turtle' } })).status, 200);
+    const res = await s.request('GET', admin.slice(0, -1), { headers: { Accept: 'text/turtle' } });
+    assert.equal(res.status, 308, `GET ${admin.slice(0, -1)}: ${res.status} ${res.body.slice(0, 200)}`);
+    assert.equal(header(res, 'location'), s.admin);
+  });
+
   it('leaves malformed paths to Koa, which answers 400 (and the server keeps running)', async () => {
     assertRdfError(await s.request('GET', `${'x'.repeat(300)}/`), 400);
     assert.equal((await s.request('GET', 'fast/')).status, 200);

@@ -218,6 +218,20 @@ describe('what each row needs and offers', () => {
     });
   }
 
+  it('says 404 for what does not exist before 406 for a type it does not offer (as before issue 26: a client learns there is nothing to ask for in another type)', async () => {
+    for (const url of [`${s.base}routes-missing/`, `${s.base}routes-missing/?version=${sha}`, `${s.base}routes-doc/?version=${'1'.repeat(40)}`, `${s.base}routes-missing/?timemap`, `/?uri=${encodeURIComponent(`${s.base}routes-missing/`)}`]) {
+      for (const method of ['GET', 'HEAD']) {
+        const res = await s.request(method, url, { headers: { Accept: 'image/png' } });
+        assert.equal(res.status, 404, `${method} ${url} as image/png: ${res.body.slice(0, 300)}`);
+      }
+    }
+    const missing = await s.request('GET', `${s.base}routes-missing/`, { headers: { Accept: 'image/png' } });
+    assert.equal(header(missing, 'accept-patch'), 'application/sparql-update', 'the 404 of a document says what it would be written with, as that of a plain GET does');
+    // and a document that exists is still a 406, with the types offered
+    assertRdfError(await s.request('GET', `${s.base}routes-doc/`, { headers: { Accept: 'image/png' } }), 406);
+    assertRdfError(await s.request('GET', `${s.base}routes-doc/?timemap`, { headers: { Accept: 'image/png' } }), 406);
+  });
+
   it('reads whose kind keeps a validator send one: documents, mementos, graphs, TimeMaps, and their pages', async () => {
     for (const url of [`${s.base}routes-doc/`, `${s.base}routes-doc/?version=${sha}`, `${s.base}settings`, `${s.base}ns`, `${s.base}routes-doc/?timemap`]) {
       assert.ok(header(await s.request('GET', url), 'etag'), url);

@@ -103,6 +103,18 @@ describe('PATCH settings', () => {
     assert.equal(systemTtl().trim(), fileBefore.trim(), 'the file is as it was');
   });
 
+  it('lets one of several PATCHes quoting the same ETag in If-Match win, the others 412 (judged where the edits run one at a time)', async () => {
+    const nt = { Accept: 'application/n-triples' };
+    const tag = String(header(await s.request('HEAD', '/settings', { headers: nt }), 'etag'));
+    const fileBefore = systemTtl();
+    const answers = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((n) => patch(`PREFIX dct: <${ns.dct}>\nINSERT { <> dct:alternative "edit ${n}" } WHERE {}`, { headers: { ...nt, 'If-Match': tag } })));
+    assert.deepEqual(answers.map((r) => r.status).sort(), [204, 412, 412, 412, 412], answers.map((r) => `${r.status} ${r.body.slice(0, 200)}`).join('\n'));
+    assert.equal((systemTtl().match(/"edit [a-e]"/g) ?? []).length, 1, 'one edit is in the file');
+    const current = String(header(await s.request('HEAD', '/settings', { headers: nt }), 'etag'));
+    assert.equal((await patch(`PREFIX dct: <${ns.dct}>\nDELETE WHERE { <> dct:alternative ?a }`, { headers: { ...nt, 'If-Match': current } })).status, 204);
+    assert.equal(systemTtl().trim(), fileBefore.trim(), 'the file is as it was');
+  });
+
   it('answers 422 for each forbidden removal, for updates outside the dataspace and for the forms PATCH refuses, changing nothing', async () => {
     const file = systemTtl();
     const refused: Array<[string, RegExp]> = [

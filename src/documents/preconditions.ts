@@ -6,7 +6,8 @@
  * not match: not an ETag at all, a weak one, the ETag of another representation of the document,
  * or one the document has moved on from. A write carries its conditions as a value
  * (`WriteConditions`, as the Community Solid Server's BasicConditions), which the document service
- * judges under its lock against the version it is about to replace.
+ * judges under its lock against the version it is about to replace; a write authorized to create
+ * only carries that too.
  */
 import { LodestoneError } from '../errors.js';
 
@@ -99,11 +100,23 @@ export class WriteConditions {
   constructor(
     readonly conditions: Conditions,
     private readonly validator: Validator,
+    /** The refusal of a write allowed only to create, should the document exist when it is judged. */
+    private readonly onlyCreates?: () => LodestoneError,
   ) {}
 
-  /** Throws 412 or 428 unless the write may replace `current` (a blob id; undefined: no document). */
+  /** Throws 412 or 428 unless the write may replace `current` (a blob id; undefined: no document), or the refusal of a write that may only create. */
   check(current: string | undefined): void {
+    if (current !== undefined && this.onlyCreates) throw this.onlyCreates();
     checkWrite(this.conditions, current === undefined ? undefined : this.validator.of(current), () => this.validator.others(current!));
+  }
+
+  /**
+   * These conditions for a write authorized to create only (a PUT by Append on the parent, SPEC
+   * §5): a document made meanwhile (while its body came) is refused with `refusal`, the answer the
+   * write would have had, had that document been there when it was authorized.
+   */
+  creatingOnly(refusal: () => LodestoneError): WriteConditions {
+    return new WriteConditions(this.conditions, this.validator, refusal);
   }
 
   /** The validator of the version a write leaves. */

@@ -12,7 +12,7 @@ import type { WriteMethod } from '../documents/document-service.js';
 import { conditionsOf, WriteConditions } from '../documents/preconditions.js';
 import { isLodestoneError, LodestoneError } from '../errors.js';
 import { HTML, readableTypes } from '../rdf/formats.js';
-import { holds } from './authorize.js';
+import { forbidden, holds } from './authorize.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { currentDocumentReply, documentLinks, linesInView, type ReadReply } from './document-read.js';
 import { documentHtml } from './document-pages.js';
@@ -116,7 +116,9 @@ async function write(ctx: Context, method: WriteMethod, { path: relativePath, mo
     requestType(ctx, [SPARQL_UPDATE]);
     update = await bodyText(ctx, maxBytes);
   }
-  const conditions = writeConditions(ctx, documentUrl, type);
+  const asked = writeConditions(ctx, documentUrl, type);
+  // SPEC §5: a PUT authorized by Append on the parent (no Write here) creates, and replaces no document made since
+  const conditions = method === 'PUT' && !holds(modes, 'Write') ? asked.creatingOnly(() => forbidden('Write', agent, documentUrl)) : asked;
   await afterPendingIo(); // the write goes on after the reads that came in meanwhile
   const result = await documents.write({ method, relativePath, agent, body, update, readable: holds(modes, 'Read'), maxBytes, conditions });
   if (result.blobId) ctx.set('ETag', conditions.tagOf(result.blobId));

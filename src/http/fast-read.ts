@@ -112,8 +112,8 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const path = question < 0 ? url : url.slice(0, question);
     const querystring = question < 0 ? '' : url.slice(question + 1);
     if (path.includes('//')) return null;
-    const { runtime, relative } = locate(runtimes, scheme, host, path);
-    if (!runtime) return null;
+    const { runtime, relative, url: located } = locate(runtimes, scheme, host, path);
+    if (!runtime || located + '/' === runtime.documents.base) return null; // a base without its slash: Koa redirects (app.ts)
     const route = routeOf(runtime, relative, querystring)?.route;
     if (!route || (route.path !== 'document' && route.path !== 'root') || (querystring !== '' && !VERSION_ONLY.test(querystring))) return null;
     let relativePath: string;

@@ -6,10 +6,11 @@
  * authorize.ts) and what it offers (a kind of representation, offers.ts), and dispatch decides
  * both once, before any handler: 405 with the row's `Allow` for a method it lacks (before any
  * authorization: the methods of a path are no secret), 204 for OPTIONS, 403, then the type
- * negotiated (406 for a read when nothing offered is acceptable), `Vary: Accept` where more than
- * one type is offered. A handler receives the decision and returns the reply it sends (reply.ts)
- * or answers itself. A path no row takes that does not end in `/` is redirected there (SPEC §4.1,
- * 308). New endpoints are one row each.
+ * negotiated (406 for a read when nothing offered is acceptable, sent once the handler has found
+ * what it reads: 404 comes first), `Vary: Accept` where more than one type is offered. A handler
+ * receives the decision and returns the reply it sends (reply.ts) or answers itself. A path no
+ * row takes that does not end in `/` is redirected there (SPEC §4.1, 308). New endpoints are one
+ * row each.
  */
 import { emptyBody } from './body.js';
 import type Koa from 'koa';
@@ -160,11 +161,11 @@ export async function answerRoute(ctx: Koa.ParameterizedContext<State>, found: {
   const type = choose(offer, accept);
   if (offer.types.length > 1 && ctx.method !== 'OPTIONS') ctx.vary('Accept');
   // a write has no representation to refuse: it is answered with the validator of the RDF its Accept selects, if any
-  if (type === undefined && offer.fallback === undefined && offer.types.length > 0 && READS.has(ctx.method) && route.offers !== 'answers') {
-    throw notAcceptable(offer.types, { Vary: 'Accept' });
-  }
+  const unacceptable = type === undefined && offer.fallback === undefined && offer.types.length > 0 && READS.has(ctx.method) && route.offers !== 'answers';
   const decided: Decided = { captured, modes, path, type, accept };
   const reply = await handler(ctx, decided);
+  // 404 (or 400) before 406: the handler says first whether there is anything to represent, and nothing it made is sent
+  if (unacceptable) throw notAcceptable(offer.types, { Vary: 'Accept' });
   if (reply) await send(ctx, reply);
 }
 

@@ -6,7 +6,8 @@
  * dataspace's settings answer 422); the edit is checked (settings.ts), packages it imports or drops
  * are installed or removed (packages.ts) before the file is written, and the namespace ontologies
  * are cleared, so the change is seen by the next request. `If-Match`, when sent, must hold the
- * current ETag of the representation the request's Accept selects.
+ * current ETag of the representation the request's Accept selects, judged as the edit runs (edits
+ * run one at a time): of several PATCHes quoting one ETag, one wins.
  */
 import { SPARQL_UPDATE } from '../rdf/media-types.js';
 import { LodestoneError } from '../errors.js';
@@ -21,6 +22,7 @@ import { contentVersion, graphReply, graphTag } from './graph-reply.js';
 import { conditionsOf, mismatch } from '../documents/preconditions.js';
 import type { Reply } from './reply.js';
 import type { Context, Decided } from './state.js';
+import type { Quad } from '@rdfjs/types';
 
 /** GET, HEAD and PATCH of `<base>settings`: the route table's handler. */
 export async function settings(ctx: Context, { type }: Decided): Promise<Reply | void> {
@@ -37,17 +39,22 @@ export async function settings(ctx: Context, { type }: Decided): Promise<Reply |
   if (mediaTypeOf(ctx) !== SPARQL_UPDATE) throw new LodestoneError('UnsupportedMediaType', `send one SPARQL update as ${SPARQL_UPDATE}`);
   const update = decodeUtf8(await readBody(ctx.req, served.bodyLimit));
   boundNesting(update, 'the update', 'InvalidUpdate');
-  const conditions = conditionsOf(ctx.headers);
-  if (conditions.ifMatch) {
-    const tag = graphTag(ctx, url, version, type);
-    if (!conditions.ifMatch.some((t) => t === '*' || t === tag)) throw new LodestoneError('PreconditionFailed', mismatch(conditions.ifMatch, undefined), { etag: tag });
-  }
+  const { ifMatch } = conditionsOf(ctx.headers);
+  // judged against the description the edit changes, where edits run one at a time: of several quoting one ETag, one wins
+  const judged = async (before: Quad[]) => {
+    if (!ifMatch) return;
+    const tag = graphTag(ctx, url, contentVersion('settings', await canonicalNTriples(before)), type);
+    if (!ifMatch.some((t) => t === '*' || t === tag)) throw new LodestoneError('PreconditionFailed', mismatch(ifMatch, undefined), { etag: tag });
+  };
   const admin = served.runtimes.find((r) => r.access === runtime.access && isAdminDataspace(r))?.documents;
   const ontology = runtime.ontology;
   const edit = await store.update(
     base,
     // the description goes to the update with the file's own blank-node labels, so the triples it keeps are known as such
-    async (before) => parseRdf(await served.updateGraph(before.map(tripleLine).join('\n'), update, base), { keepBlankNodeLabels: true }),
+    async (before) => {
+      await judged(before);
+      return parseRdf(await served.updateGraph(before.map(tripleLine).join('\n'), update, base), { keepBlankNodeLabels: true });
+    },
     // packages imported now are fetched and materialised before the file says so (422 when one cannot be loaded)
     async (before, after) => {
       const added = importsOf(after, base).filter((p) => !importsOf(before, base).includes(p));
