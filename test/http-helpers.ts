@@ -9,7 +9,7 @@ import { request as httpsRequest, Agent, type RequestOptions as HttpsRequestOpti
 import forge from 'node-forge';
 import { request as httpRequest, type Agent as HttpAgent, type ClientRequest, type IncomingMessage } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serveConfig } from '../src/config.js';
 import { ns } from '../src/rdf/namespaces.js';
@@ -127,7 +127,7 @@ const BASE_FLAGS = new Set(['--base', '--port', '--host', '--http', '--data']);
 export async function startServer(extraArgs: string[] = [], data?: string, log: (line: string) => void = () => undefined, seams: ServeSeams = {}, options: StartOptions = {}): Promise<TestServer> {
   const tls = options.tls === true;
   const dir = data ?? tempDir('server');
-  const copied = !tls && !options.bootstrap && !extraArgs.some((arg) => BASE_FLAGS.has(arg)) && readdirSync(dir).length === 0;
+  const copied = !tls && !options.bootstrap && !extraArgs.some((arg) => BASE_FLAGS.has(arg)) && (!existsSync(dir) || readdirSync(dir).length === 0);
   if (copied) {
     cpSync(await bootstrapTemplate(), dir, { recursive: true });
     fromTemplate.add(dir);
