@@ -75,7 +75,8 @@ export async function freePort(): Promise<number> {
 }
 
 /** Collects a whole response. */
-function collect(res: IncomingMessage): Promise<Response & { bytes: Buffer }> {
+/** A response read whole: status, headers, body as UTF-8 and as bytes. */
+export function collect(res: IncomingMessage): Promise<Response & { bytes: Buffer }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on('data', (c: Buffer) => chunks.push(c));

@@ -17,7 +17,7 @@ import { isLodestoneError } from '../src/errors.js';
 import { safeFetch } from '../src/net/safe-fetch.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { commitCount, git, removeTempDirs } from './helpers.js';
-import { assertRdfError, header, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
+import { assertRdfError, collect, header, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
 import { Origin } from './origin-server.js';
 
 /** The bound of the issue: no GET of another client waits this long while the hostile work runs. */
@@ -44,20 +44,11 @@ after(async () => {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const head = () => git(adminRepo, 'rev-parse', 'HEAD').trim();
 
-interface Sent extends Response {
-  raw: Buffer;
-}
-
 /** One request on a connection of its own, from `localAddress`, with the client certificate `tls` gives (none: anonymous). */
-function send(method: string, path: string, options: { from: string; headers?: Record<string, string>; body?: string; tls?: RequestOptions; agent?: Agent }): Promise<Sent> {
+function send(method: string, path: string, options: { from: string; headers?: Record<string, string>; body?: string; tls?: RequestOptions; agent?: Agent }): Promise<Response & { bytes: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request(new URL(path, s.base), { method, headers: options.headers, localAddress: options.from, rejectUnauthorized: false, agent: options.agent ?? false, ...options.tls }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: raw.toString('utf8'), raw });
-      });
+      collect(res).then(resolve, reject);
     });
     req.on('error', reject);
     req.end(options.body);
@@ -66,7 +57,7 @@ function send(method: string, path: string, options: { from: string; headers?: R
 
 let signups = 0;
 /** A signup from `from`; its PKCS#12 file opens with `password`. */
-function signUp(from: string): Promise<Sent> {
+function signUp(from: string): Promise<Response & { bytes: Buffer }> {
   signups++;
   return send('POST', '/admin/sign%20up', { from, headers: FORM, body: `name=Stranger+${signups}&email=stranger${signups}%40example.org&password=${PASSWORD}` });
 }
@@ -77,7 +68,7 @@ async function stranger(from: string): Promise<{ webId: string; profile: string;
   const res = await signUp(from);
   assert.equal(res.status, 201, res.body);
   const profile = String(header(res, 'location'));
-  const tls = { pfx: res.raw, passphrase: 'stranger password' };
+  const tls = { pfx: res.bytes, passphrase: 'stranger password' };
   return { webId: `${profile}#this`, profile, agent: new Agent({ keepAlive: true, rejectUnauthorized: false, localAddress: from, ...tls }), tls };
 }
 
@@ -260,7 +251,7 @@ describe('WebID verification', () => {
     // 60 at once, and one more a second after (the rate refills evenly): a 429 comes within 60 and the seconds they took
     const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string; // quicker to sign sixty certificates with
     const t = Date.now();
-    let refused: Sent | undefined;
+    let refused: Response & { bytes: Buffer } | undefined;
     let checked = 0;
     for (let i = 0; !refused && i < 200; i++) {
       const before = profiles.seen.length;

@@ -41,8 +41,6 @@ export const NARROWER = {
   results: { types: resultTypes },
   /** CONSTRUCT and DESCRIBE results, and a Service Description (Turtle when none is acceptable: probes get an answer). */
   graphs: { types: writableTypes },
-  /** An RDF answer of a query service, or its page. */
-  queryPage: { types: [...resultTypes, ...writableTypes, HTML] },
 } satisfies Record<string, Offer>;
 
 /** The type of `offer` that `accept` selects (undefined: none, a 406 unless the offer has a fallback). */
