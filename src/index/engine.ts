@@ -1,0 +1,90 @@
+/**
+ * What a dataspace asks of its index, whatever holds it (DataspaceIndex), and what an index on a
+ * SPARQL server asks of the server (Engine). The embedded index (index.ts: Oxigraph in query lanes)
+ * and the index on a server (remote-index.ts, driving one Engine: engines/*.ts) both have the one
+ * input `syncTo(commit)` and answer queries at HEAD or later.
+ */
+import type { FileDiff } from '../store/trees.js';
+import type { QueryRequest } from './index-core.js';
+
+/** The kinds of index a dataspace can have (system.ttl, `serve --index <kind>:<url>`). */
+export const INDEX_KINDS = ['embedded', 'oxigraph-server', 'fuseki', 'virtuoso'] as const;
+export type IndexKind = (typeof INDEX_KINDS)[number];
+
+/** A dataspace's index, as the dataspace and the document service use it. */
+export interface DataspaceIndex {
+  readonly kind: IndexKind;
+  /** The commit the index reflects (undefined before it is loaded, or for an empty branch). */
+  readonly indexedCommit: string | undefined;
+  /** Records a new HEAD of the store (its tree and the changed files); returns how many files wait to be indexed. */
+  recordHead(before: string | undefined, after: string, tree: string, files: readonly FileDiff[]): number;
+  /** Makes `commit` the target without waiting: queries from now on run at it or later. */
+  follow(commit: string | undefined): void;
+  /** Brings the index to `commit`; resolves once it reflects it or a later target. */
+  syncTo(commit: string | undefined): Promise<void>;
+  /** Runs a query at the target or later; throws QueryTimeout past `timeoutMs`. `holder` names who asks (fairness). */
+  query(request: QueryRequest, timeoutMs: number, holder?: string): Promise<string | boolean>;
+  /** Throws the index away and builds it again from `commit`. */
+  rebuild(commit: string | undefined): Promise<void>;
+  /** Every quad of the index as N-Quads, graphs named by document URL (tests, reindex). */
+  dump(): Promise<string>;
+  /** Triples held. */
+  size(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** One dataspace as an engine holds it. */
+export interface EngineSpace {
+  /** The dataspace's short name (its folder). */
+  id: string;
+  /** Its base URL: every graph of it is named base + a document's relative path. */
+  base: string;
+}
+
+/** One graph to replace: its new N-Triples (blank nodes already labelled apart per document), or null to drop it. */
+export interface GraphReplacement {
+  graph: string;
+  ntriples: string | null;
+}
+
+/**
+ * The dataset a query runs over, decided by Lodestone, never by the query: the union of the
+ * dataspace's documents as the default graph and each of them as a named graph (`graphs` lists
+ * them, for an engine that cannot keep a dataspace's graphs apart by other means), or the lists given.
+ */
+export type EngineDataset =
+  | { union: true; graphs: () => readonly string[] }
+  | { union: false; defaultGraphs: readonly string[]; namedGraphs: readonly string[] };
+
+/** Results as the engine gives them, for Lodestone to write in the format asked (rdf/sparql-results.ts, rdf/formats.ts). */
+export type EngineAnswer = { kind: 'results'; json: string } | { kind: 'graph'; ntriples: string };
+
+/**
+ * A SPARQL server holding dataspaces' indexes. It never sees a query Lodestone has not checked
+ * (no SERVICE, no LOAD, no update, no graph outside the dataspace), and it keeps for each
+ * dataspace a marker: the commit its graphs reflect.
+ */
+export interface Engine {
+  readonly kind: Exclude<IndexKind, 'embedded'>;
+  /**
+   * Makes the engine ready to hold `space` (its dataset or graph group made if missing); returns
+   * the marker found: the commit the dataspace's graphs reflect (null: indexed from an empty
+   * branch; undefined: no marker, nothing indexed).
+   */
+  open(space: EngineSpace): Promise<string | null | undefined>;
+  /**
+   * Replaces graphs and sets the marker to `commit`: in one transaction where the engine has them
+   * (Oxigraph, Fuseki), else graphs first and the marker last (Virtuoso), so that a marker never
+   * names a commit whose graphs are not all in place. Replaying the same call is harmless.
+   */
+  replace(space: EngineSpace, graphs: readonly GraphReplacement[], commit: string | undefined): Promise<void>;
+  /** Empties the dataspace (its graphs and marker), for a rebuild. */
+  clear(space: EngineSpace): Promise<void>;
+  /** Loads graphs into an empty dataspace by the engine's bulk path where it has one (else as `replace`), then sets the marker. */
+  bulkLoad(space: EngineSpace, graphs: AsyncIterable<GraphReplacement>, commit: string | undefined): Promise<void>;
+  /** Runs a checked query over `dataset`; `signal` aborts it (the engine is asked to stop where it can). */
+  query(space: EngineSpace, query: string, dataset: EngineDataset, graphResult: boolean, signal: AbortSignal): Promise<EngineAnswer>;
+  /** Every quad of the dataspace as N-Quads (tests). */
+  dump(space: EngineSpace): Promise<string>;
+  close(): Promise<void>;
+}
