@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { webOrigin } from './http/origins.js';
 import { TURTLE } from './rdf/media-types.js';
+import { parseIndexChoice, type IndexChoice } from './index/engine.js';
 
 interface OptionSpec {
   type: 'string' | 'boolean';
@@ -28,6 +29,7 @@ export const serveOptions = {
   'body-limit': { type: 'string', default: '2097152', description: 'largest request body in bytes; larger ones answer 413' },
   'sparql-timeout': { type: 'string', default: '30000', description: 'milliseconds a SPARQL query may run before it is stopped' },
   'query-lanes': { type: 'string', default: '2', description: 'copies of each dataspace\'s index that SPARQL queries run on: a slow query holds up only its own, one agent holds all but one at most; each beyond the first costs ~35 MB + 0.55-0.9 GB per million triples' },
+  index: { type: 'string', default: 'embedded', description: "where each end-user dataspace's index lives, unless system.ttl gives it one (lds:index): embedded (in this process), or a SPARQL server: oxigraph-server:<URL>, fuseki:<URL>, virtuoso:<URL> (see the README's \"Index on a SPARQL server\"); admin dataspaces stay embedded" },
   'allow-internal-urls': { type: 'boolean', default: false, description: 'let outgoing requests reach loopback and private addresses, and OpenID providers be plain HTTP' },
   'no-watch': { type: 'boolean', default: false, description: 'do not watch the repositories for git commits and edited .nt files' },
   'github-api': { type: 'string', default: 'https://api.github.com', description: 'REST API root the pusher mirrors GitHub repositories through (GitHub Enterprise: https://HOST/api/v3)' },
@@ -82,6 +84,8 @@ export interface ServeConfig {
   bodyLimit: number;
   sparqlTimeoutMs: number;
   queryLanes: number;
+  /** The index of every end-user dataspace without its own in system.ttl. */
+  index: IndexChoice;
   allowInternalUrls: boolean;
   watch: boolean;
   githubApi: string;
@@ -150,6 +154,7 @@ export function serveConfig(args: string[]): ServeConfig | 'help' {
     bodyLimit: positiveInteger('body-limit', values['body-limit']),
     sparqlTimeoutMs: positiveInteger('sparql-timeout', values['sparql-timeout']),
     queryLanes: positiveInteger('query-lanes', values['query-lanes']),
+    index: parseIndexChoice(String(values.index), '--index'),
     allowInternalUrls: Boolean(values['allow-internal-urls']),
     watch: !values['no-watch'],
     githubApi: String(values['github-api']),

@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { Quad } from '@rdfjs/types';
+import type { DataspaceIndex, IndexChoice } from './index/engine.js';
+import { engineFor } from './index/engines.js';
 import { Index } from './index/index.js';
+import { RemoteIndex } from './index/remote-index.js';
 import { canonicalBytes, type CanonicalLimits } from './rdf/canonical.js';
 import type { DiskClient } from './store/disk.js';
 import { GitStore, type Identity } from './store/git-store.js';
@@ -61,6 +64,8 @@ export interface DataspaceOptions {
   validate?: (url: string, bytes: Buffer) => Promise<void>;
   /** Replicas of the index that SPARQL queries run on, each in its own worker (default 1; see src/index/index.ts). */
   queryLanes?: number;
+  /** Where the index lives: embedded (the default), or a SPARQL server (src/index/engine.ts). */
+  index?: IndexChoice;
   /** The disk worker's client the server shares between dataspaces; without it the store builds its own. */
   disk?: DiskClient;
 }
@@ -75,7 +80,7 @@ export class Dataspace {
   readonly id: string;
   readonly base: string;
   readonly store: GitStore;
-  readonly index: Index;
+  readonly index: DataspaceIndex;
   readonly workingTree: WorkingTree;
   readonly versions: VersionLog | undefined;
   private watcher: Watcher | undefined;
@@ -96,15 +101,12 @@ export class Dataspace {
     this.limits = options.limits;
     const log = (this.log = options.log ?? ((line: string) => console.error(line)));
     this.indexLag = { ...defaultIndexLag, ...options.indexLag };
-    this.index = new Index({
-      gitdir: store.gitdir,
-      prefix: store.prefix,
-      base: options.base,
-      lanes: options.queryLanes,
-      log: (line) => log(`${options.id}: ${line}`),
-      onInvalid: (path, message) => log(`${options.id}: ${path} is not valid N-Triples and is not indexed: ${message}`),
-      cachedBlob: (id) => store.cachedBlob(id),
-    });
+    const onInvalid = (path: string, message: string) => log(`${options.id}: ${path} is not valid N-Triples and is not indexed: ${message}`);
+    const choice = options.index ?? { kind: 'embedded' };
+    this.index =
+      choice.kind === 'embedded'
+        ? new Index({ gitdir: store.gitdir, prefix: store.prefix, base: options.base, lanes: options.queryLanes, log: (line) => log(`${options.id}: ${line}`), onInvalid, cachedBlob: (id) => store.cachedBlob(id) })
+        : new RemoteIndex({ engine: engineFor(choice.kind, choice.endpoint!), id: options.id, gitdir: store.gitdir, prefix: store.prefix, base: options.base, log, onInvalid });
     this.workingTree = new WorkingTree({ store, base: options.base, log, labelDeep: options.labelDeep, validate: options.validate });
     this.versions = options.versioned ? new VersionLog(store) : undefined;
     // The index follows HEAD once a burst of commits pauses (and at least every second, or every

@@ -33,6 +33,7 @@ export type ErrorCode =
   | 'BadQuery'
   | 'WorkLimit'
   | 'Busy'
+  | 'IndexUnavailable'
   | 'TooManyRequests';
 
 export class LodestoneError extends Error {

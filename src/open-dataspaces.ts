@@ -10,6 +10,7 @@ import type { ServeConfig } from './config.js';
 import { dataspaceDir, type DataspacePair, type DataspaceSpec } from './registry.js';
 import type { DiskClient } from './store/disk.js';
 import type { VersioningConfig } from './system-config.js';
+import type { IndexChoice } from './index/engine.js';
 
 /** An end-user dataspace and its admin dataspace, opened. */
 export interface OpenedPair {
@@ -20,6 +21,8 @@ export interface OpenedPair {
 export interface OpenOptions {
   /** The versioning of each dataspace base that has some (system.ttl). */
   versioning: ReadonlyMap<string, VersioningConfig>;
+  /** The index of each dataspace base that has its own (system.ttl); others: `--index` for end-user dataspaces, embedded for admin ones. */
+  indexes: ReadonlyMap<string, IndexChoice>;
   /** The disk worker every repository writes through. */
   disk: DiskClient;
   /** Deep blank-node labelling of files people edit (the composer's pool). */
@@ -34,7 +37,7 @@ export interface OpenOptions {
 
 type Validate = (url: string, bytes: Buffer) => Promise<void>;
 
-async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptions, validate?: Validate): Promise<{ dataspace: Dataspace; lines: string[] }> {
+async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptions, index: IndexChoice, validate?: Validate): Promise<{ dataspace: Dataspace; lines: string[] }> {
   const started = Date.now();
   const history = options.versioning.get(spec.base);
   const dataspace = await Dataspace.open({
@@ -43,6 +46,7 @@ async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptio
     dir: dataspaceDir(config.data, spec.id),
     watch: config.watch,
     queryLanes: config.queryLanes,
+    index,
     log: options.log,
     labelDeep: options.labelDeep,
     validate,
@@ -51,17 +55,19 @@ async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptio
     prefix: history?.pathPrefix,
     disk: options.disk,
   });
+  const where = index.kind === 'embedded' ? [] : [`${spec.id}: index on ${index.kind} at ${index.endpoint}`];
   const lines = history ? [`${spec.id}: versioned on branch ${history.branch}${history.location ? `, mirrored to ${history.location}` : ' (local history only)'}`] : [];
-  lines.push(`${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
+  lines.push(...where, `${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
   return { dataspace, lines };
 }
 
 /** Every dataspace of `pairs`, opened; throws the first failure once those that opened are closed. */
 export async function openDataspaces(config: ServeConfig, pairs: readonly DataspacePair[], options: OpenOptions): Promise<OpenedPair[]> {
+  const indexOf = indexChoices(config, pairs, options.indexes);
   const attempts = await Promise.allSettled(
     pairs.flatMap((pair) => {
-      const admin = open(config, pair.admin, options);
-      return [open(config, pair.endUser, options, options.constraintsOf(pair, admin.then((opened) => opened.dataspace))), admin];
+      const admin = open(config, pair.admin, options, indexOf(pair.admin));
+      return [open(config, pair.endUser, options, indexOf(pair.endUser), options.constraintsOf(pair, admin.then((opened) => opened.dataspace))), admin];
     }),
   );
   const failed = attempts.find((attempt) => attempt.status === 'rejected');
@@ -72,4 +78,24 @@ export async function openDataspaces(config: ServeConfig, pairs: readonly Datasp
   const opened = attempts.map((attempt) => (attempt as PromiseFulfilledResult<{ dataspace: Dataspace; lines: string[] }>).value);
   for (const { lines } of opened) lines.forEach((line) => options.log(line));
   return pairs.map((_, index) => ({ endUser: opened[2 * index]!.dataspace, admin: opened[2 * index + 1]!.dataspace }));
+}
+
+/**
+ * Each dataspace's index: its own from system.ttl, else `--index` for an end-user dataspace and
+ * embedded for an admin one. Refuses two dataspaces on one Oxigraph server, which holds one
+ * dataspace (src/index/engines/oxigraph-server.ts).
+ */
+function indexChoices(config: ServeConfig, pairs: readonly DataspacePair[], own: ReadonlyMap<string, IndexChoice>): (spec: DataspaceSpec) => IndexChoice {
+  const choice = (spec: DataspaceSpec, endUser: boolean) => own.get(spec.base) ?? (endUser ? config.index : { kind: 'embedded' as const });
+  const oxigraph = new Map<string, string>();
+  for (const pair of pairs) {
+    for (const [spec, endUser] of [[pair.endUser, true], [pair.admin, false]] as const) {
+      const { kind, endpoint } = choice(spec, endUser);
+      if (kind !== 'oxigraph-server') continue;
+      const other = oxigraph.get(endpoint!);
+      if (other) throw new Error(`${other} and ${spec.id} both have their index on the Oxigraph server at ${endpoint}, which holds one dataspace: give each its own server (lds:index in system.ttl)`);
+      oxigraph.set(endpoint!, spec.id);
+    }
+  }
+  return (spec) => choice(spec, pairs.some((pair) => pair.endUser === spec));
 }

@@ -99,7 +99,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     const compose = composer.compose.bind(composer);
     const toNTriples = composer.toNTriples.bind(composer);
 
-    const { versioning, oidcProviders, corsOrigins } = await readSystemConfig(system, config.data, log);
+    const { versioning, oidcProviders, corsOrigins, indexes } = await readSystemConfig(system, config.data, log);
     const settings = new SystemSettings(system, pairs, log);
     // admin/clear with uri= drops the proxy's copies of that ontology too
     const proxyCache = new ProxyCache();
@@ -117,7 +117,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       ontologies.set(pair.endUser.base, ontology);
       return async (url: string, bytes: Buffer) => (await ontology).validate(url, bytes);
     };
-    const opened = await openDataspaces(config, pairs, { versioning, disk, labelDeep: (ntriples, what) => composer.label(ntriples, what), constraintsOf, log });
+    const opened = await openDataspaces(config, pairs, { versioning, indexes, disk, labelDeep: (ntriples, what) => composer.label(ntriples, what), constraintsOf, log });
     built.push(() => Promise.all(opened.flatMap((pair) => [pair.endUser.close(), pair.admin.close()])));
     const secret = await readSessionKey(config.data, log);
     const shaped = await Promise.all(

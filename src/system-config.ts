@@ -25,6 +25,7 @@ import { ns } from './rdf/namespaces.js';
 import { parseRdf } from './rdf/ntriples.js';
 import { declaredPairs, defaultPair, type DataspacePair } from './registry.js';
 import type { SystemFile } from './system-file.js';
+import { parseIndexChoice, type IndexChoice } from './index/engine.js';
 
 export interface VersioningConfig {
   /** The repository resource in the configuration. */
@@ -57,6 +58,8 @@ export interface SystemConfig {
   oidcProviders: Map<string, OidcProviderDeclaration[]>;
   /** The origins each dataspace base trusts with credentials besides its own (`lds:corsOrigin`), as origins. */
   corsOrigins: Map<string, string[]>;
+  /** Each dataspace base's index, where system.ttl gives one (`lds:index "fuseki:http://…/"`). */
+  indexes: Map<string, IndexChoice>;
 }
 
 export function systemConfigFile(data: string): string {
@@ -129,6 +132,7 @@ export async function readSystemConfig(system: SystemFile, data: string, log: (l
   const versioning = new Map<string, VersioningConfig>();
   const oidcProviders = new Map<string, OidcProviderDeclaration[]>();
   const corsOrigins = new Map<string, string[]>();
+  const indexes = new Map<string, IndexChoice>();
   for (const q of config) {
     if (q.predicate.value === ns.lds + 'versioningRepository') {
       const repository = q.object.value;
@@ -153,9 +157,11 @@ export async function readSystemConfig(system: SystemFile, data: string, log: (l
       const origin = webOrigin(q.object.value);
       if (!origin) throw new Error(`${file}: lds:corsOrigin of <${q.subject.value}> must be an origin such as <https://app.example.org> (scheme, host and port only), not "${q.object.value}"`);
       corsOrigins.set(q.subject.value, [...(corsOrigins.get(q.subject.value) ?? []), origin]);
+    } else if (q.predicate.value === ns.lds + 'index') {
+      indexes.set(q.subject.value, parseIndexChoice(q.object.value, `${file}: lds:index of <${q.subject.value}>`));
     }
   }
-  return { versioning, oidcProviders, corsOrigins };
+  return { versioning, oidcProviders, corsOrigins, indexes };
 }
 
 /**

@@ -17,6 +17,7 @@ import type { Quad } from '@rdfjs/types';
 import oxigraph from 'oxigraph';
 import { commitCount, fileAtHead, git, removeTempDirs, unchangedRepository, waitFor } from './helpers.js';
 import { assertRdfError, sendRequest, startServer, turtle, rawRequest, type Response, type TestServer } from './http-helpers.js';
+import type { Index } from '../src/index/index.js';
 
 const MiB = 1024 * 1024;
 const SPARQL_TIMEOUT_MS = 4000;
@@ -350,7 +351,7 @@ describe('hostile input while GETs keep flowing', () => {
   it('a runaway query is stopped with a 503; ASK {} on the same dataspace is answered while it runs', { timeout: 120_000 }, async () => {
     const triples = Array.from({ length: 300 }, (_, i) => `<#t${i}> <${EX}n> ${i} .`).join('\n');
     assert.equal((await s.request('PUT', 'three-hundred/', { headers: turtle, body: triples })).status, 201);
-    const index = s.running.runtimes[0]!.dataspace.index;
+    const index = s.running.runtimes[0]!.dataspace.index as Index;
     const sparql = (query: string, as: 'owner' | 'secretary') =>
       s.request('GET', `sparql?${new URLSearchParams({ query })}`, { as, headers: { Accept: 'application/sparql-results+json' } });
     const asks: number[] = [];

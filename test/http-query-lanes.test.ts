@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { removeTempDirs, waitFor } from './helpers.js';
 import { assertRdfError, startServer, turtle, type RequestOptions, type Response, type TestServer } from './http-helpers.js';
+import type { Index } from '../src/index/index.js';
 
 after(removeTempDirs);
 
@@ -42,7 +43,7 @@ describe(`query lanes (--sparql-timeout ${TIMEOUT_MS}, two lanes by default)`, (
 
   it('answers ASK and a small SELECT of another agent while a runaway query runs, queues the runaway agent, stops the runaway with a 503 and a warning, and brings its lane back', { timeout: 120_000 }, async () => {
     const owner = s.running.agents.owner.webId;
-    const index = s.running.runtimes[0]!.dataspace.index;
+    const index = s.running.runtimes[0]!.dataspace.index as Index;
     for (const round of [1, 2]) {
       const started = Date.now();
       let answeredAt = 0;

@@ -43,6 +43,7 @@ const statusOf: Record<ErrorCode, number> = {
   BadQuery: 400,
   WorkLimit: 422,
   Busy: 503,
+  IndexUnavailable: 503,
   TooManyRequests: 429, // RFC 6585 §4: a quota of the agent or the client address, with Retry-After
 };
 

@@ -120,17 +120,18 @@ async function answer(ctx: Context, request: Protocol, shape: QueryShape, type: 
   const { runtime, agent, served } = ctx.state;
   const { documents } = runtime;
   const head = documents.head();
-  const hasDataset = request.defaultGraphs.length > 0 || request.namedGraphs.length > 0;
-  let dataset = { defaultGraphs: hasDataset ? request.defaultGraphs : undefined, namedGraphs: hasDataset ? request.namedGraphs : undefined };
+  // the dataset is the endpoint's to give, never the query text's (FROM is taken out of shape.text)
+  const asked = request.defaultGraphs.length > 0 || request.namedGraphs.length > 0 ? request : shape.hasFrom ? { defaultGraphs: shape.fromDefault, namedGraphs: shape.fromNamed } : undefined;
+  let dataset: { defaultGraphs?: string[]; namedGraphs?: string[] } = asked ? { defaultGraphs: asked.defaultGraphs, namedGraphs: asked.namedGraphs } : {};
   // issue 4: an agent queries only the documents it may read; the dataset is narrowed to them
   const readable = await runtime.access.readableGraphs(runtime, agent);
-  if (readable) dataset = restrict(readable.graphs, hasDataset ? request : shape.hasFrom ? { defaultGraphs: shape.fromDefault, namedGraphs: shape.fromNamed } : undefined);
+  if (readable) dataset = restrict(readable.graphs, asked);
   const key = JSON.stringify([request.query, request.defaultGraphs, request.namedGraphs, type, head ?? 'empty', readable?.key]);
   const { answers: results } = served.caches;
   let entry = results.get(key);
   if (!entry) {
     // the query runs on a lane at HEAD or later (src/index/index.ts)
-    const result = await documents.query({ query: shape.projected ?? request.query, ...dataset, unionDefaultGraph: !hasDataset && !shape.hasFrom, format: type }, head, served.sparqlTimeoutMs, agent).catch((error: Error) => {
+    const result = await documents.query({ query: shape.text, ...dataset, unionDefaultGraph: !asked, format: type }, head, served.sparqlTimeoutMs, agent).catch((error: Error) => {
       if (error instanceof LodestoneError) throw error;
       throw new LodestoneError('BadQuery', `the query failed: ${error.message}`);
     });

@@ -4,12 +4,45 @@
  * and the index on a server (remote-index.ts, driving one Engine: engines/*.ts) both have the one
  * input `syncTo(commit)` and answer queries at HEAD or later.
  */
+import { LodestoneError } from '../errors.js';
 import type { FileDiff } from '../store/trees.js';
 import type { QueryRequest } from './index-core.js';
 
 /** The kinds of index a dataspace can have (system.ttl, `serve --index <kind>:<url>`). */
 export const INDEX_KINDS = ['embedded', 'oxigraph-server', 'fuseki', 'virtuoso'] as const;
 export type IndexKind = (typeof INDEX_KINDS)[number];
+
+/** A dataspace's kind of index, and the server's URL for a kind other than embedded. */
+export interface IndexChoice {
+  kind: IndexKind;
+  endpoint?: string;
+}
+
+/**
+ * Reads `embedded` or `<kind>:<endpoint URL>` (`serve --index`, `lds:index` in system.ttl); throws
+ * a message for `where` (the flag or the file) that lists the kinds.
+ */
+export function parseIndexChoice(text: string, where: string): IndexChoice {
+  const at = text.indexOf(':');
+  const kind = (at < 0 ? text : text.slice(0, at)) as IndexKind;
+  const endpoint = at < 0 ? undefined : text.slice(at + 1);
+  const kinds = `embedded, ${INDEX_KINDS.slice(1).map((k) => `${k}:<URL>`).join(', ')}`;
+  if (!INDEX_KINDS.includes(kind)) throw new Error(`${where}: "${text}" is not a kind of index; give one of ${kinds}`);
+  if (kind === 'embedded') {
+    if (endpoint !== undefined) throw new Error(`${where}: the embedded index takes no URL`);
+    return { kind };
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(endpoint ?? '');
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol)) throw new Error(`${where}: ${kind} needs the server's http(s) URL, as in ${kind}:http://127.0.0.1:${DEFAULT_PORTS[kind]}/`);
+  return { kind, endpoint: url.href };
+}
+
+const DEFAULT_PORTS: Record<Exclude<IndexKind, 'embedded'>, number> = { 'oxigraph-server': 7878, fuseki: 3030, virtuoso: 8890 };
 
 /** A dataspace's index, as the dataspace and the document service use it. */
 export interface DataspaceIndex {
@@ -67,24 +100,40 @@ export type EngineAnswer = { kind: 'results'; json: string } | { kind: 'graph'; 
 export interface Engine {
   readonly kind: Exclude<IndexKind, 'embedded'>;
   /**
-   * Makes the engine ready to hold `space` (its dataset or graph group made if missing); returns
-   * the marker found: the commit the dataspace's graphs reflect (null: indexed from an empty
-   * branch; undefined: no marker, nothing indexed).
+   * Whether the engine keeps the marker. One that cannot keep it out of every query's sight
+   * (Oxigraph: a union default graph spans all of its graphs) leaves it to the index, which keeps
+   * it beside the repository (remote-index.ts); `open` then returns undefined and `replace` ignores it.
    */
-  open(space: EngineSpace): Promise<string | null | undefined>;
+  readonly keepsMarker: boolean;
+  /** Whether one `replace` call is applied whole or not at all (Oxigraph, Fuseki; not Virtuoso). */
+  readonly transactional: boolean;
   /**
-   * Replaces graphs and sets the marker to `commit`: in one transaction where the engine has them
-   * (Oxigraph, Fuseki), else graphs first and the marker last (Virtuoso), so that a marker never
-   * names a commit whose graphs are not all in place. Replaying the same call is harmless.
+   * Makes the engine ready to hold `space` (its dataset or graph group made if missing); returns
+   * the marker found (undefined: none, nothing indexed). A marker is a short text the index writes
+   * and reads (commit ids); the engine keeps it as it is.
    */
-  replace(space: EngineSpace, graphs: readonly GraphReplacement[], commit: string | undefined): Promise<void>;
+  open(space: EngineSpace): Promise<string | undefined>;
+  /**
+   * Replaces graphs (none: only the marker) and sets the marker: in one transaction where the
+   * engine has them (Oxigraph, Fuseki), else graphs first and the marker last (Virtuoso).
+   * Replaying the same call is harmless.
+   */
+  replace(space: EngineSpace, graphs: readonly GraphReplacement[], marker: string): Promise<void>;
   /** Empties the dataspace (its graphs and marker), for a rebuild. */
   clear(space: EngineSpace): Promise<void>;
   /** Loads graphs into an empty dataspace by the engine's bulk path where it has one (else as `replace`), then sets the marker. */
-  bulkLoad(space: EngineSpace, graphs: AsyncIterable<GraphReplacement>, commit: string | undefined): Promise<void>;
+  bulkLoad(space: EngineSpace, graphs: AsyncIterable<GraphReplacement>, marker: string): Promise<void>;
   /** Runs a checked query over `dataset`; `signal` aborts it (the engine is asked to stop where it can). */
   query(space: EngineSpace, query: string, dataset: EngineDataset, graphResult: boolean, signal: AbortSignal): Promise<EngineAnswer>;
   /** Every quad of the dataspace as N-Quads (tests). */
   dump(space: EngineSpace): Promise<string>;
   close(): Promise<void>;
+}
+
+/**
+ * An engine that failed or did not answer: 503 to the client, which is told only that the index's
+ * server is unavailable (where it is, and what it said, are for the log: `detail`).
+ */
+export function engineError(detail: string): LodestoneError {
+  return new LodestoneError('IndexUnavailable', "the SPARQL server that holds this dataspace's index is not available; try again shortly", { detail, retryAfter: 5 });
 }

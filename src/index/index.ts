@@ -25,6 +25,7 @@
  * documents: about 35 MB plus Oxigraph's 0.55–0.9 GB per million triples.
  */
 import { isLodestoneError } from '../errors.js';
+import type { DataspaceIndex } from './engine.js';
 import type { FileDiff } from '../store/trees.js';
 import type { IndexConfig, QueryRequest, SyncReport } from './index-core.js';
 import { Lane } from './index-lane.js';
@@ -48,7 +49,8 @@ export interface IndexOptions extends IndexConfig {
 
 const ANONYMOUS = 'anonymous';
 
-export class Index {
+export class Index implements DataspaceIndex {
+  readonly kind = 'embedded';
   private readonly slots: Slot[];
   private readonly pending: Query[] = [];
   private target: Goal | undefined;

@@ -65,6 +65,43 @@ export interface QueryShape {
    * and Virtuoso do; Oxigraph sorts them), so CSV columns and `head.vars` come in that order.
    */
   projected?: string;
+  /**
+   * The query as it runs: written again from what was parsed (so the engine runs what was checked,
+   * not text another parser might read otherwise), `SELECT *` projected in order, FROM and FROM
+   * NAMED taken out (the endpoint gives the dataset: `fromDefault`, `fromNamed`).
+   */
+  text: string;
+}
+
+/**
+ * IRIs that name an engine's own machinery rather than data: Jena's special graphs (its real
+ * default graph under a union), Jena's Java function loader, Virtuoso's SQL and built-in functions.
+ * A query naming one is refused before any engine sees it (issue 27: nothing reaches beyond the dataspace).
+ */
+const ENGINE_IRIS = ['urn:x-arq:', 'java:', 'http://www.openlinksw.com/schemas/', 'http://www.openlinksw.com/virtrdf'];
+
+/** Why a parsed query reaches beyond the dataspace's documents, or undefined. */
+function reachesOut(node: unknown): string | undefined {
+  if (!node || typeof node !== 'object') return undefined;
+  if (Array.isArray(node)) {
+    for (const item of node) {
+      const why = reachesOut(item);
+      if (why) return why;
+    }
+    return undefined;
+  }
+  const record = node as { type?: string; termType?: string; value?: string };
+  if (record.type === 'service') return 'SERVICE is not accepted: the endpoint queries the documents of this dataspace only';
+  if (record.termType === 'NamedNode') {
+    const iri = record.value!.toLowerCase();
+    const engine = ENGINE_IRIS.find((prefix) => iri.startsWith(prefix));
+    return engine && `<${record.value}> names a SPARQL engine's own graphs or functions, which the endpoint does not offer`;
+  }
+  for (const value of Object.values(node)) {
+    const why = reachesOut(value);
+    if (why) return why;
+  }
+  return undefined;
 }
 
 /** Every variable in a parsed term or triple (property paths and quoted triples included), in order. */
@@ -110,15 +147,14 @@ function inScope(patterns: readonly Record<string, unknown>[], out: Set<string>)
   }
 }
 
-/** The text of a `SELECT *` query that projects its variables in order of appearance, or undefined when Oxigraph's order is already that. */
-function projectInOrder(parsed: sparqljs.SelectQuery): string | undefined {
+/** A `SELECT *` query made to project its variables in order of appearance, or undefined when Oxigraph's order is already that. */
+function projectInOrder(parsed: sparqljs.SelectQuery): sparqljs.SelectQuery | undefined {
   if (!parsed.variables.some((v) => (v as { termType?: string }).termType === 'Wildcard') || parsed.group) return undefined;
   const order = new Set<string>();
   inScope((parsed.where ?? []) as unknown as Record<string, unknown>[], order);
   const names = [...order];
   if (names.length < 2 || names.every((name, i) => i === 0 || names[i - 1]! < name)) return undefined;
-  const rewritten = { ...parsed, variables: names.map((value) => ({ termType: 'Variable', value })) } as unknown as sparqljs.SelectQuery;
-  return new sparqljs.Generator().stringify(rewritten);
+  return { ...parsed, variables: names.map((value) => ({ termType: 'Variable', value })) } as unknown as sparqljs.SelectQuery;
 }
 
 export function queryShape(query: string, base: string): QueryShape {
@@ -129,8 +165,12 @@ export function queryShape(query: string, base: string): QueryShape {
     const { message, line, column } = sparqlSyntaxError(error);
     throw new LodestoneError('BadQuery', `the query is not valid SPARQL: ${message}`, line === undefined ? {} : { line, column });
   }
-  if (parsed.type === 'update') return { graphResult: false, hasFrom: false, fromDefault: [], fromNamed: [], update: true };
+  if (parsed.type === 'update') return { graphResult: false, hasFrom: false, fromDefault: [], fromNamed: [], update: true, text: query };
+  const outside = reachesOut(parsed);
+  if (outside) throw new LodestoneError('BadQuery', outside);
   const from = (parsed as { from?: { default: { value: string }[]; named: { value: string }[] } }).from;
+  const projected = parsed.queryType === 'SELECT' ? projectInOrder(parsed) : undefined;
+  const generator = new sparqljs.Generator();
   return {
     graphResult: parsed.queryType === 'CONSTRUCT' || parsed.queryType === 'DESCRIBE',
     hasFrom: Boolean(from),
@@ -138,6 +178,7 @@ export function queryShape(query: string, base: string): QueryShape {
     fromNamed: from?.named.map((g) => g.value) ?? [],
     update: false,
     ask: parsed.queryType === 'ASK',
-    projected: parsed.queryType === 'SELECT' ? projectInOrder(parsed) : undefined,
+    projected: projected && generator.stringify(projected),
+    text: generator.stringify({ ...(projected ?? parsed), from: undefined } as sparqljs.Query),
   };
 }

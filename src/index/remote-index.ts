@@ -1,0 +1,349 @@
+/**
+ * A dataspace's index on a SPARQL server (engine.ts Engine: Oxigraph server, Fuseki, Virtuoso).
+ * Its one input is `syncTo(commit)`: the trees of the indexed commit and the target are diffed and
+ * the changed documents' graphs replaced, in batches, with whole graphs (so a replay is harmless).
+ *
+ * The marker, exact after a crash at any point: it names the commit the graphs reflect and, while
+ * a sync is under way, the commit it goes to ("<from> <to>"). It is written with the first batch
+ * (or before it, by itself, when the engine is not transactional or the sync takes several
+ * batches) and set to the target with the last. At start, a marker "<from> <to>" is repaired by
+ * replacing every graph that differs from HEAD in either commit. An engine that keeps no marker
+ * (keepsMarker false) has it kept here, beside the repository, written before each sync's first
+ * batch and after its last. No marker: the dataspace is cleared and loaded by the engine's bulk path.
+ *
+ * Queries run on the engine side by side (it is multi-threaded): at most `maxQueries` at once and
+ * `maxPerHolder` for one agent, so one agent's runaway queries leave room for its own cheap ones
+ * and for everyone else's. A query waits for the target at its call (read-your-writes).
+ */
+import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import { LodestoneError, isLodestoneError } from '../errors.js';
+import { fileDocument } from '../document-paths.js';
+import { serialise } from '../rdf/formats.js';
+import { RESULTS_JSON, readResults, resultTypes, writeResults } from '../rdf/sparql-results.js';
+import { ObjectStore } from '../store/objects.js';
+import { TreeCache, diffTrees, type FileDiff } from '../store/trees.js';
+import type { DataspaceIndex, Engine, EngineDataset, EngineSpace, GraphReplacement } from './engine.js';
+import type { QueryRequest } from './index-core.js';
+
+export interface RemoteIndexOptions {
+  engine: Engine;
+  id: string;
+  gitdir: string;
+  prefix: string;
+  base: string;
+  log?: (line: string) => void;
+  onInvalid?: (path: string, message: string) => void;
+  /** Graphs per replace request (default 200). */
+  batch?: number;
+  maxQueries?: number;
+  maxPerHolder?: number;
+}
+
+/** The marker's text: the commit reflected and, during a sync, the one it goes to ("-" for an empty branch). */
+interface Marker {
+  at: string | undefined;
+  to?: string | undefined;
+}
+const EMPTY = '-';
+const showMarker = (m: Marker) => [m.at ?? EMPTY, ...('to' in m ? [m.to ?? EMPTY] : [])].join(' ');
+function readMarker(text: string): Marker {
+  const [at, to] = text.trim().split(/\s+/);
+  const commit = (s: string) => (s === EMPTY ? undefined : s);
+  return to === undefined ? { at: commit(at!) } : { at: commit(at!), to: commit(to) };
+}
+
+export class RemoteIndex implements DataspaceIndex {
+  readonly kind: DataspaceIndex['kind'];
+  private readonly engine: Engine;
+  private readonly space: EngineSpace;
+  private readonly objects: ObjectStore;
+  private readonly trees: TreeCache;
+  private readonly log: (line: string) => void;
+  private readonly graphs = new Set<string>();
+  private marker: Marker | undefined;
+  private opened: Promise<void> | undefined;
+  private target: { commit: string | undefined; seq: number } | undefined;
+  private reached = 0;
+  private running: Promise<void> | undefined;
+  private closed = false;
+  private readonly inFlight = new Map<string, number>();
+  private readonly waiting: Array<{ holder: string; go: () => void }> = [];
+  private total = 0;
+
+  constructor(private readonly options: RemoteIndexOptions) {
+    this.engine = options.engine;
+    this.kind = options.engine.kind;
+    this.space = { id: options.id, base: options.base };
+    this.objects = new ObjectStore(options.gitdir);
+    this.trees = new TreeCache(this.objects);
+    this.log = options.log ?? ((line) => console.error(line));
+  }
+
+  get indexedCommit(): string | undefined {
+    return this.marker && !('to' in this.marker) ? this.marker.at : undefined;
+  }
+
+  recordHead(): number {
+    return 0; // the sync reads the changed files from the packs itself
+  }
+
+  follow(commit: string | undefined): void {
+    if (this.closed) return;
+    if (!this.target || this.target.commit !== commit) this.target = { commit, seq: (this.target?.seq ?? 0) + 1 };
+    this.running ??= this.run().finally(() => (this.running = undefined));
+  }
+
+  async syncTo(commit: string | undefined): Promise<void> {
+    this.follow(commit);
+    await this.reach(this.target!.seq);
+  }
+
+  /** Resolves once the index reflects the target numbered `seq` or a later one. */
+  private async reach(seq: number): Promise<void> {
+    while (this.reached < seq) {
+      if (this.closed) throw new Error('the index is closed');
+      this.running ??= this.run().finally(() => (this.running = undefined));
+      await this.running;
+    }
+  }
+
+  /** Syncs to the newest target until it is reached; a failure is logged and fails the waiters of this round. */
+  private async run(): Promise<void> {
+    while (this.target && this.reached < this.target.seq && !this.closed) {
+      const { commit, seq } = this.target;
+      try {
+        await this.open();
+        await this.syncOnce(commit);
+        this.reached = seq;
+      } catch (error) {
+        this.log(`index (${this.kind}) could not sync to ${commit ?? 'an empty branch'}: ${detailOf(error)}`);
+        throw error;
+      }
+    }
+  }
+
+  /** Reads the marker once: repairs an interrupted sync, or loads everything when there is none. */
+  private open(): Promise<void> {
+    this.opened ??= (async () => {
+      const found = this.engine.keepsMarker ? await this.engine.open(this.space) : (await this.engine.open(this.space), await this.readMarkerFile());
+      if (found === undefined || found === null) return this.loadAll(this.target?.commit);
+      const marker = readMarker(found);
+      for (const file of await this.filesAt(marker.at)) this.graphs.add(this.graphName(file.path)!);
+      this.marker = marker;
+      if ('to' in marker) await this.syncOnce(this.target?.commit); // the repair: both commits' differences
+    })().catch((error) => {
+      this.opened = undefined;
+      throw error;
+    });
+    return this.opened;
+  }
+
+  /** Every document file at `commit`, as differences from an empty tree. */
+  private async filesAt(commit: string | undefined): Promise<FileDiff[]> {
+    const tree = commit ? (await this.objects.readCommit(commit)).tree : undefined;
+    return (await diffTrees(this.trees, undefined, tree, this.options.prefix)).filter((d) => this.graphName(d.path));
+  }
+
+  /** Clears the dataspace in the engine and loads `commit` by its bulk path. */
+  private async loadAll(commit: string | undefined): Promise<void> {
+    const started = Date.now();
+    await this.writeMarker({ at: undefined, to: commit }, true);
+    await this.engine.clear(this.space);
+    this.graphs.clear();
+    const files = await this.filesAt(commit);
+    const self = this;
+    async function* graphs(): AsyncGenerator<GraphReplacement> {
+      for (const file of files) yield await self.replacement(file);
+    }
+    await this.engine.bulkLoad(this.space, graphs(), showMarker({ at: commit }));
+    this.marker = { at: commit };
+    if (!this.engine.keepsMarker) await this.writeMarkerFile(this.marker);
+    this.log(`${this.space.id}: index (${this.kind}) loaded ${files.length} documents from ${commit ?? 'an empty branch'} in ${Date.now() - started} ms`);
+  }
+
+  /** Replaces the graphs that differ between the marker's commits and `commit`, then sets the marker to it. */
+  private async syncOnce(commit: string | undefined): Promise<void> {
+    const marker = this.marker!;
+    if (!('to' in marker) && marker.at === commit) return;
+    const tree = async (c: string | undefined) => (c ? (await this.objects.readCommit(c)).tree : undefined);
+    const target = await tree(commit);
+    const changed = new Map<string, FileDiff>();
+    for (const from of 'to' in marker ? [marker.at, marker.to] : [marker.at]) {
+      for (const diff of await diffTrees(this.trees, await tree(from), target, this.options.prefix)) if (this.graphName(diff.path)) changed.set(diff.path, diff);
+    }
+    const files = [...changed.values()];
+    const size = this.options.batch ?? 200;
+    const going: Marker = { at: marker.at, to: commit };
+    const several = files.length > size || !this.engine.transactional;
+    if (several || !this.engine.keepsMarker) await this.writeMarker(going, several);
+    for (let i = 0; i < files.length || i === 0; i += size) {
+      const last = i + size >= files.length;
+      const batch = await Promise.all(files.slice(i, i + size).map((file) => this.replacement(file)));
+      await this.replaceBatch(batch, showMarker(last ? { at: commit } : going));
+    }
+    this.marker = { at: commit };
+    if (!this.engine.keepsMarker) await this.writeMarkerFile(this.marker);
+  }
+
+  /** Replaces one batch; when the engine refuses a batch as invalid RDF, each graph alone, an invalid one left empty. */
+  private async replaceBatch(batch: GraphReplacement[], marker: string): Promise<void> {
+    try {
+      await this.engine.replace(this.space, batch, marker);
+    } catch (error) {
+      if (!isLodestoneError(error, 'SyntaxError') || batch.length === 0) throw error;
+      for (const one of batch) {
+        await this.engine.replace(this.space, [one], marker).catch(async (alone: unknown) => {
+          if (!isLodestoneError(alone, 'SyntaxError')) throw alone;
+          this.options.onInvalid?.(one.graph, (alone as Error).message);
+          await this.engine.replace(this.space, [{ graph: one.graph, ntriples: null }], marker);
+        });
+      }
+    }
+    for (const { graph, ntriples } of batch) ntriples ? this.graphs.add(graph) : this.graphs.delete(graph);
+  }
+
+  private async writeMarker(marker: Marker, inEngine: boolean): Promise<void> {
+    if (!this.engine.keepsMarker) return this.writeMarkerFile(marker);
+    if (inEngine) await this.engine.replace(this.space, [], showMarker(marker));
+  }
+
+  /** A document's graph and its N-Triples, blank nodes labelled apart per document. */
+  private async replacement(file: FileDiff): Promise<GraphReplacement> {
+    const graph = this.graphName(file.path)!;
+    if (!file.after) return { graph, ntriples: null };
+    const text = (await this.objects.readTyped(file.after, 'blob')).toString('utf8');
+    return { graph, ntriples: scopeBlankNodes(text.endsWith('\n') || text === '' ? text : text + '\n', graph) || null };
+  }
+
+  private graphName(path: string): string | undefined {
+    const relative = fileDocument(path, this.options.prefix);
+    return relative === undefined ? undefined : this.options.base + relative;
+  }
+
+  private markerFile(): string {
+    return join(this.options.gitdir, 'lodestone', `index-marker-${this.kind}`);
+  }
+
+  private async readMarkerFile(): Promise<string | undefined> {
+    return fsp.readFile(this.markerFile(), 'utf8').catch(() => undefined);
+  }
+
+  /** Writes the marker beside the repository, durably (written whole, synced, renamed). */
+  private async writeMarkerFile(marker: Marker): Promise<void> {
+    const file = this.markerFile();
+    await fsp.mkdir(join(this.options.gitdir, 'lodestone'), { recursive: true });
+    const handle = await fsp.open(file + '.tmp', 'w');
+    try {
+      await handle.writeFile(showMarker(marker) + '\n');
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await fsp.rename(file + '.tmp', file);
+  }
+
+  async query(request: QueryRequest, timeoutMs: number, holder = 'anonymous'): Promise<string | boolean> {
+    if (this.closed) throw new Error('the index is closed');
+    if (!this.target) this.follow(undefined);
+    const signal = AbortSignal.timeout(timeoutMs);
+    const overTime = () => new LodestoneError('QueryTimeout', `the query ran past its ${timeoutMs} ms limit and was stopped`);
+    const stop = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(overTime()), { once: true }));
+    stop.catch(() => undefined);
+    await Promise.race([this.reach(this.target!.seq), stop]);
+    await Promise.race([this.slot(holder), stop]);
+    try {
+      const graphResult = !resultTypes.includes(request.format);
+      const answer = await this.engine.query(this.space, request.query, this.datasetOf(request), graphResult, signal).catch((error: unknown) => {
+        throw signal.aborted ? overTime() : error;
+      });
+      if (answer.kind === 'graph') return serialise(answer.ntriples, request.format);
+      return writeResults(readResults(answer.json, RESULTS_JSON), request.format);
+    } catch (error) {
+      if (isLodestoneError(error, 'IndexUnavailable')) this.log(`${this.space.id}: index (${this.kind}): ${detailOf(error)}`);
+      throw error;
+    } finally {
+      this.release(holder);
+    }
+  }
+
+  /**
+   * The dataset: the lists given, kept to this dataspace's graphs; else every document of it.
+   * (Lodestone's own queries without a dataset use only GRAPH patterns, whose named graphs are the
+   * same either way.)
+   */
+  private datasetOf(request: QueryRequest): EngineDataset {
+    const ours = (graphs: readonly string[] | undefined) => (graphs ?? []).filter((g) => g.startsWith(this.options.base) && this.graphs.has(g));
+    if (request.defaultGraphs || request.namedGraphs) return { union: false, defaultGraphs: ours(request.defaultGraphs), namedGraphs: ours(request.namedGraphs) };
+    return { union: true, graphs: () => [...this.graphs] };
+  }
+
+  /** Waits for room: fewer than maxQueries in flight, and fewer than maxPerHolder of `holder`'s. */
+  private slot(holder: string): Promise<void> {
+    return new Promise((go) => {
+      this.waiting.push({ holder, go });
+      this.admit();
+    });
+  }
+
+  private admit(): void {
+    const max = this.options.maxQueries ?? 16;
+    const perHolder = this.options.maxPerHolder ?? Math.max(2, Math.floor(max / 2));
+    for (let i = 0; i < this.waiting.length && this.total < max; ) {
+      const { holder, go } = this.waiting[i]!;
+      if ((this.inFlight.get(holder) ?? 0) >= perHolder) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      this.inFlight.set(holder, (this.inFlight.get(holder) ?? 0) + 1);
+      this.total++;
+      go();
+    }
+  }
+
+  private release(holder: string): void {
+    const left = (this.inFlight.get(holder) ?? 1) - 1;
+    if (left) this.inFlight.set(holder, left);
+    else this.inFlight.delete(holder);
+    this.total--;
+    this.admit();
+  }
+
+  async rebuild(commit: string | undefined): Promise<void> {
+    this.follow(commit);
+    await this.running?.catch(() => undefined);
+    this.opened = Promise.resolve(this.loadAll(commit));
+    await this.opened;
+    this.reached = this.target!.seq;
+  }
+
+  async dump(): Promise<string> {
+    await this.reach(this.target?.seq ?? 0);
+    return this.engine.dump(this.space);
+  }
+
+  async size(): Promise<number> {
+    const text = await this.dump();
+    return text.split('\n').filter((line) => line.trim() !== '').length;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.running?.catch(() => undefined);
+    await this.engine.close();
+  }
+}
+
+/** Relabels blank nodes `_:x` as `_:g<hash of the graph>_x` (the embedded index's labels): one document's blank nodes are its own. */
+export function scopeBlankNodes(ntriples: string, graph: string): string {
+  if (!ntriples.includes('_:')) return ntriples;
+  const scope = `g${createHash('sha1').update(graph).digest('hex').slice(0, 16)}_`;
+  return ntriples.replace(/^_:([^\s"<>]+) /gm, `_:${scope}$1 `).replace(/ _:([^\s"<>]+) \.$/gm, ` _:${scope}$1 .`);
+}
+
+function detailOf(error: unknown): string {
+  const detail = isLodestoneError(error) ? error.data.detail : undefined;
+  return typeof detail === 'string' ? detail : error instanceof Error ? error.message : String(error);
+}

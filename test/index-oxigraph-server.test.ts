@@ -1,0 +1,138 @@
+/**
+ * The index on a real Oxigraph server (`oxigraph serve` on loopback, started here): sync, queries
+ * over the union and over lists, blank nodes kept per document, the marker repaired after a crash
+ * between the graphs and the marker, a store that is another's refused, and a rebuild.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Dataspace } from '../src/dataspace.js';
+import { RESULTS_JSON } from '../src/rdf/media-types.js';
+import { OxigraphServer } from '../src/index/engines/oxigraph-server.js';
+import { git, graphsAtHead, graphsInIndex, nt, removeTempDirs, tempDir } from './helpers.js';
+import { startOxigraph, type RunningEngine } from './engines/oxigraph-server-engine.js';
+
+after(removeTempDirs);
+
+const base = 'https://localhost:4443/';
+const doc = (path: string, text: string) => nt(text.replaceAll('{}', `<${base}${path}#this>`));
+
+async function openWith(dir: string, engine: RunningEngine, id = 'end-user', at = base): Promise<Dataspace> {
+  return Dataspace.open({ id, base: at, dir, index: { kind: 'oxigraph-server', endpoint: engine.url }, log: () => undefined });
+}
+
+async function select(ds: Dataspace, query: string, dataset: { defaultGraphs?: string[]; namedGraphs?: string[] } = { }): Promise<string[]> {
+  const union = !dataset.defaultGraphs && !dataset.namedGraphs;
+  ds.index.follow(ds.store.head); // as the document service does: a query runs at HEAD or later
+  const text = await ds.index.query({ query, ...dataset, unionDefaultGraph: union, format: RESULTS_JSON }, 10_000);
+  const rows = (JSON.parse(String(text)) as { results: { bindings: Array<Record<string, { value: string }>> } }).results.bindings;
+  return rows.map((row) => Object.values(row).map((t) => t.value).join(' ')).sort();
+}
+
+describe('the index on an Oxigraph server', () => {
+  let engine: RunningEngine;
+  before(async () => {
+    engine = await startOxigraph();
+  });
+  after(async () => engine?.stop());
+
+  it('follows writes, answers over the union and over lists, and keeps blank nodes per document', async () => {
+    const dir = tempDir('oxigraph-sync');
+    const ds = await openWith(dir, engine);
+    try {
+      await ds.put('a/', doc('a/', '{} <http://ex/p> "one" .\n{} <http://ex/knows> _:b .\n_:b <http://ex/name> "A" .\n'));
+      await ds.put('b/', doc('b/', '{} <http://ex/p> "two" .\n{} <http://ex/knows> _:b .\n_:b <http://ex/name> "B" .\n'));
+      await ds.put('c/', doc('c/', '{} <http://ex/p> "three" .\n'));
+      await ds.delete('c/');
+      await ds.settled();
+      assert.equal(ds.index.kind, 'oxigraph-server');
+      assert.equal(ds.index.indexedCommit, ds.store.head);
+      assert.deepEqual(await graphsInIndex(await ds.index.dump()), await graphsAtHead(dir, base));
+      assert.deepEqual(await select(ds, 'SELECT ?o WHERE { ?s <http://ex/p> ?o }'), ['one', 'two']);
+      // each document's _:b is its own node
+      assert.deepEqual(await select(ds, 'SELECT ?s ?n WHERE { ?s <http://ex/knows>/<http://ex/name> ?n }'), [`${base}a/#this A`, `${base}b/#this B`]);
+      assert.deepEqual(await select(ds, 'SELECT ?o WHERE { ?s <http://ex/p> ?o }', { defaultGraphs: [`${base}b/`], namedGraphs: [] }), ['two']);
+      assert.deepEqual(await select(ds, 'SELECT ?g WHERE { GRAPH ?g { ?s <http://ex/p> ?o } }', { defaultGraphs: [], namedGraphs: [`${base}a/`, 'https://elsewhere.example/x'] }), [`${base}a/`]);
+      assert.deepEqual(await select(ds, 'SELECT DISTINCT ?g WHERE { GRAPH ?g { } }'), [`${base}a/`, `${base}b/`]);
+      // a write is seen by the next query (the query waits for the target)
+      await ds.put('d/', doc('d/', '{} <http://ex/p> "four" .\n'));
+      assert.deepEqual(await select(ds, 'SELECT ?o WHERE { ?s <http://ex/p> ?o }'), ['four', 'one', 'two']);
+    } finally {
+      await ds.close();
+    }
+  });
+
+  it('repairs a sync cut between the graphs and the marker, and loads by the bulk path without one', async () => {
+    const dir = tempDir('oxigraph-crash');
+    const own = await startOxigraph();
+    try {
+      let ds = await openWith(dir, own);
+      await ds.put('a/', doc('a/', '{} <http://ex/p> "1" .\n'));
+      await ds.settled();
+      const first = ds.store.head!;
+      await ds.close();
+      // a later commit made while no server ran (a person with git), synced partly: the engine got
+      // the new graphs, and the marker still says "from first to HEAD" (the crash came before the last write)
+      ds = await openWith(dir, own);
+      await ds.put('a/', doc('a/', '{} <http://ex/p> "2" .\n'));
+      await ds.put('b/', doc('b/', '{} <http://ex/p> "3" .\n'));
+      await ds.settled();
+      const head = ds.store.head!;
+      await ds.close();
+      const marker = join(dir, '.git', 'lodestone', 'index-marker-oxigraph-server');
+      writeFileSync(marker, `${first} ${head}\n`);
+      // and HEAD went back to the first commit (git reset), so only the "to" half shows what the engine holds
+      git(dir, 'update-ref', 'refs/heads/main', first);
+      ds = await openWith(dir, own);
+      await ds.settled();
+      assert.equal(readFileSync(marker, 'utf8').trim(), first);
+      assert.deepEqual(await graphsInIndex(await ds.index.dump()), await graphsAtHead(dir, base));
+      await ds.close();
+      // no marker: everything is cleared and loaded again
+      writeFileSync(marker, '');
+      ds = await openWith(dir, own);
+      await ds.settled();
+      assert.deepEqual(await graphsInIndex(await ds.index.dump()), await graphsAtHead(dir, base));
+      await ds.close();
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('refuses a store that holds another dataspace, which sees nothing of it', async () => {
+    const own = await startOxigraph();
+    const first = await openWith(tempDir('oxigraph-first'), own);
+    try {
+      await first.put('a/', doc('a/', '{} <http://ex/p> "private" .\n'));
+      await first.settled();
+      const second = await openWith(tempDir('oxigraph-second'), own, 'other', 'https://other.example/');
+      try {
+        await assert.rejects(second.index.query({ query: 'SELECT * { ?s ?p ?o }', unionDefaultGraph: true, format: RESULTS_JSON }, 5_000), /not available/);
+        await assert.rejects(new OxigraphServer(own.url).open({ id: 'other', base: 'https://other.example/' }), (error: Error & { data?: { detail?: string } }) => /holds one dataspace/.test(error.data?.detail ?? ''));
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+      await own.stop();
+    }
+  });
+
+  it('rebuilds from HEAD, and a query that outlives its limit is stopped with QueryTimeout', async () => {
+    const own = await startOxigraph();
+    const dir = tempDir('oxigraph-rebuild');
+    const ds = await openWith(dir, own);
+    try {
+      for (let i = 0; i < 30; i++) await ds.put(`d${i}/`, doc(`d${i}/`, `{} <http://ex/p> "${i}" .\n{} <http://ex/q> "x" .\n`));
+      await ds.index.rebuild(ds.store.head);
+      assert.equal(ds.index.indexedCommit, ds.store.head);
+      assert.deepEqual(await graphsInIndex(await ds.index.dump()), await graphsAtHead(dir, base));
+      const runaway = 'SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n2 ?o }';
+      await assert.rejects(ds.index.query({ query: runaway, unionDefaultGraph: true, format: RESULTS_JSON }, 300), (error: Error) => /QueryTimeout|limit/.test(`${(error as { code?: string }).code} ${error.message}`));
+    } finally {
+      await ds.close();
+      await own.stop();
+    }
+  });
+});
