@@ -18,6 +18,7 @@ import { after, before } from 'node:test';
 import { removeTempDirs, tempDir } from './helpers.js';
 import { inProcess } from './in-process.js';
 import { bootstrapTemplate, TEMPLATE_BASE } from './bootstrap-template.js';
+import { startEngine } from './engines/engines.js';
 
 export interface Response {
   status: number;
@@ -137,9 +138,15 @@ export async function startServer(extraArgs: string[] = [], data?: string, log: 
   const base = fromTemplate.has(dir) && !extraArgs.includes('--base') ? ['--base', TEMPLATE_BASE] : [];
   // extraArgs come last: a later flag wins (say --access-log FILE for a test that reads the log)
   const where = [...base, '--port', copied ? '0' : String(await freePort())];
-  const config = serveConfig(['--data', dir, ...where, '--host', 'localhost', '--no-watch', '--access-log', 'off', ...extraArgs]);
+  // LODESTONE_TEST_INDEX=<kind>: the end-user dataspace's index on a fresh engine of that kind (test/engines/)
+  const engine = process.env.LODESTONE_TEST_INDEX && !extraArgs.includes('--index') ? await startEngine(process.env.LODESTONE_TEST_INDEX) : undefined;
+  const onEngine = engine ? ['--index', `${engine.kind}:${engine.url}`] : [];
+  const config = serveConfig(['--data', dir, ...where, '--host', 'localhost', '--no-watch', '--access-log', 'off', ...onEngine, ...extraArgs]);
   if (config === 'help') throw new Error('unexpected --help');
-  const running = await serve(config, log, seams);
+  const running = await serve(config, log, seams).catch(async (error: unknown) => {
+    await engine?.stop();
+    throw error;
+  });
   const ownerPem = readFileSync(running.agents.owner.credentialsFile, 'utf8');
   const secretaryPem = readFileSync(running.agents.secretary.credentialsFile, 'utf8');
   const port = (running.server.address() as AddressInfo).port;
@@ -191,6 +198,7 @@ export async function startServer(extraArgs: string[] = [], data?: string, log: 
     async close() {
       for (const agent of agents.values()) agent.destroy();
       await running.close();
+      await engine?.stop();
     },
   };
 }

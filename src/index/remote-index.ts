@@ -128,9 +128,12 @@ export class RemoteIndex implements DataspaceIndex {
   private open(): Promise<void> {
     this.opened ??= (async () => {
       const found = this.engine.keepsMarker ? await this.engine.open(this.space) : (await this.engine.open(this.space), await this.readMarkerFile());
-      if (found === undefined || found === null) return this.loadAll(this.target?.commit);
+      if (!found?.trim()) return this.loadAll(this.target?.commit);
       const marker = readMarker(found);
-      for (const file of await this.filesAt(marker.at)) this.graphs.add(this.graphName(file.path)!);
+      const files = await this.filesAt(marker.at);
+      // a marker kept here may outlive the engine's data (a server started afresh, or in memory)
+      if (!this.engine.keepsMarker && !(await this.holds(files))) return this.loadAll(this.target?.commit);
+      for (const file of files) this.graphs.add(this.graphName(file.path)!);
       this.marker = marker;
       if ('to' in marker) await this.syncOnce(this.target?.commit); // the repair: both commits' differences
     })().catch((error) => {
@@ -138,6 +141,16 @@ export class RemoteIndex implements DataspaceIndex {
       throw error;
     });
     return this.opened;
+  }
+
+  /** Whether the engine holds the graphs of a few of `files` (the first, the middle and the last that have triples). */
+  private async holds(files: FileDiff[]): Promise<boolean> {
+    const sample = [...new Set([files[0], files[files.length >> 1], files[files.length - 1]])].filter((f): f is FileDiff => f !== undefined);
+    const graphs = (await Promise.all(sample.map((f) => this.replacement(f)))).filter((r) => r.ntriples).map((r) => r.graph);
+    if (graphs.length === 0) return true;
+    const ask = `ASK { ${graphs.map((g) => `GRAPH <${g}> { ?s${graphs.indexOf(g)} ?p${graphs.indexOf(g)} ?o${graphs.indexOf(g)} }`).join(' ')} }`;
+    const answer = await this.engine.query(this.space, ask, { union: true, graphs: () => graphs }, false, AbortSignal.timeout(30_000));
+    return answer.kind === 'results' && (JSON.parse(answer.json) as { boolean?: boolean }).boolean === true;
   }
 
   /** Every document file at `commit`, as differences from an empty tree. */
