@@ -1,0 +1,109 @@
+/**
+ * The SPARQL endpoint on each engine, over HTTP, with a recording proxy between Lodestone and the
+ * engine: SERVICE, LOAD and updates are refused before they reach it; the named graphs are the
+ * dataspace's documents only (no marker, no system graph); the same agent's `ASK {}` sent 1 s into
+ * its own runaway query is answered within a second (issue 27).
+ */
+import assert from 'node:assert/strict';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { removeTempDirs } from './helpers.js';
+import { assertRdfError, startServer, turtle, type TestServer } from './http-helpers.js';
+import { startEngine } from './engines/engines.js';
+import type { RunningEngine } from './engines/oxigraph-server-engine.js';
+
+after(removeTempDirs);
+
+const KINDS = (process.env.LODESTONE_TEST_ENGINES ?? 'oxigraph-server').split(',');
+const EX = 'http://example.org/';
+const RUNAWAY = 'SELECT (COUNT(*) AS ?c) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n ?o . ?x ?y ?z }';
+const TIMEOUT_MS = 8000;
+
+/** An HTTP proxy to `target` that keeps every request body it passes on. */
+async function recordingProxy(target: string): Promise<{ url: string; bodies: string[]; server: Server }> {
+  const bodies: string[] = [];
+  const to = new URL(target);
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      bodies.push(`${req.method} ${req.url}\n${decodeURIComponent(body.toString('utf8').replace(/\+/g, ' '))}`);
+      const out = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      out.on('error', () => res.destroy());
+      res.on('close', () => out.destroy());
+      out.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}${to.pathname}`, bodies, server };
+}
+
+for (const kind of KINDS) {
+  describe(`the SPARQL endpoint on ${kind}`, () => {
+    let engine: RunningEngine;
+    let proxy: Awaited<ReturnType<typeof recordingProxy>>;
+    let s: TestServer;
+
+    before(async () => {
+      engine = await startEngine(kind);
+      proxy = await recordingProxy(engine.url);
+      s = await startServer(['--index', `${kind}:${proxy.url}`, '--sparql-timeout', String(TIMEOUT_MS)]);
+      for (let i = 0; i < 20; i++) {
+        const res = await s.request('PUT', `doc-${i}/`, { headers: turtle, body: `<#this> <${EX}n> ${i} ; <${EX}label> "document ${i}" .` });
+        assert.equal(res.status, 201, res.body);
+      }
+    });
+    after(async () => {
+      await s?.close();
+      proxy?.server.close();
+      await engine?.stop();
+    });
+
+    const sparql = (query: string) => s.request('GET', `sparql?${new URLSearchParams({ query })}`, { headers: { Accept: 'application/sparql-results+json' } });
+
+    it('refuses SERVICE, LOAD, updates and engine IRIs before the engine sees them', async () => {
+      const refused = [
+        `SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }`,
+        `SELECT * WHERE { SERVICE SILENT <${engine.url}query> { ?s ?p ?o } }`,
+        `LOAD <http://127.0.0.1:9/data.nt>`,
+        `INSERT DATA { <${EX}s> <${EX}p> "planted" }`,
+        `SELECT * WHERE { GRAPH <urn:x-arq:DefaultGraph> { ?s ?p ?o } }`,
+        `PREFIX bif: <http://www.openlinksw.com/schemas/bif#> SELECT (bif:sys_stat("st_dbms_name") AS ?x) WHERE {}`,
+      ];
+      const before = proxy.bodies.length;
+      for (const query of refused) assertRdfError(await sparql(query), 400);
+      const seen = proxy.bodies.slice(before).join('\n');
+      for (const word of ['SERVICE', 'LOAD', 'planted', 'urn:x-arq', 'bif']) assert.ok(!seen.includes(word), `${word} reached the engine: ${seen.slice(0, 300)}`);
+    });
+
+    it('names only the dataspace\'s documents as graphs: no marker, no system graph', async () => {
+      const res = await sparql('SELECT DISTINCT ?g WHERE { GRAPH ?g { } }');
+      assert.equal(res.status, 200, res.body);
+      const graphs = (JSON.parse(res.body) as { results: { bindings: Array<{ g: { value: string } }> } }).results.bindings.map((b) => b.g.value);
+      assert.ok(graphs.length >= 20, graphs.join(' '));
+      for (const graph of graphs) assert.ok(graph.startsWith(s.base), `${graph} is not a document of ${s.base}`);
+      const count = await sparql('SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER (!STRSTARTS(STR(?s), "' + s.base + '")) }');
+      assert.equal(count.status, 200, count.body);
+      assert.equal((JSON.parse(count.body) as { results: { bindings: Array<{ n: { value: string } }> } }).results.bindings[0]!.n.value, '0');
+    });
+
+    it("answers the same agent's ASK {} within a second while its runaway query runs", { timeout: 60_000 }, async () => {
+      const started = Date.now();
+      const runaway = sparql(RUNAWAY);
+      await new Promise((r) => setTimeout(r, 1000));
+      const asked = Date.now();
+      const ask = await sparql('ASK {}');
+      const took = Date.now() - asked;
+      assert.equal(ask.status, 200, ask.body);
+      assert.equal((JSON.parse(ask.body) as { boolean: boolean }).boolean, true);
+      assert.ok(took < 1000, `ASK {} took ${took} ms behind the same agent's runaway query`);
+      assertRdfError(await runaway, 503);
+      console.log(`# ${kind}: ASK answered in ${took} ms; the runaway stopped after ${Date.now() - started} ms`);
+    });
+  });
+}
