@@ -258,3 +258,17 @@ describe('PATCH sees the request document’s graph only (SPEC §4.2.5)', () => 
     assert.ok(fileAtHead(dir, path)!.includes(`<${s.base}${path}#new> <${EX}link> <${s.base}${path}child/> .\n`), fileAtHead(dir, path));
   });
 });
+
+describe('PATCH keeps lexical forms (issue 27)', () => {
+  it('copies a value and writes one in the form they were written in, not a store\'s canonical form', async () => {
+    const XSD = 'http://www.w3.org/2001/XMLSchema#';
+    const etag = await create('lexical/', `@prefix ex: <${EX}> . @prefix xsd: <${XSD}> .\n<#this> ex:n "042"^^xsd:integer ; ex:d "1.50"^^xsd:decimal ; ex:b "1"^^xsd:boolean .`);
+    const copy = `${PREFIXES}PREFIX xsd: <${XSD}>\nINSERT { ?s ex:n2 ?n ; ex:d2 ?d ; ex:b2 ?b ; ex:w "007"^^xsd:integer ; ex:sum ?sum } WHERE { ?s ex:n ?n ; ex:d ?d ; ex:b ?b BIND (?n + 1 AS ?sum) }`;
+    const res = await patch('lexical/', copy, etag);
+    assert.equal(res.status, 204, res.body);
+    const { ntriples } = await current('lexical/');
+    for (const line of [`<${EX}n2> "042"^^<${XSD}integer>`, `<${EX}d2> "1.50"^^<${XSD}decimal>`, `<${EX}b2> "1"^^<${XSD}boolean>`, `<${EX}w> "007"^^<${XSD}integer>`, `<${EX}sum> "43"^^<${XSD}integer>`, `<${EX}n> "042"^^<${XSD}integer>`]) {
+      assert.ok(ntriples.includes(line), `${line} in\n${ntriples}`);
+    }
+  });
+});

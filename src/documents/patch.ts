@@ -10,6 +10,10 @@ import { LodestoneError } from '../errors.js';
 import { parseRdf, termToNTriples, toJsQuads, tripleLine } from '../rdf/ntriples.js';
 import { sparqlSyntaxError } from '../rdf/sparql-text.js';
 import { NTRIPLES } from '../rdf/media-types.js';
+import { ns } from '../rdf/namespaces.js';
+import { DataFactory } from 'n3';
+
+const XSD_STRING = ns.xsd + 'string';
 
 function invalid(rule: string): LodestoneError {
   return new LodestoneError('InvalidUpdate', rule);
@@ -99,7 +103,50 @@ export function applyUpdate(graph: string, update: string, base: string): Quad[]
     const literal = termToNTriples(q.object);
     return line.slice(0, line.length - literal.length - 2) + (forms.get(literal) ?? literal) + ' .';
   };
-  return [...original.filter((q) => afterKeys.has(storeKey(q))), ...after.filter((q) => !before.has(tripleLine(q)))];
+  const inserted = after.filter((q) => !before.has(tripleLine(q)));
+  return [...original.filter((q) => afterKeys.has(storeKey(q))), ...keptForms(inserted, original, update, base)];
+}
+
+/** Typed literals, whose lexical form a store may rewrite (strings and language-tagged ones it keeps). */
+function rewritable(term: Quad['object']): boolean {
+  return term.termType === 'Literal' && !term.language && term.datatype.value !== XSD_STRING;
+}
+
+/**
+ * Inserted triples with each literal in the lexical form it was written in: a value copied from
+ * the document (`INSERT { ?s ex:copy ?v } WHERE { ?s ex:v ?v }`) or written in the update keeps
+ * its form (`"042"^^xsd:integer`, not the store's `"42"`), as issue 27 asks of every copy through
+ * a store. A store form that two written forms share (`"042"` and `"42"`) stays as the store made
+ * it, and so does a value the update computed.
+ */
+function keptForms(inserted: Quad[], original: Quad[], update: string, base: string): Quad[] {
+  if (!inserted.some((q) => rewritable(q.object))) return inserted;
+  const written: Quad['object'][] = original.map((q) => q.object).filter(rewritable);
+  collectLiterals(new sparqljs.Parser({ baseIRI: base }).parse(update), written);
+  const back = new Map<string, Quad['object'] | null>();
+  for (const [form, stored] of storeForms(written)) {
+    if (form === stored) continue;
+    const term = written.find((t) => termToNTriples(t) === form)!;
+    const known = back.get(stored);
+    back.set(stored, known === undefined || (known && termToNTriples(known) === form) ? term : null);
+  }
+  if (back.size === 0) return inserted;
+  return inserted.map((q) => {
+    const term = rewritable(q.object) ? back.get(termToNTriples(q.object)) : undefined;
+    return term ? DataFactory.quad(q.subject, q.predicate, term, q.graph) : q;
+  });
+}
+
+/** Every typed literal of a parsed update, into `out`. */
+function collectLiterals(node: unknown, out: Quad['object'][]): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach((n) => collectLiterals(n, out));
+  const term = node as Quad['object'];
+  if (term.termType === 'Literal') {
+    if (rewritable(term)) out.push(term);
+    return;
+  }
+  for (const value of Object.values(node)) collectLiterals(value, out);
 }
 
 /** A validated update run on `graph` (N-Triples) alone: the resulting N-Triples, blank nodes labelled as they were. */
