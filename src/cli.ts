@@ -142,7 +142,7 @@ export async function main(argv: string[]): Promise<void> {
   if (command === 'reindex') {
     const { values } = parseCommand(reindexOptions, args);
     if (values.help) console.log(usage('reindex', commands.reindex, reindexOptions));
-    else await (await import('./reindex.js')).reindex(String(values.data ?? './data'));
+    else await (await import('./reindex.js')).reindex(String(values.data ?? './data'), typeof values.index === 'string' ? values.index : undefined);
     return;
   }
   if (command === 'get') return runClient('GET', command, args);

@@ -40,6 +40,7 @@ export const serveOptions = {
 
 export const reindexOptions = {
   data: serveOptions.data,
+  index: { type: 'string', description: "load every end-user dataspace's index from HEAD into this SPARQL server (oxigraph-server:<URL>, fuseki:<URL>, virtuoso:<URL>) while a running server goes on serving from its own; start the server with the same --index after" },
   help: serveOptions.help,
 } satisfies Record<string, OptionSpec>;
 

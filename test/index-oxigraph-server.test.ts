@@ -136,3 +136,37 @@ describe('the index on an Oxigraph server', () => {
     }
   });
 });
+
+describe('moving a dataspace onto an Oxigraph server', () => {
+  it('is loaded by `lodestone reindex --index` while the server serves, and the server started on it next syncs only what changed', { timeout: 120_000 }, async () => {
+    const own = await startOxigraph();
+    const { startServer, turtle } = await import('./http-helpers.js');
+    const { reindex } = await import('../src/reindex.js');
+    const dir = tempDir('moving');
+    let s = await startServer([], dir);
+    try {
+      for (let i = 0; i < 5; i++) assert.equal((await s.request('PUT', `m${i}/`, { headers: turtle, body: `<#this> <http://ex/n> ${i} .` })).status, 201);
+      const lines: string[] = [];
+      const log = console.log;
+      console.log = (line: string) => lines.push(line);
+      try {
+        await reindex(dir, `oxigraph-server:${own.url}`);
+      } finally {
+        console.log = log;
+      }
+      assert.match(lines.join('\n'), /end-user: \d+ triples loaded into oxigraph-server/);
+      // a write made after the reindex, while the old server still serves
+      assert.equal((await s.request('PUT', 'm9/', { headers: turtle, body: '<#this> <http://ex/n> 9 .' })).status, 201);
+      await s.close();
+      const logged: string[] = [];
+      s = await startServer(['--index', `oxigraph-server:${own.url}`], dir, (line) => logged.push(line));
+      const res = await s.request('GET', `sparql?${new URLSearchParams({ query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s <http://ex/n> ?o }' })}`, { headers: { Accept: 'text/csv' } });
+      assert.equal(res.status, 200, res.body);
+      assert.equal(res.body.trim().split(/\r?\n/)[1], '6');
+      assert.ok(!logged.some((line) => /loaded \d+ documents/.test(line)), `no full load on the start after reindex:\n${logged.join('\n')}`);
+    } finally {
+      await s.close();
+      await own.stop();
+    }
+  });
+});

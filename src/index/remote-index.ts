@@ -324,12 +324,18 @@ export class RemoteIndex implements DataspaceIndex {
     this.admit();
   }
 
+  /** Clears the dataspace in the engine and loads `commit` again, by the bulk path. */
   async rebuild(commit: string | undefined): Promise<void> {
-    this.follow(commit);
     await this.running?.catch(() => undefined);
-    this.opened = Promise.resolve(this.loadAll(commit));
-    await this.opened;
-    this.reached = this.target!.seq;
+    this.opened = (async () => {
+      await this.engine.open(this.space);
+      await this.loadAll(commit);
+    })();
+    await this.opened.catch((error: unknown) => {
+      this.opened = undefined;
+      throw error;
+    });
+    await this.syncTo(commit);
   }
 
   async dump(): Promise<string> {
