@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { accessSection } from './access.js';
 import { fastGetSection } from './fast-get.js';
 import { httpSection } from './http.js';
+import { indexSection } from './index.js';
 import { proxySection } from './proxy.js';
 import { stallsSection } from './stalls.js';
 import { pagesSection } from './pages.js';
@@ -17,7 +18,7 @@ import { versionsSection } from './versions.js';
 import { settingsSection } from './settings.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection, httpSection, fastGetSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection];
+const sections: Section[] = [storageSection, httpSection, fastGetSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection, indexSection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');
@@ -56,6 +57,8 @@ const LEGEND = [
   'Access: `lodestone serve --http --trusted-proxy 127.0.0.1`; wrk sends the client certificate in RFC 9440 Client-Cert from 127.0.0.1,',
   '  with the proxy secret (Lodestone-Proxy-Secret), as a TLS-terminating proxy would. There is no switch to turn access control off: the owner\'s GET (no decision) stands for it.',
   '  Decisions: one Policy.modes call each, timed alone; "first" is the first decision of an (agent, document) pair, later ones are cached.',
+  'Index: each SPARQL server started by the bench on loopback with a folder of its own (test/engines/); the corpus is bench/documents.ts',
+  '  (100 triples a document, containers of 200) committed in one repository; queries through RemoteIndex.query as the endpoint runs them.',
   'Settings: a server in the bench process over HTTPS, one request at a time; the shapes\' writes are validated in the ontology workers.',
 ];
 
