@@ -10,7 +10,7 @@ import type { ServeConfig } from './config.js';
 import { dataspaceDir, type DataspacePair, type DataspaceSpec } from './registry.js';
 import type { DiskClient } from './store/disk.js';
 import type { VersioningConfig } from './system-config.js';
-import type { IndexChoice } from './index/engine.js';
+import { shownEndpoint, type IndexChoice } from './index/engine.js';
 
 /** An end-user dataspace and its admin dataspace, opened. */
 export interface OpenedPair {
@@ -55,7 +55,7 @@ async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptio
     prefix: history?.pathPrefix,
     disk: options.disk,
   });
-  const where = index.kind === 'embedded' ? [] : [`${spec.id}: index on ${index.kind} at ${index.endpoint}`];
+  const where = index.kind === 'embedded' ? [] : [`${spec.id}: index on ${index.kind} at ${shownEndpoint(index.endpoint)}`];
   const lines = history ? [`${spec.id}: versioned on branch ${history.branch}${history.location ? `, mirrored to ${history.location}` : ' (local history only)'}`] : [];
   lines.push(...where, `${spec.id}: ${dataspace.base} from ${dataspace.store.dir} at ${dataspace.store.head ?? 'an empty branch'} (${dataspace.store.listFiles().size} documents, ${Date.now() - started} ms)`);
   return { dataspace, lines };
@@ -93,7 +93,7 @@ function indexChoices(config: ServeConfig, pairs: readonly DataspacePair[], own:
       const { kind, endpoint } = choice(spec, endUser);
       if (kind !== 'oxigraph-server') continue;
       const other = oxigraph.get(endpoint!);
-      if (other) throw new Error(`${other} and ${spec.id} both have their index on the Oxigraph server at ${endpoint}, which holds one dataspace: give each its own server (lds:index in system.ttl)`);
+      if (other) throw new Error(`${other} and ${spec.id} both have their index on the Oxigraph server at ${shownEndpoint(endpoint)}, which holds one dataspace: give each its own server (lds:index in system.ttl)`);
       oxigraph.set(endpoint!, spec.id);
     }
   }

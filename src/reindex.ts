@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { madeFor } from './base-check.js';
 import { describeHolder, holderOf } from './data-lock.js';
 import { descriptionFile, type DataspaceDescription } from './dataspace.js';
-import { parseIndexChoice, type IndexChoice } from './index/engine.js';
+import { parseIndexChoice, shownEndpoint, type IndexChoice } from './index/engine.js';
 import { engineFor } from './index/engines.js';
 import { IndexCore } from './index/index-core.js';
 import { RemoteIndex } from './index/remote-index.js';
@@ -65,10 +65,10 @@ async function loadInto(data: string, choice: IndexChoice, ids: readonly string[
     try {
       const head = await readRef(gitdir, `refs/heads/${described.branch}`);
       await remote.rebuild(head);
-      console.log(`${id}: ${await remote.size()} triples loaded into ${choice.kind} at ${choice.endpoint} from ${head ?? 'an empty branch'} in ${Date.now() - started} ms`);
+      console.log(`${id}: ${await remote.size()} triples loaded into ${choice.kind} at ${shownEndpoint(choice.endpoint)} from ${head ?? 'an empty branch'} in ${Date.now() - started} ms`);
     } finally {
       await remote.close();
     }
   }
-  console.log(`start the server with --index ${choice.kind}:${choice.endpoint} (or lds:index in system.ttl): it syncs from the marker to HEAD`);
+  console.log(`start the server with --index ${choice.kind}:${shownEndpoint(choice.endpoint)} (or lds:index in system.ttl): it syncs from the marker to HEAD`);
 }

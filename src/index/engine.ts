@@ -42,6 +42,15 @@ export function parseIndexChoice(text: string, where: string): IndexChoice {
   return { kind, endpoint: url.href };
 }
 
+/** An endpoint URL as logs and messages show it: without credentials (a Virtuoso URL may carry its user and password). */
+export function shownEndpoint(endpoint: string | undefined): string {
+  if (!endpoint || !URL.canParse(endpoint)) return String(endpoint);
+  const url = new URL(endpoint);
+  url.username = '';
+  url.password = '';
+  return url.href;
+}
+
 const DEFAULT_PORTS: Record<Exclude<IndexKind, 'embedded'>, number> = { 'oxigraph-server': 7878, fuseki: 3030, virtuoso: 8890 };
 
 /** A dataspace's index, as the dataspace and the document service use it. */

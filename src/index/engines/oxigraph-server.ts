@@ -19,17 +19,20 @@
  */
 import { LodestoneError } from '../../errors.js';
 import { FORM, NQUADS, NTRIPLES, RESULTS_JSON, SPARQL_UPDATE } from '../../rdf/media-types.js';
-import { engineError, type Engine, type EngineAnswer, type EngineDataset, type EngineSpace, type GraphReplacement } from '../engine.js';
+import { engineError, shownEndpoint, type Engine, type EngineAnswer, type EngineDataset, type EngineSpace, type GraphReplacement } from '../engine.js';
 
 export class OxigraphServer implements Engine {
   readonly kind = 'oxigraph-server';
   readonly keepsMarker = false;
   readonly transactional = true;
   private readonly root: string;
+  /** The root as messages name it (no credentials). */
+  private readonly shown: string;
 
   /** @param endpoint the server's root URL, such as http://127.0.0.1:7878/ */
   constructor(endpoint: string) {
     this.root = endpoint.endsWith('/') ? endpoint : endpoint + '/';
+    this.shown = shownEndpoint(this.root);
   }
 
   async open(space: EngineSpace): Promise<undefined> {
@@ -37,7 +40,7 @@ export class OxigraphServer implements Engine {
     const loose = await this.select('SELECT ?s WHERE { ?s ?p ?o } LIMIT 1');
     const what = foreign[0] ? `the graph <${foreign[0]}>, which is not a document of ${space.base}` : loose[0] ? 'triples in its default graph' : undefined;
     if (what) {
-      throw engineError(`the Oxigraph server at ${this.root} holds ${what}: an Oxigraph server holds one dataspace, so give ${space.id} a server of its own (oxigraph serve --location <a new folder>)`);
+      throw engineError(`the Oxigraph server at ${this.shown} holds ${what}: an Oxigraph server holds one dataspace, so give ${space.id} a server of its own (oxigraph serve --location <a new folder>)`);
     }
     return undefined;
   }
@@ -97,13 +100,13 @@ export class OxigraphServer implements Engine {
       response = await fetch(this.root + path, init);
     } catch (error) {
       if (init.signal?.aborted) throw init.signal.reason;
-      throw engineError(`the Oxigraph server at ${this.root} did not answer: ${(error as Error).message}`);
+      throw engineError(`the Oxigraph server at ${this.shown} did not answer: ${(error as Error).message}`);
     }
     const text = await response.text();
     if (response.ok) return text;
     if (response.status === 400 && path === 'update') throw new LodestoneError('SyntaxError', `the index's SPARQL server refused the data: ${text.slice(0, 500)}`);
     if (response.status === 400 && path === 'query') throw new LodestoneError('BadQuery', `the index's SPARQL server refused the query: ${text.slice(0, 500)}`);
-    throw engineError(`the Oxigraph server at ${this.root} answered ${response.status} to ${path}: ${text.slice(0, 500)}`);
+    throw engineError(`the Oxigraph server at ${this.shown} answered ${response.status} to ${path}: ${text.slice(0, 500)}`);
   }
 }
 
