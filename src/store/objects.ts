@@ -97,10 +97,12 @@ export class ObjectStore {
   async read(id: string): Promise<{ type: ObjectType; content: Buffer } | undefined> {
     await this.ready();
     let packed = await this.packs.read(id);
-    if (packed === undefined && !this.packs.has(id)) {
+    // not found: a pack written since (by another process or thread), or a loose object, or (once
+    // more) the pack it was in merged into a new one by a writer while this looked
+    for (let look = 0; packed === undefined && look < 2; look++) {
       const loose = await this.readLoose(id);
       if (loose) return loose;
-      await this.packs.rescan(); // a pack written since (by another process or thread)
+      await this.packs.rescan();
       packed = await this.packs.read(id);
     }
     if (packed && packed !== 'delta') return packed;
@@ -109,6 +111,8 @@ export class ObjectStore {
       return { type: result.type as ObjectType, content: Buffer.from(result.object as Uint8Array) };
     } catch (error) {
       if ((error as { code?: string }).code === 'NotFoundError') return undefined;
+      // isomorphic-git fails with a TypeError on a pack index removed while it reads (a merge)
+      if (error instanceof TypeError && packed === undefined) return undefined;
       throw error;
     }
   }
