@@ -20,7 +20,7 @@ import { LodestoneError } from '../errors.js';
 import { joinUnique } from '../rdf/ntriples.js';
 import { iriStatements } from '../rdf/canonical-lines.js';
 import { NQUADS, NTRIPLES, PLAIN, RDFPOST, readableTypes } from '../rdf/formats.js';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import type { FetchedDocument } from '../net/safe-fetch.js';
 import { shippedDocument, type Vocabularies } from '../net/vocabularies.js';
 import { toNTriples } from '../rdf/translate.js';
@@ -73,7 +73,6 @@ interface Local {
   declared: Set<string>;
 }
 
-const RDF_TYPE = ns.rdf + 'type';
 const OWL_ONTOLOGY = ns.owl + 'Ontology';
 
 export class NamespaceOntology {
