@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import type { DocumentService } from './documents/document-service.js';
-import { ns } from './rdf/namespaces.js';
+import { ns, RDF_TYPE } from './rdf/namespaces.js';
 import { hasTriple } from './rdf/canonical-lines.js';
 import { tripleLine } from './rdf/ntriples.js';
 import { defaultAccessDocuments } from './access/default-access.js';
@@ -68,7 +68,7 @@ async function putTurtle(service: DocumentService, relativePath: string, agent: 
 function titled(url: string, title: string, container = false): Quad[] {
   const doc = namedNode(url);
   const out = [quad(doc, namedNode(ns.dct + 'title'), literal(title))];
-  if (container) out.push(quad(doc, namedNode(ns.rdf + 'type'), namedNode(ns.dh + 'Container')));
+  if (container) out.push(quad(doc, namedNode(RDF_TYPE), namedNode(ns.dh + 'Container')));
   return out;
 }
 

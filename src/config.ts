@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { webOrigin } from './http/origins.js';
+import { webOrigin } from './net/web-origin.js';
 import { TURTLE } from './rdf/media-types.js';
 import { parseIndexChoice, type IndexChoice } from './index/engine.js';
 

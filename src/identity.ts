@@ -52,7 +52,7 @@ export interface IdentityOptions {
   runtimes: readonly DataspaceRuntime[];
   /** The secretary's WebID: it may speak for others (On-Behalf-Of). */
   secretary: string;
-  /** Remote RDF as N-Triples, off the thread that answers requests (the composer's pool). */
+  /** Remote RDF as N-Triples, off the thread that answers requests (net/remote-rdf.ts `toNTriples`). */
   toNTriples: (text: string, mediaType: string, base: string) => Promise<string>;
   /** The secret a trusted proxy sends and the file it is read from, when the server has trusted proxies. */
   proxySecret: { secret: string; file: string } | undefined;

@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import type { Quad } from '@rdfjs/types';
-import { ns } from './rdf/namespaces.js';
+import { ns, RDF_TYPE } from './rdf/namespaces.js';
 
 /** What a dataspace is for: documents (`end-user`), or the agents and policy of its end-user dataspace (`admin`). */
 export type Role = 'end-user' | 'admin';
@@ -54,7 +54,7 @@ export function dataspacesOf(pairs: readonly DataspacePair[]): DataspaceSpec[] {
  */
 export function declaredPairs(config: readonly Quad[], file: string, base: string): DataspacePair[] {
   const values = (subject: string, predicate: string) => config.filter((q) => q.subject.value === subject && q.predicate.value === predicate).map((q) => q.object.value);
-  const typed = (type: string) => [...new Set(config.filter((q) => q.predicate.value === ns.rdf + 'type' && q.object.value === type).map((q) => q.subject.value))];
+  const typed = (type: string) => [...new Set(config.filter((q) => q.predicate.value === RDF_TYPE && q.object.value === type).map((q) => q.subject.value))];
   const endUsers = typed(ns.lapp + 'EndUserApplication');
   const admins = typed(ns.lapp + 'AdminApplication');
   if (endUsers.length === 0 && admins.length === 0) return [defaultPair(base)];

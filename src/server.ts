@@ -24,14 +24,17 @@ import { openAccessLog } from './http/access-log.js';
 import { agentOf } from './http/authenticate.js';
 import { originTrust } from './http/origins.js';
 import { PageDrawer } from './http/page-drawer.js';
+import { QueryShapes } from './http/query-shapes.js';
 import { Quotas } from './http/quotas.js';
 import { ReadCaches } from './http/read-caches.js';
 import { Etags, RepresentationCache } from './http/representations.js';
+import { SettingsUpdates } from './http/settings-updates.js';
 import { authenticatorFor, oidcEndpoints } from './identity.js';
 import { startMirror } from './mirror/mirror.js';
 import type { Pusher } from './mirror/pusher.js';
 import { outbound, type OutboundOptions } from './proxy/outbound.js';
 import { ProxyCache } from './proxy/cache.js';
+import { RemoteRdf } from './net/remote-rdf.js';
 import { safeFetch } from './net/safe-fetch.js';
 import { Vocabularies } from './net/vocabularies.js';
 import { warnOfOldOntologies } from './ontology/governing.js';
@@ -91,13 +94,16 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     // the threads of the thread map, and what reads the shipped vocabularies (once, for the proxy, the ontologies and the pages)
     const vocabularies = new Vocabularies();
     const disk = new DiskClient(); // one disk worker makes the writes of every dataspace
-    const composer = new Composer({ writes: startPool('writes'), updates: startPool('updates'), queryShapes: startPool('queryShapes'), labelling: startPool('labelling'), remoteRdf: startPool('remoteRdf') }, log);
+    const composer = new Composer({ writes: startPool('writes'), updates: startPool('updates'), labelling: startPool('labelling') }, log);
+    const remoteRdf = new RemoteRdf(startPool('remoteRdf')); // the proxy's translations, remote WebIDs, ontology documents
+    const queryShapes = new QueryShapes(startPool('queryShapes'));
+    const settingsUpdates = new SettingsUpdates(startPool('settingsUpdates'));
     const ontologyWorkers = new OntologyWorkers({ validation: startPool('shapes'), queries: startPool('ontologyQueries', { deadlineMs: config.sparqlTimeoutMs }) });
     const signups = new SignupWorkers(startPool('signups'));
     const pages = new PageDrawer({ pool: startPool('pages'), vocabularies, log });
-    built.push(() => Promise.all([disk.close(), composer.close(), signups.close(), ontologyWorkers.close(), pages.close()]));
+    built.push(() => Promise.all([disk.close(), composer.close(), remoteRdf.close(), queryShapes.close(), settingsUpdates.close(), signups.close(), ontologyWorkers.close(), pages.close()]));
     const compose = composer.compose.bind(composer);
-    const toNTriples = composer.toNTriples.bind(composer);
+    const toNTriples = remoteRdf.toNTriples.bind(remoteRdf);
 
     const { versioning, oidcProviders, corsOrigins, indexes } = await readSystemConfig(system, config.data, log);
     const settings = new SystemSettings(system, pairs, log);
@@ -182,7 +188,9 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       caches: new ReadCaches(),
       bodyLimit: config.bodyLimit,
       sparqlTimeoutMs: config.sparqlTimeoutMs,
-      composer,
+      queryShapes,
+      settingsUpdates,
+      remoteRdf,
       outbound: proxyOut,
       scheme,
       trusts,

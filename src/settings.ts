@@ -17,13 +17,12 @@ import type { Quad } from '@rdfjs/types';
 import { DataFactory, Writer } from 'n3';
 import { TURTLE } from './rdf/media-types.js';
 import { LodestoneError } from './errors.js';
-import { ns } from './rdf/namespaces.js';
+import { ns, RDF_TYPE } from './rdf/namespaces.js';
 import { tripleLine } from './rdf/ntriples.js';
 import type { DataspacePair } from './registry.js';
 import type { SystemFile } from './system-file.js';
 
 const { namedNode, literal, quad } = DataFactory;
-const TYPE = ns.rdf + 'type';
 const IMPORT = ns.ldh + 'import';
 const APPLICATION_TYPES = [ns.lapp + 'EndUserApplication', ns.lapp + 'AdminApplication'];
 /** What an edit must leave as it is: it names where the dataspace's documents are, and its admin dataspace. */
@@ -31,7 +30,7 @@ const FIXED = [ns.dct + 'identifier', ns.lapp + 'adminApplication'];
 
 /** The subjects of `graph` that `base` leads to (itself included), not entering other dataspaces. */
 function describedSubjects(graph: readonly Quad[], base: string): Set<string> {
-  const applications = new Set(graph.filter((q) => q.predicate.value === TYPE && APPLICATION_TYPES.includes(q.object.value)).map((q) => q.subject.value));
+  const applications = new Set(graph.filter((q) => q.predicate.value === RDF_TYPE && APPLICATION_TYPES.includes(q.object.value)).map((q) => q.subject.value));
   const subjects = new Set(graph.map((q) => q.subject.value));
   const reached = new Set([base]);
   const queue = [base];
@@ -64,13 +63,13 @@ export function checkEdit(base: string, before: readonly Quad[], after: readonly
     throw new LodestoneError('ConstraintViolation', message);
   };
   if (!after.some((q) => q.subject.value === base)) refuse(`the update removes the dataspace <${base}> from the configuration; a dataspace is removed by editing system.ttl and restarting`);
-  const types = (graph: readonly Quad[]) => graph.filter((q) => q.subject.value === base && q.predicate.value === TYPE && APPLICATION_TYPES.includes(q.object.value)).map((q) => q.object.value);
+  const types = (graph: readonly Quad[]) => graph.filter((q) => q.subject.value === base && q.predicate.value === RDF_TYPE && APPLICATION_TYPES.includes(q.object.value)).map((q) => q.object.value);
   for (const type of types(before)) if (!types(after).includes(type)) refuse(`the update removes the type <${type}> of the dataspace <${base}>`);
   for (const predicate of FIXED) {
     const values = (graph: readonly Quad[]) => graph.filter((q) => q.subject.value === base && q.predicate.value === predicate).map(tripleLine).sort().join('\n');
     if (values(before) !== values(after)) refuse(`the update changes <${predicate}> of the dataspace <${base}>, which says where its documents live; change it by editing system.ttl and restarting`);
   }
-  const other = after.find((q) => q.predicate.value === TYPE && APPLICATION_TYPES.includes(q.object.value) && q.subject.value !== base);
+  const other = after.find((q) => q.predicate.value === RDF_TYPE && APPLICATION_TYPES.includes(q.object.value) && q.subject.value !== base);
   if (other) refuse(`the update declares <${other.subject.value}> a dataspace; declare dataspaces by editing system.ttl and restarting`);
   const described = describedSubjects(after, base);
   const stray = after.find((q) => !described.has(q.subject.value));
@@ -99,8 +98,8 @@ export class SystemSettings {
   /** The declaration of a dataspace the file does not declare (a file that declares none serves the default pair). */
   private declaration(base: string): Quad[] {
     for (const { endUser, admin } of this.pairs) {
-      if (endUser.base === base) return [quad(namedNode(base), namedNode(TYPE), namedNode(ns.lapp + 'EndUserApplication')), quad(namedNode(base), namedNode(ns.dct + 'identifier'), literal(endUser.id)), quad(namedNode(base), namedNode(ns.lapp + 'adminApplication'), namedNode(admin.base))];
-      if (admin.base === base) return [quad(namedNode(base), namedNode(TYPE), namedNode(ns.lapp + 'AdminApplication')), quad(namedNode(base), namedNode(ns.dct + 'identifier'), literal(admin.id))];
+      if (endUser.base === base) return [quad(namedNode(base), namedNode(RDF_TYPE), namedNode(ns.lapp + 'EndUserApplication')), quad(namedNode(base), namedNode(ns.dct + 'identifier'), literal(endUser.id)), quad(namedNode(base), namedNode(ns.lapp + 'adminApplication'), namedNode(admin.base))];
+      if (admin.base === base) return [quad(namedNode(base), namedNode(RDF_TYPE), namedNode(ns.lapp + 'AdminApplication')), quad(namedNode(base), namedNode(ns.dct + 'identifier'), literal(admin.id))];
     }
     return [];
   }
@@ -163,7 +162,7 @@ export class SystemSettings {
     // a file that declares no dataspace (the default pair) gets the pair declared with the first edit
     for (const pair of this.pairs) {
       if (pair.endUser.base !== base) continue;
-      if (!loaded.graph.some((q) => q.subject.value === pair.admin.base && q.predicate.value === TYPE)) added.push(...this.declaration(pair.admin.base).filter((q) => !present.has(tripleLine(q))));
+      if (!loaded.graph.some((q) => q.subject.value === pair.admin.base && q.predicate.value === RDF_TYPE)) added.push(...this.declaration(pair.admin.base).filter((q) => !present.has(tripleLine(q))));
     }
     if (removed.size === 0 && added.length === 0) return;
     const subjects = new Set(after.map((q) => q.subject.value));

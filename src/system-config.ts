@@ -20,7 +20,7 @@ import { TURTLE } from './rdf/media-types.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { webOrigin } from './http/origins.js';
+import { webOrigin } from './net/web-origin.js';
 import { ns } from './rdf/namespaces.js';
 import { parseRdf } from './rdf/ntriples.js';
 import { declaredPairs, defaultPair, type DataspacePair } from './registry.js';

@@ -5,8 +5,16 @@
  * mismatched certificate (401), an Origin (CORS), a precondition that fails (412), a new version.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { issueCredentials } from '../src/auth/certificates.js';
+import type { WebIdVerifier } from '../src/auth/webid-tls.js';
+import { Authenticator } from '../src/http/authenticate.js';
+import { ANSWERS, fastReader, PLACES } from '../src/http/fast-read.js';
+import { ReadCaches } from '../src/http/read-caches.js';
+import { Etags, RepresentationCache } from '../src/http/representations.js';
 import { writableTypes } from '../src/rdf/formats.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { git } from './helpers.js';
@@ -149,5 +157,58 @@ describe('the read fast path', () => {
   it('leaves malformed paths to Koa, which answers 400 (and the server keeps running)', async () => {
     assertRdfError(await s.request('GET', `${'x'.repeat(300)}/`), 400);
     assert.equal((await s.request('GET', 'fast/')).status, 200);
+  });
+
+  it('keeps at most 10,000 places and 10,000 answers, whatever Hosts, URLs and Accepts are sent, and answers right past both bounds', async () => {
+    const rule = `<#this> a <${ACL}Authorization> ; <${ACL}agentClass> <http://xmlns.com/foaf/0.1/Agent> ; <${ACL}mode> <${ACL}Read> ; <${ACL}accessTo> <${s.base}bounded/> .`;
+    assert.equal((await s.request('PUT', 'bounded/', { headers: turtle, body: '<#this> <http://purl.org/dc/terms/title> "bounded" .' })).status, 201);
+    assert.equal((await s.request('PUT', 'admin/acl/authorizations/bounded-public/', { headers: turtle, body: rule })).status, 201);
+    const koa = await s.request('GET', 'bounded/', { as: 'anonymous', headers: { Accept: 'text/turtle' } });
+    assert.equal(koa.status, 200);
+    // a fast path of its own over the server's dataspaces, its representation cache holding the document's Turtle
+    const runtime = s.running.runtimes[0]!;
+    const stored = (await runtime.documents.read('bounded/'))!;
+    const representations = new RepresentationCache();
+    await representations.get(stored.blobId, 'text/turtle', () => stored.bytes.toString('utf8'));
+    const verifier = { known: () => undefined } as unknown as WebIdVerifier;
+    const read = fastReader({ runtimes: s.running.runtimes, scheme: 'https', authenticator: new Authenticator({ verifier, trustedProxies: [] }), representations, etags: new Etags(readFileSync(join(s.data, 'secrets', 'etag.key'))), caches: new ReadCaches() });
+    const host = new URL(s.base).host;
+    const ask = (url: string, hostHeader = host, accept = 'text/turtle') => {
+      let sent: { status: number; headers: OutgoingHttpHeaders; body?: Buffer } | undefined;
+      const res = { writeHead: (status: number, headers: OutgoingHttpHeaders) => (sent = { status, headers }), end: (body?: Buffer) => (sent!.body = body) } as unknown as ServerResponse;
+      const req = { method: 'GET', url, headers: { host: hostHeader, accept }, socket: {} } as unknown as IncomingMessage;
+      return read(req, res) ? sent : undefined;
+    };
+    const answersRight = (accept?: string) => {
+      const answer = ask('/bounded/', host, accept);
+      assert.equal(answer?.status, 200, `the fast path answers with Accept ${accept}`);
+      assert.equal(answer.headers.ETag, header(koa, 'etag'));
+      assert.equal(answer.headers['Content-Type'], header(koa, 'content-type'));
+      assert.equal(answer.body?.toString('utf8'), koa.body);
+    };
+    answersRight();
+    // past the places' bound: request URLs of other Hosts (no dataspace) and of this one (missing documents)
+    let most = 0;
+    for (let i = 0; i < PLACES + 500; i++) {
+      assert.equal(i % 2 ? ask(`/missing-${i}/`) : ask('/', `host-${i}.example`), undefined, 'nothing to answer there');
+      if (Math.abs(i - PLACES) < 4 || i % 500 === 0) {
+        const { places } = read.sizes();
+        assert.ok(places <= PLACES, `${places} places kept after ${i + 1} URLs`);
+        most = Math.max(most, places);
+        answersRight();
+      }
+    }
+    assert.equal(most, PLACES, 'it kept as many places as its bound, then started again');
+    // past the answers' bound: one reader's answers to as many Accept headers, each right
+    most = 0;
+    for (let i = 0; i < ANSWERS + 500; i++) {
+      const accept = `text/turtle, application/x-accept-${i};q=0.1`;
+      answersRight(accept);
+      const { answers } = read.sizes();
+      assert.ok(answers <= ANSWERS, `${answers} answers kept after ${i + 1} Accept headers`);
+      most = Math.max(most, answers);
+    }
+    assert.equal(most, ANSWERS, 'it kept as many answers as its bound, then started again');
+    answersRight(`text/turtle, application/x-accept-${ANSWERS + 499};q=0.1`); // a kept one, still right
   });
 });

@@ -30,7 +30,7 @@ before(async () => {
   origin.on('/cached', { headers: TURTLE, body: '<#it> <http://purl.org/dc/terms/title> "Cached" .' });
   origin.on('/broken', { headers: TURTLE, body: '<#it> <http://purl.org/dc/terms/title> "never closed .' });
   origin.on('/image', { headers: { 'Content-Type': 'image/png' }, body: 'PNG' });
-  parts = { outbound: outbound({ allowInternal: true, cache: new ProxyCache(), vocabularies: new Vocabularies() }), translate };
+  parts = { outbound: outbound({ allowInternal: true, cache: new ProxyCache(), vocabularies: new Vocabularies() }), remoteRdf: { translate } };
 });
 after(() => origin.close());
 
@@ -72,7 +72,7 @@ describe('the proxy service', () => {
   });
 
   it('refuses where the failure arises, with the status the client gets', async () => {
-    const guarded: ProxyParts = { outbound: outbound({ allowInternal: false, cache: new ProxyCache(), vocabularies: new Vocabularies() }), translate };
+    const guarded: ProxyParts = { outbound: outbound({ allowInternal: false, cache: new ProxyCache(), vocabularies: new Vocabularies() }), remoteRdf: { translate } };
     const before = origin.seen.length;
     await assert.rejects(ask(guarded, request('/book')), (error) => isLodestoneError(error, 'InvalidPath') && /--allow-internal-urls/.test(error.message));
     assert.equal(origin.seen.length, before, 'nothing was sent');

@@ -32,6 +32,15 @@ describe('the thread map', () => {
     assert.deepEqual(naming.map((file) => relative(SRC, file)), []);
   });
 
+  it('names each row\'s true caller: a pool\'s entry answers the calls its caller defines, a thread is started by its caller', () => {
+    for (const [name, plan] of Object.entries(POOLS)) {
+      const entry = readFileSync(join(SRC, plan.entry), 'utf8');
+      const imported = [...entry.matchAll(/^import type \{[^}]*\} from '([^']+)'/gm)].map((m) => relative(SRC, join(SRC, plan.entry, '..', m[1]!)).replace(/\.js$/, '.ts'));
+      assert.ok(imported.includes(plan.caller), `${name}: ${plan.entry} answers the calls of ${imported.join(', ') || 'no module'}, not of ${plan.caller}`);
+    }
+    for (const [name, plan] of Object.entries(THREADS)) assert.match(readFileSync(join(SRC, plan.caller), 'utf8'), new RegExp(`THREADS\\.${name}\\b`), `${name}: started by ${plan.caller}`);
+  });
+
   it('lists every row in its table, with the thread count of a server', () => {
     const table = threadTable(2, 3);
     for (const [name] of rows) assert.match(table, new RegExp(`^\\| ${name} \\|`, 'm'));

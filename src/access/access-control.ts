@@ -11,7 +11,7 @@ import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
 import type { Dataspace } from '../dataspace.js';
 import { iriObjects, iriStatements } from '../rdf/canonical-lines.js';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import { fileDocument } from '../document-paths.js';
 import { shapesDataspace } from '../ontology/governing.js';
@@ -35,7 +35,7 @@ function hierarchy(ntriples: string): Quad[] {
 
 /** Types and owners of the document `url` from its canonical N-Triples, without a parse. */
 function describe(url: string, bytes: Buffer): { types: string[]; owners: string[] } {
-  return { types: iriObjects(bytes, url, ns.rdf + 'type'), owners: iriObjects(bytes, url, ns.acl + 'owner') };
+  return { types: iriObjects(bytes, url, RDF_TYPE), owners: iriObjects(bytes, url, ns.acl + 'owner') };
 }
 
 export class AccessControl {

@@ -13,7 +13,7 @@
  */
 import type { Quad } from '@rdfjs/types';
 import { HIERARCHY_TYPES } from '../documents/metadata.js';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 
 export type Mode = 'Read' | 'Write' | 'Append' | 'Control';
 
@@ -26,7 +26,6 @@ export interface Target {
   owners: readonly string[];
 }
 
-const RDF_TYPE = ns.rdf + 'type';
 const SUBCLASS_OF = ns.rdfs + 'subClassOf';
 const AUTHORIZATION = ns.acl + 'Authorization';
 const EVERYONE = ns.foaf + 'Agent';

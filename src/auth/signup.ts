@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Quad, Term } from '@rdfjs/types';
 import { LodestoneError } from '../errors.js';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import { termToNTriples } from '../rdf/ntriples.js';
 import { parseRdfPost } from '../rdf/rdf-post.js';
 import { agentDocument, publicKeyDocument } from './agent-document.js';
@@ -137,7 +137,7 @@ function rdfPostRequest(body: string): SignupRequest {
     for (const q of quads) if (q.predicate.value === predicate && subjects.some((s) => s.equals(q.subject))) found.set(termToNTriples(q.object), q.object);
     return [...found.values()];
   };
-  const persons = [...new Map(quads.filter((q) => q.predicate.value === ns.rdf + 'type' && q.object.value === ns.foaf + 'Person').map((q) => [termToNTriples(q.subject), q.subject])).values()];
+  const persons = [...new Map(quads.filter((q) => q.predicate.value === RDF_TYPE && q.object.value === ns.foaf + 'Person').map((q) => [termToNTriples(q.subject), q.subject])).values()];
   if (persons.length !== 1) throw violation('name', persons.length ? `the RDF/POST body describes ${persons.length} foaf:Person resources; sign up one at a time` : 'the RDF/POST body describes no foaf:Person (rdf:type foaf:Person)');
   const text = (field: Field, property: string, values: Quad['object'][]): string | undefined => {
     if (values.length > 1) throw violation(field, `${property} is given ${values.length} different values; give one`);

@@ -1,10 +1,7 @@
-/** A worker of the composer's pools (composer.ts): composes writes, labels blank nodes deeply, reads query shapes, translates the proxy's responses, runs updates of settings. */
-import { queryShape } from '../rdf/sparql-text.js';
-import { translate } from '../rdf/translate.js';
+/** A worker of the composer's pools (composer.ts): composes writes (PUT, POST, PATCH), labels blank nodes deeply. */
 import { lowerThreadPriority, serveCalls } from '../util/worker.js';
 import { composeDocument, labelDeeply } from './compose.js';
 import type { WorkRequest } from './composer.js';
-import { updateGraph } from './patch.js';
 
 lowerThreadPriority(5); // a write's parsing and labelling yield the CPU to the thread answering requests
 serveCalls<WorkRequest>((request) => {
@@ -13,11 +10,5 @@ serveCalls<WorkRequest>((request) => {
       return composeDocument(request.input);
     case 'label':
       return labelDeeply(request.ntriples);
-    case 'queryShape':
-      return queryShape(request.query, request.base);
-    case 'translate':
-      return translate(request.job);
-    case 'update':
-      return updateGraph(request.graph, request.update, request.base);
   }
 });

@@ -1,24 +1,18 @@
 /**
- * The main thread's handle on the RDF work a request's content decides the cost of, run in the
+ * The document service's handle on the RDF work a write's content decides the cost of, run in the
  * pools of compose-worker.ts that the thread map plans (threads.ts: sizes, deadlines, queues), one
- * pool per kind of work so that costly requests of one kind hold up no other kind: PUT and POST
- * bodies, PATCH updates, query shapes, deep labelling of alike blank nodes, and RDF from elsewhere
- * (the proxy's translations, remote WebID documents, ontology documents). An ordinary write waits
- * for none of the others. The composition root builds the pools and passes them in.
+ * pool per kind of work so that costly writes of one kind hold up no other kind: PUT and POST
+ * bodies, PATCH updates, and deep labelling of alike blank nodes (of writes and of files people
+ * edit). An ordinary write waits for none of the others. The composition root builds the pools and
+ * passes them in; the other work off the main thread has its own handle where it belongs (threads.ts
+ * names each pool's caller).
  */
 import { LodestoneError } from '../errors.js';
-import { NTRIPLES } from '../rdf/formats.js';
-import type { QueryShape } from '../rdf/sparql-text.js';
-import type { Translation } from '../rdf/translate.js';
 import type { WorkerPool } from '../util/worker-pool.js';
 import type { ComposeInput } from './compose.js';
 
-export type WorkRequest =
-  | { op: 'compose'; input: ComposeInput }
-  | { op: 'label'; ntriples: string }
-  | { op: 'queryShape'; query: string; base: string }
-  | { op: 'translate'; job: Translation }
-  | { op: 'update'; graph: string; update: string; base: string };
+/** A call of compose-worker.ts. */
+export type WorkRequest = { op: 'compose'; input: ComposeInput } | { op: 'label'; ntriples: string };
 
 /** The composer's pools, built by the composition root from the thread map (threads.ts). */
 export interface ComposerPools {
@@ -26,12 +20,8 @@ export interface ComposerPools {
   writes: WorkerPool<WorkRequest>;
   /** PATCH: its WHERE runs on the document, for up to the deadline. */
   updates: WorkerPool<WorkRequest>;
-  /** Query shapes: sparqljs takes seconds on a large query. */
-  queryShapes: WorkerPool<WorkRequest>;
   /** Deep labelling of alike blank nodes (a K8 takes 0.1 s; a 5,000-node cycle is refused after a second or more). */
   labelling: WorkerPool<WorkRequest>;
-  /** RDF from elsewhere (other servers' responses, remote WebIDs, ontology documents): bounded by the proxy's 2 MiB cap, or the fetch's. */
-  remoteRdf: WorkerPool<WorkRequest>;
 }
 
 export class Composer {
@@ -61,25 +51,6 @@ export class Composer {
       if (error instanceof LodestoneError) this.log(`warning: canonical labelling refused for ${what} (${ntriples.length} bytes of N-Triples): ${error.message}`);
       throw error;
     }
-  }
-
-  /** A PATCH-like update (SPEC §4.2) of a graph that is no document (a dataspace's settings): the resulting N-Triples. */
-  update(graph: string, update: string, base: string): Promise<string> {
-    return this.pools.updates.call<string>({ op: 'update', graph, update, base });
-  }
-
-  queryShape(query: string, base: string): Promise<QueryShape> {
-    return this.pools.queryShapes.call<QueryShape>({ op: 'queryShape', query, base });
-  }
-
-  /** RDF from elsewhere (a remote WebID document, an ontology document) as the server keeps it: rdf/translate.ts `toNTriples`, off this thread. */
-  toNTriples(text: string, mediaType: string, base: string): Promise<string> {
-    return this.translate({ kind: 'rdf', text, mediaType, base, to: NTRIPLES, sorted: true });
-  }
-
-  /** A response of another server in the format the proxy's client asked for (rdf/translate.ts). */
-  translate(job: Translation): Promise<string> {
-    return this.pools.remoteRdf.call<string>({ op: 'translate', job });
   }
 
   async close(): Promise<void> {

@@ -12,7 +12,7 @@ import { LodestoneError } from '../errors.js';
 import { isObjectId } from '../git/objects.js';
 import { lineDifference } from '../rdf/canonical-lines.js';
 import { NTRIPLES } from '../rdf/formats.js';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import type { Version, VersionLog } from '../store/version-log.js';
 import type { WriteRequest, WriteResult } from './writes.js';
 import type { WriteConditions } from './preconditions.js';
@@ -50,7 +50,7 @@ export function closestVersion(list: readonly Version[], wanted: number): Versio
 /** SPEC §9.1, TimeMap 1: one prov:Collection with a prov:Entity per memento (`mementoUrl` names each). */
 export function timemapGraph(documentUrl: string, list: readonly Version[], mementoUrl: (v: Version) => string): Quad[] {
   const { namedNode, literal, quad } = DataFactory;
-  const type = namedNode(ns.rdf + 'type');
+  const type = namedNode(RDF_TYPE);
   const collection = namedNode(`${documentUrl}?timemap`);
   const out: Quad[] = [quad(collection, type, namedNode(ns.prov + 'Collection'))];
   list.forEach((v, i) => {

@@ -8,11 +8,10 @@
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
 import { hasTriple } from '../rdf/canonical-lines.js';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 
 const { namedNode, literal, quad } = DataFactory;
 
-const RDF_TYPE = ns.rdf + 'type';
 const DH_ITEM = ns.dh + 'Item';
 const DH_CONTAINER = ns.dh + 'Container';
 const DEF_ROOT = ns.def + 'Root';

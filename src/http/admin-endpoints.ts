@@ -11,7 +11,7 @@ import { DataFactory } from 'n3';
 import type { Quad } from '@rdfjs/types';
 import { createSignup, parseSignup } from '../auth/signup.js';
 import { isLodestoneError, LodestoneError } from '../errors.js';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import { serialiseQuads } from '../rdf/formats.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { documentPathIn, normalPath, runtimeFor } from './locate.js';
@@ -72,7 +72,7 @@ export async function accessEndpoint(ctx: Context, { type }: Decided): Promise<R
   // the rights of the document's acl:owner come from no authorization: describe them as one
   if (agent && document.owners.includes(agent)) {
     const owner = blankNode('owner');
-    quads.push(quad(owner, namedNode(ns.rdf + 'type'), namedNode(ns.acl + 'Authorization')), quad(owner, namedNode(ns.acl + 'agent'), namedNode(agent)), quad(owner, namedNode(ns.acl + 'accessTo'), namedNode(target.url)));
+    quads.push(quad(owner, namedNode(RDF_TYPE), namedNode(ns.acl + 'Authorization')), quad(owner, namedNode(ns.acl + 'agent'), namedNode(agent)), quad(owner, namedNode(ns.acl + 'accessTo'), namedNode(target.url)));
     for (const mode of ['Read', 'Write', 'Append'] as const) quads.push(quad(owner, namedNode(ns.acl + 'mode'), namedNode(ns.acl + mode)));
   }
   return { contentType: contentTypeOf(type!), body: () => serialiseQuads(quads, type!) };
@@ -92,7 +92,7 @@ export async function accessRequest(ctx: Context): Promise<void> {
   const request = namedNode(`${url}#this`);
   const quads = [
     quad(namedNode(url), namedNode(ns.foaf + 'primaryTopic'), request),
-    quad(request, namedNode(ns.rdf + 'type'), namedNode(ns.lacl + 'AuthorizationRequest')),
+    quad(request, namedNode(RDF_TYPE), namedNode(ns.lacl + 'AuthorizationRequest')),
     quad(request, namedNode(ns.dct + 'title'), literal(`Access request from ${agent}`)),
     quad(request, namedNode(ns.lacl + 'requestAgent'), namedNode(agent)),
     quad(request, namedNode(ns.lacl + 'requestAccessTo'), namedNode(target.url)),

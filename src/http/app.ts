@@ -8,9 +8,9 @@
 import cors from '@koa/cors';
 import Koa from 'koa';
 import type { IssueCredentials } from '../auth/signup.js';
-import type { Composer } from '../documents/composer.js';
 import type { SystemSettings } from '../settings.js';
 import { LodestoneError } from '../errors.js';
+import type { RemoteRdf } from '../net/remote-rdf.js';
 import type { Outbound } from '../proxy/outbound.js';
 import { credentialsCount, type Authenticator } from './authenticate.js';
 import type { PageDrawer } from './page-drawer.js';
@@ -19,9 +19,11 @@ import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
 import { answerHeaders, type OriginTrust } from './origins.js';
+import type { QueryShapes } from './query-shapes.js';
 import type { Quotas } from './quotas.js';
 import type { Etags, RepresentationCache } from './representations.js';
 import { dispatch, redirectToSlash, route } from './routes.js';
+import type { SettingsUpdates } from './settings-updates.js';
 import type { DataspaceRuntime, Served, State } from './state.js';
 
 export interface AppOptions {
@@ -31,8 +33,12 @@ export interface AppOptions {
   etags: Etags;
   bodyLimit: number;
   sparqlTimeoutMs: number;
-  /** Where request content is parsed off the thread that answers requests. */
-  composer: Pick<Composer, 'queryShape' | 'translate' | 'update'>;
+  /** Where the SPARQL endpoint's queries are parsed, off the thread that answers requests. */
+  queryShapes: Pick<QueryShapes, 'of'>;
+  /** Where a PATCH of settings runs its update, off the thread that answers requests. */
+  settingsUpdates: Pick<SettingsUpdates, 'run'>;
+  /** Where the proxy's answers are translated, off the thread that answers requests. */
+  remoteRdf: Pick<RemoteRdf, 'translate'>;
   /** The proxy's outgoing requests and cache. */
   outbound: Outbound;
   /** The dataspaces' settings (system.ttl). */
@@ -61,10 +67,10 @@ export function createApp(options: AppOptions): Koa<State> {
     etags: options.etags,
     bodyLimit: options.bodyLimit,
     sparqlTimeoutMs: options.sparqlTimeoutMs,
-    queryShape: (query, base) => options.composer.queryShape(query, base),
+    queryShapes: options.queryShapes,
     outbound: options.outbound,
-    translate: (job) => options.composer.translate(job),
-    updateGraph: (graph, update, base) => options.composer.update(graph, update, base),
+    remoteRdf: options.remoteRdf,
+    settingsUpdates: options.settingsUpdates,
     settings: options.settings,
     pages: options.pages,
     quotas: options.quotas,

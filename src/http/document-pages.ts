@@ -14,7 +14,7 @@ import type { Drawing, FrameData } from '../pages/draw.js';
 import { diffPage, timemapPage } from '../pages/history-page.js';
 import { JSONLD_COMPACTED, TURTLE, writableTypes } from '../rdf/formats.js';
 import { firstLines, hasTriple } from '../rdf/canonical-lines.js';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import { holds } from './authorize.js';
 import { documentLinks, linesInView, viewOf } from './document-read.js';
 import { frameDataOf, frameOf, sendPage } from './html.js';
@@ -65,7 +65,7 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
   const canonical = document.bytes.toString('utf8');
   const text = linesInView(canonical, viewOf(runtime, relativePath, agent, modes));
   const write = holds(modes, 'Write');
-  const container = documentUrl === runtime.documents.base || hasTriple(text, documentUrl, ns.rdf + 'type', ns.dh + 'Container');
+  const container = documentUrl === runtime.documents.base || hasTriple(text, documentUrl, RDF_TYPE, ns.dh + 'Container');
   const children = container ? await childList(ctx, documentUrl) : undefined;
   // the page echoes only what it reads of the query (a container's order and page): any other query string is the same page
   const frame = await frameDataOf(ctx, children ? { order: children.order, page: String(children.page) } : {});

@@ -34,10 +34,15 @@ import type { DataspaceRuntime } from './state.js';
 /** The one query the fast path answers: a memento, with nothing else that could change the answer. */
 const VERSION_ONLY = /^version=[0-9a-f]{40}$/;
 /** What it keeps, at most: places of request URLs, and answers (by place, agent and Accept); past that, it starts again. */
-const PLACES = 10_000;
-const ANSWERS = 10_000;
+export const PLACES = 10_000;
+export const ANSWERS = 10_000;
 
-export type FastReader = (req: IncomingMessage, res: ServerResponse) => boolean;
+export interface FastReader {
+  /** Answers `req` and returns true, or returns false untouched: Koa answers. */
+  (req: IncomingMessage, res: ServerResponse): boolean;
+  /** How many places and answers it keeps now, counted in what it holds (its bounds are tested on it). */
+  sizes(): { places: number; answers: number };
+}
 
 export interface FastReaderOptions {
   runtimes: readonly DataspaceRuntime[];
@@ -220,7 +225,21 @@ export function fastReader(options: FastReaderOptions): FastReader {
     return { status, head: headOf(place, reply, status, decided.body), body: decided.body };
   };
 
-  return (req, res) => {
+  const sizes = () => {
+    const holding = new Set(answering);
+    let placeCount = 0;
+    for (const ofHost of places.values()) {
+      for (const place of ofHost.values()) {
+        placeCount++;
+        if (place) holding.add(place);
+      }
+    }
+    let answerCount = 0;
+    for (const place of holding) for (const byAccept of place.answers.values()) answerCount += byAccept.size;
+    return { places: placeCount, answers: answerCount };
+  };
+
+  const read = (req: IncomingMessage, res: ServerResponse): boolean => {
     let answer: ReturnType<typeof answerOf>;
     try {
       answer = answerOf(req);
@@ -232,4 +251,5 @@ export function fastReader(options: FastReaderOptions): FastReader {
     res.end(req.method === 'HEAD' ? undefined : answer.body);
     return true;
   };
+  return Object.assign(read, { sizes });
 }

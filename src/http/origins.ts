@@ -7,21 +7,8 @@
  */
 import { isIP } from 'node:net';
 
-/** Whether `origin` (as `webOrigin` serialises it) is trusted with credentials by the dataspace at `base`. */
+/** Whether `origin` (as net/web-origin.ts `webOrigin` serialises it) is trusted with credentials by the dataspace at `base`. */
 export type OriginTrust = (base: string, origin: string) => boolean;
-
-/** `value` as an origin (`https://app.example:8443`: scheme, host, port), or undefined when it is not one (a path, a query, user info, `null`). */
-export function webOrigin(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
-  if (url.username || url.password || url.pathname !== '/' || url.search || url.hash || value.endsWith('?') || value.endsWith('#')) return undefined;
-  return url.origin;
-}
 
 /** The trust of every dataspace: its own origin, the origins trusted everywhere, and its own list (by base). */
 export function originTrust(everywhere: readonly string[], perDataspace: ReadonlyMap<string, readonly string[]> = new Map()): OriginTrust {

@@ -7,7 +7,7 @@
  */
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 
 const { namedNode, literal, quad, blankNode } = DataFactory;
 const FORMATS = 'http://www.w3.org/ns/formats/';
@@ -17,7 +17,7 @@ const RESULT_FORMATS = ['SPARQL_Results_JSON', 'SPARQL_Results_XML', 'SPARQL_Res
 
 export function serviceDescription(endpoint: string): Quad[] {
   const sd = (name: string) => namedNode(ns.sd + name);
-  const type = namedNode(ns.rdf + 'type');
+  const type = namedNode(RDF_TYPE);
   const service = namedNode(endpoint);
   const dataset = blankNode('dataset');
   const defaultGraph = blankNode('defaultGraph');

@@ -53,7 +53,7 @@ export async function settings(ctx: Context, { type }: Decided): Promise<Reply |
     // the description goes to the update with the file's own blank-node labels, so the triples it keeps are known as such
     async (before) => {
       await judged(before);
-      return parseRdf(await served.updateGraph(before.map(tripleLine).join('\n'), update, base), { keepBlankNodeLabels: true });
+      return parseRdf(await served.settingsUpdates.run(before.map(tripleLine).join('\n'), update, base), { keepBlankNodeLabels: true });
     },
     // packages imported now are fetched and materialised before the file says so (422 when one cannot be loaded)
     async (before, after) => {

@@ -83,7 +83,7 @@ export async function shapeOf(served: Served, query: string, base: string, refus
   let shape = shapes.get(key);
   if (!shape) {
     boundNesting(query, 'the query');
-    shape = await served.queryShape(query, base);
+    shape = await served.queryShapes.of(query, base);
     if (shapes.size >= 1000) shapes.clear();
     shapes.set(key, shape);
   }

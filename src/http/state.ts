@@ -1,16 +1,17 @@
 /** What the middleware of one request learn and pass on (Koa's ctx.state). */
 import type { IssueCredentials } from '../auth/signup.js';
 import type { Outbound } from '../proxy/outbound.js';
-import type { QueryShape } from '../rdf/sparql-text.js';
-import type { Translation } from '../rdf/translate.js';
+import type { RemoteRdf } from '../net/remote-rdf.js';
 import type { DataspaceRuntime } from '../runtime.js';
 import type { Mode } from '../access/access-control.js';
 import type { SystemSettings } from '../settings.js';
 import type { OriginTrust } from './origins.js';
 import type { PageDrawer } from './page-drawer.js';
 import type { ReadCaches } from './read-caches.js';
+import type { QueryShapes } from './query-shapes.js';
 import type { Quotas } from './quotas.js';
 import type { Etags, RepresentationCache } from './representations.js';
+import type { SettingsUpdates } from './settings-updates.js';
 
 export type { DataspaceRuntime } from '../runtime.js';
 
@@ -22,14 +23,14 @@ export interface Served {
   etags: Etags;
   bodyLimit: number;
   sparqlTimeoutMs: number;
-  /** A query's shape, parsed off the thread that answers requests, with a deadline (composer.ts). */
-  queryShape: (query: string, base: string) => Promise<QueryShape>;
+  /** Queries' shapes, parsed off the thread that answers requests, with a deadline (query-shapes.ts). */
+  queryShapes: Pick<QueryShapes, 'of'>;
   /** The proxy's way out: guarded requests, the secretary's credentials, the cache (proxy/outbound.ts). */
   outbound: Outbound;
-  /** A response of another server in the format the client asked for, made off the thread that answers requests (rdf/translate.ts). */
-  translate: (job: Translation) => Promise<string>;
-  /** An update of a graph that is no document (settings), run off the thread that answers requests (composer.ts). */
-  updateGraph: (graph: string, update: string, base: string) => Promise<string>;
+  /** Responses of other servers in the format the client asked for, made off the thread that answers requests (net/remote-rdf.ts). */
+  remoteRdf: Pick<RemoteRdf, 'translate'>;
+  /** The updates of settings PATCHes, run off the thread that answers requests (settings-updates.ts). */
+  settingsUpdates: Pick<SettingsUpdates, 'run'>;
   /** The dataspaces' settings in the system configuration (undefined: `settings` answers 404). */
   settings?: SystemSettings;
   /** Where pages are drawn (kept once drawn, large ones off the thread that answers requests). */

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { fileDocument } from '../document-paths.js';
 import { iriStatements } from '../rdf/canonical-lines.js';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 
 /** The admin container of the owners' ontology documents (the bootstrap makes it). */
 export const ONTOLOGIES = 'ontologies/';
@@ -53,7 +53,7 @@ export async function warnOfOldOntologies(admin: { base: string; store: { prefix
     const relative = fileDocument(file, admin.store.prefix);
     if (relative === undefined || relative.startsWith('packages/')) continue;
     const text = (await admin.store.readBlob(blobId)).toString('utf8');
-    if (iriStatements(text, ns.rdf + 'type').some((statement) => statement.object === ns.owl + 'Ontology')) strays.push(admin.base + relative);
+    if (iriStatements(text, RDF_TYPE).some((statement) => statement.object === ns.owl + 'Ontology')) strays.push(admin.base + relative);
   }
   const where = `${admin.base}${ONTOLOGIES}`;
   log(`the owners' ontology documents live in ${where}, which this data directory does not have: PUT it as a dh:Container (as the owner)${strays.length ? `, and move ${strays.join(', ')} there: an ontology elsewhere shapes nothing` : ''}`);

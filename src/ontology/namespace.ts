@@ -20,7 +20,7 @@ import { LodestoneError } from '../errors.js';
 import { joinUnique } from '../rdf/ntriples.js';
 import { iriStatements } from '../rdf/canonical-lines.js';
 import { NQUADS, NTRIPLES, PLAIN, RDFPOST, readableTypes } from '../rdf/formats.js';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import type { FetchedDocument } from '../net/safe-fetch.js';
 import { shippedDocument, type Vocabularies } from '../net/vocabularies.js';
 import { toNTriples } from '../rdf/translate.js';
@@ -54,7 +54,7 @@ export interface NamespaceOntologyOptions {
   /** GET of an ontology on the web, under the outgoing-address rules (net/safe-fetch.ts), within the limits given. */
   fetch: (url: string, limits?: { timeoutMs?: number; maxBytes?: number }) => Promise<FetchedDocument>;
   workers: OntologyWorkers;
-  /** RDF from elsewhere as N-Triples, blank nodes labelled apart (rdf/translate.ts `toNTriples`; the composer's pool in a server, here by default). */
+  /** RDF from elsewhere as N-Triples, blank nodes labelled apart (rdf/translate.ts `toNTriples`: net/remote-rdf.ts's pool in a server, on this thread by default). */
   toNTriples?: (text: string, mediaType: string, base: string) => Promise<string>;
   log: (line: string) => void;
   /** The shipped vocabularies (net/vocabularies.ts), the server's one reader of them. */
@@ -73,7 +73,6 @@ interface Local {
   declared: Set<string>;
 }
 
-const RDF_TYPE = ns.rdf + 'type';
 const OWL_ONTOLOGY = ns.owl + 'Ontology';
 
 export class NamespaceOntology {

@@ -11,7 +11,7 @@
 import type { DocumentService } from '../documents/document-service.js';
 import { LodestoneError, isLodestoneError } from '../errors.js';
 import { iriStatements, linesAbout } from '../rdf/canonical-lines.js';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import { packagePath } from './governing.js';
 import { documentIri } from '../rdf/iri.js';
 import type { NamespaceOntology } from './namespace.js';
@@ -38,11 +38,11 @@ async function load(ontology: NamespaceOntology, packageIri: string, url: string
 export async function fetchPackage(ontology: NamespaceOntology, packageIri: string, documentUrl: string): Promise<string> {
   const about = linesAbout(await load(ontology, packageIri, documentIri(packageIri)), packageIri);
   const objects = (predicates: string[]) => predicates.flatMap((p) => iriStatements(about, p).map((s) => s.object));
-  if (!objects([ns.rdf + 'type']).some((type) => PACKAGE_TYPES.includes(type))) throw cannotLoad(packageIri, `${documentIri(packageIri)} does not describe it as an lds:Package`);
+  if (!objects([RDF_TYPE]).some((type) => PACKAGE_TYPES.includes(type))) throw cannotLoad(packageIri, `${documentIri(packageIri)} does not describe it as an lds:Package`);
   const [ontologyIri, ...more] = objects(ONTOLOGY_PROPERTIES);
   if (!ontologyIri || more.length) throw cannotLoad(packageIri, `its description names ${ontologyIri ? 'more than one' : 'no'} ontology (ldt:ontology)`);
   const triples = await load(ontology, packageIri, documentIri(ontologyIri));
-  const own = [`<${documentUrl}> <${ns.foaf}primaryTopic> <${packageIri}> .`, `<${ontologyIri}> <${ns.rdf}type> <${ns.owl}Ontology> .`];
+  const own = [`<${documentUrl}> <${ns.foaf}primaryTopic> <${packageIri}> .`, `<${ontologyIri}> <${RDF_TYPE}> <${ns.owl}Ontology> .`];
   return [...own, about, triples].join('\n') + '\n'; // (about holds a line at least: its rdf:type)
 }
 
@@ -51,7 +51,7 @@ export async function installPackage(ontology: NamespaceOntology, admin: Documen
   const path = packagePath(packageIri);
   const ntriples = await fetchPackage(ontology, packageIri, admin.url(path));
   const put = (relativePath: string, text: string) => admin.write({ method: 'PUT', relativePath, agent, body: { text, mediaType: NTRIPLES } });
-  if (admin.blobId('packages/') === undefined) await put('packages/', `<${admin.url('packages/')}> <${ns.rdf}type> <${ns.dh}Container> .\n<${admin.url('packages/')}> <${ns.dct}title> "Packages" .\n`);
+  if (admin.blobId('packages/') === undefined) await put('packages/', `<${admin.url('packages/')}> <${RDF_TYPE}> <${ns.dh}Container> .\n<${admin.url('packages/')}> <${ns.dct}title> "Packages" .\n`);
   await put(path, ntriples);
 }
 

@@ -9,7 +9,7 @@
 import type { Quad, Term } from '@rdfjs/types';
 import { DataFactory, Store } from 'n3';
 import { Validator, type ValidationResult } from 'shacl-engine';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import { parseRdf, tripleLine } from '../rdf/ntriples.js';
 
 const { namedNode, blankNode, literal, quad } = DataFactory;
@@ -39,13 +39,13 @@ export async function validateDocument(validator: Validator, data: string, maxRe
   if (report.conforms) return { conforms: true };
   const sh = (name: string) => namedNode(ns.sh + name);
   const node = blankNode('report');
-  const triples: Quad[] = [quad(node, namedNode(ns.rdf + 'type'), sh('ValidationReport')), quad(node, sh('conforms'), literal('false', namedNode(ns.xsd + 'boolean')))];
+  const triples: Quad[] = [quad(node, namedNode(RDF_TYPE), sh('ValidationReport')), quad(node, sh('conforms'), literal('false', namedNode(ns.xsd + 'boolean')))];
   const summary: string[] = [];
   report.results.slice(0, maxResults).forEach((result, i) => {
     const r = blankNode(`result${i}`);
     const steps = result.path ?? [];
     const path = steps.length === 1 && steps[0]!.quantifier === 'one' && steps[0]!.start === 'subject' && steps[0]!.predicates.length === 1 ? steps[0]!.predicates[0]!.value : undefined;
-    triples.push(quad(node, sh('result'), r), quad(r, namedNode(ns.rdf + 'type'), sh('ValidationResult')), quad(r, sh('resultSeverity'), result.severity), quad(r, sh('sourceConstraintComponent'), result.constraintComponent));
+    triples.push(quad(node, sh('result'), r), quad(r, namedNode(RDF_TYPE), sh('ValidationResult')), quad(r, sh('resultSeverity'), result.severity), quad(r, sh('sourceConstraintComponent'), result.constraintComponent));
     if (result.focusNode) triples.push(quad(r, sh('focusNode'), result.focusNode.term as Quad['object']));
     if (path) triples.push(quad(r, sh('resultPath'), namedNode(path)));
     if (result.value) triples.push(quad(r, sh('value'), result.value.term as Quad['object']));

@@ -3,7 +3,7 @@
  * the thread map plans (threads.ts) and the composition root builds: validating documents against
  * the shapes of a namespace ontology (`shapes`), and `ns?query=` over the entailed ontology
  * (`ontologyQueries`, stopped at the SPARQL timeout). Ontology documents are read into N-Triples
- * where all RDF from elsewhere is (documents/composer.ts `toNTriples`). A worker keeps the store or
+ * where all RDF from elsewhere is (net/remote-rdf.ts `toNTriples`). A worker keeps the store or
  * the validator of the ontology versions it last saw; a call names the version, and sends the
  * graph only when the worker answers that it has not seen that version.
  */

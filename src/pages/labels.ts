@@ -7,7 +7,7 @@
  * Tables are values built by the composition root and passed in: nothing here is global state.
  */
 import { literalsOf } from '../rdf/canonical-lines.js';
-import { ns } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import type { Language } from './messages.js';
 
 export interface LabelEntry {
@@ -150,7 +150,7 @@ export function labelOf(iri: string, language: Language, labels: Labels, own?: R
 /** The terms every page shows, so that they read well before any vocabulary is loaded (the first entries of the shared table). */
 export const PAGE_TERMS: readonly LabelEntry[] = (
   [
-    ['http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'type', 'tipo'],
+    [RDF_TYPE, 'type', 'tipo'],
     ['http://www.w3.org/2000/01/rdf-schema#label', 'label', 'etiqueta'],
     ['http://www.w3.org/2000/01/rdf-schema#comment', 'comment', 'comentario'],
     ['http://www.w3.org/2000/01/rdf-schema#seeAlso', 'see also', 'véase también'],

@@ -8,6 +8,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { LodestoneError, isLodestoneError } from '../errors.js';
+import type { RemoteRdf } from '../net/remote-rdf.js';
 import type { SafeResponse } from '../net/safe-fetch.js';
 import { decodeBody } from '../net/safe-fetch.js';
 import type { ShippedDocument } from '../net/vocabularies.js';
@@ -19,10 +20,10 @@ import type { Outbound } from './outbound.js';
 
 export { shippedDocument, type ShippedDocument } from '../net/vocabularies.js';
 
-/** What the proxy works with: its way out (outbound.ts) and where bodies are translated (the composer's pool). */
+/** What the proxy works with: its way out (outbound.ts) and where bodies are translated (net/remote-rdf.ts). */
 export interface ProxyParts {
   outbound: Outbound;
-  translate: (job: Translation) => Promise<string>;
+  remoteRdf: Pick<RemoteRdf, 'translate'>;
 }
 
 /** A client's request for an origin, as the proxy makes it. */
@@ -162,7 +163,7 @@ export function forwardedHeaders(response: StoredResponse): Record<string, strin
 
 /** An origin's body in another format, off the thread that answers requests; content that cannot be read is the origin's fault (502). */
 async function translateOrigin(parts: ProxyParts, job: Translation, url: string): Promise<string> {
-  return parts.translate(job).catch((error: unknown) => {
+  return parts.remoteRdf.translate(job).catch((error: unknown) => {
     if (isLodestoneError(error) && CONTENT_FAULTS.includes(error.code)) {
       throw new LodestoneError('BadGateway', `${url} answered ${job.mediaType} that could not be read: ${error.message}`);
     }
@@ -210,7 +211,7 @@ export async function shippedAnswer(parts: ProxyParts, url: string, shipped: Shi
     const key = `${shipped.file} ${shipped.term ?? ''} ${to}`;
     let body = vocabularies.outputs.get(key);
     if (body === undefined) {
-      body = await parts.translate({ kind: 'rdf', text, mediaType: NQUADS, base: url, to });
+      body = await parts.remoteRdf.translate({ kind: 'rdf', text, mediaType: NQUADS, base: url, to });
       vocabularies.outputs.put(key, body);
     }
     return body;

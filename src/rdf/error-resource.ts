@@ -4,7 +4,7 @@
  */
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
-import { ns } from './namespaces.js';
+import { ns, RDF_TYPE } from './namespaces.js';
 
 const { namedNode, blankNode, literal, quad } = DataFactory;
 
@@ -19,7 +19,7 @@ export function statusCodeResource(status: number, reason: string): string {
 export function errorResource(status: number, reason: string, title: string): Quad[] {
   const response = blankNode('response');
   return [
-    quad(response, namedNode(ns.rdf + 'type'), namedNode(ns.http + 'Response')),
+    quad(response, namedNode(RDF_TYPE), namedNode(ns.http + 'Response')),
     quad(response, namedNode(ns.dct + 'title'), literal(title)),
     quad(response, namedNode(ns.http + 'reasonPhrase'), literal(reason)),
     quad(response, namedNode(ns.http + 'sc'), namedNode(statusCodeResource(status, reason))),

@@ -27,6 +27,9 @@ export const ns = {
   sd: 'http://www.w3.org/ns/sparql-service-description#',
 } as const;
 
+/** rdf:type, the predicate most written and most read. */
+export const RDF_TYPE = ns.rdf + 'type';
+
 /** What names a resource for people, best first: a page's title, a child's title in a container list. */
 export const TITLE_PREDICATES: readonly string[] = [
   'http://purl.org/dc/terms/title',

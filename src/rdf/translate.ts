@@ -93,7 +93,12 @@ export async function translate(job: Translation): Promise<string> {
   return serialise(lines, job.to);
 }
 
-/** RDF read from elsewhere (text in `mediaType`, retrieved from `base`) as the server keeps it: N-Triples lines, sorted, without duplicates, blank nodes labelled apart (`sorted`). */
+/** The translation of RDF read from elsewhere (text in `mediaType`, retrieved from `base`) into what the server keeps: N-Triples lines, sorted, without duplicates, blank nodes labelled apart (`sorted`). */
+export function keptTranslation(text: string, mediaType: string, base: string): Translation {
+  return { kind: 'rdf', text, mediaType, base, to: NTRIPLES, sorted: true };
+}
+
+/** RDF read from elsewhere as the server keeps it (`keptTranslation`), on this thread. */
 export function toNTriples(text: string, mediaType: string, base: string): Promise<string> {
-  return translate({ kind: 'rdf', text, mediaType, base, to: NTRIPLES, sorted: true });
+  return translate(keptTranslation(text, mediaType, base));
 }

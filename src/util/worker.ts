@@ -1,6 +1,6 @@
 /**
  * Worker threads, and the one protocol every Lodestone worker answers calls with (the disk worker,
- * the composer's pools in worker-pool.ts, the index lanes). A worker says `{ ready, tid }` once it
+ * the pools of worker-pool.ts, the index lanes). A worker says `{ ready, tid }` once it
  * can take calls; a call is `{ id, op, args }` and its reply `{ id, ok, value }` or `{ id, ok, error }`,
  * where a LodestoneError keeps its code, message and data across the thread boundary (any other
  * error keeps its message). A call may have a time limit: past it the worker is terminated, since
