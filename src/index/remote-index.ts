@@ -166,11 +166,12 @@ export class RemoteIndex implements DataspaceIndex {
     await this.engine.clear(this.space);
     this.graphs.clear();
     const files = await this.filesAt(commit);
-    const self = this;
+    const replacement = (file: FileDiff) => this.replacement(file);
     async function* graphs(): AsyncGenerator<GraphReplacement> {
-      for (const file of files) yield await self.replacement(file);
+      for (const file of files) yield await replacement(file);
     }
     await this.engine.bulkLoad(this.space, graphs(), showMarker({ at: commit }));
+    for (const file of files) if (file.after) this.graphs.add(this.graphName(file.path)!);
     this.marker = { at: commit };
     if (!this.engine.keepsMarker) await this.writeMarkerFile(this.marker);
     this.log(`${this.space.id}: index (${this.kind}) loaded ${files.length} documents from ${commit ?? 'an empty branch'} in ${Date.now() - started} ms`);
@@ -214,7 +215,10 @@ export class RemoteIndex implements DataspaceIndex {
         });
       }
     }
-    for (const { graph, ntriples } of batch) ntriples ? this.graphs.add(graph) : this.graphs.delete(graph);
+    for (const { graph, ntriples } of batch) {
+      if (ntriples) this.graphs.add(graph);
+      else this.graphs.delete(graph);
+    }
   }
 
   private async writeMarker(marker: Marker, inEngine: boolean): Promise<void> {
