@@ -113,7 +113,7 @@ async function benchEngine(engine: BenchEngine, context: BenchContext, corpus: {
     const syncMs = performance.now() - start;
     const syncRate = triples / (syncMs / 1000);
     const ownRate = triples / (ownMs / 1000);
-    rows.push({ section, measure: `load ${count(corpus.documents)} documents (${num(triples / 1e6, 1)} M triples) through syncTo`, value: `${rate(syncRate)} triples/s (${ms(syncMs)})`, baseline: `${rate(ownRate)} triples/s (${ms(ownMs)}): ${engine.loaderName}`, ratio: ratio(syncRate / ownRate), target: target('≥ 0.5× its own bulk loader', syncRate / ownRate >= 0.5) });
+    rows.push({ section, measure: `load ${count(corpus.documents)} documents (${num(triples / 1e6, 1)} M triples) through syncTo`, value: `${rate(syncRate)} triples (${ms(syncMs)})`, baseline: `${rate(ownRate)} triples (${ms(ownMs)}): ${engine.loaderName}`, ratio: ratio(syncRate / ownRate), target: target('≥ 0.5× its own bulk loader', syncRate / ownRate >= 0.5) });
 
     context.log(`index: ${engine.kind}: queries`);
     const select = await timeQuery(index, selective(12345 % corpus.documents), 50);
