@@ -38,11 +38,16 @@ export async function answering(url: string, child: ChildProcess, ms = 30_000): 
   throw new Error(`${url} did not answer within ${ms} ms`);
 }
 
-function stopper(child: ChildProcess, signal: NodeJS.Signals): () => Promise<void> {
+/** Sends `signal`, and SIGKILL 3 s later to a process still there (Oxigraph finishes a running query before it exits). */
+export function stopper(child: ChildProcess, signal: NodeJS.Signals): () => Promise<void> {
   return () =>
     new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
+      const killer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      child.once('exit', () => {
+        clearTimeout(killer);
+        resolve();
+      });
       child.kill(signal);
     });
 }
