@@ -1,7 +1,10 @@
 /**
  * What the Index (index.ts) keeps for each of its lanes, a Slot, and for each query waiting for
- * one; and the rule that gives waiting queries to free lanes: in order, to a lane at the query's
- * target where there is one, with at most N − 1 lanes held by one holder (src/index/index.ts).
+ * one; the rule that gives waiting queries to free lanes (in order, to a lane at the query's target
+ * where there is one, within the holder's share); and the rules that size the pool: a lane starts
+ * when slow queries leave fewer than the base count for quick ones, and an extra lane idle for long
+ * enough, or empty, stops (the design and its costs: src/index/index.ts); and the warning line for a
+ * query stopped at its limit.
  */
 import type { QueryRequest } from './index-core.js';
 import type { Lane } from './index-lane.js';
@@ -43,24 +46,43 @@ export interface Slot {
   jobs: Job[];
   /** The query the lane is held for, syncing for it or running it. */
   query: Query | undefined;
+  /** The query has run past the budget (`slowAfterMs`): the lane is slow until it ends. */
+  slow: boolean;
+  /** Fires when the running query's budget is spent. */
+  budget: NodeJS.Timeout | undefined;
+  /** When the lane last finished a query or a load (performance.now()), for stopping extra lanes. */
+  idleSince: number;
   catchUp: NodeJS.Timeout | undefined;
+}
+
+/** How many lanes one holder may hold: `quick` of them running queries still within the budget, `all` in total. */
+export interface Share {
+  quick: number;
+  all: number;
 }
 
 /**
  * Gives waiting queries, in order, to free loaded lanes: one that has reached the query's target,
  * else, unless a lane heading for the target will soon be free, one that syncs first (toward
- * `target`). A holder gets at most `perHolder` lanes; its further queries wait, and the ones
- * behind them go ahead. Queries given a lane leave `pending`.
+ * `target`). A holder gets at most `share.quick` lanes whose queries are within the budget and
+ * `share.all` lanes in all; its further queries wait, and the ones behind them go ahead. Queries
+ * given a lane leave `pending`.
  */
-export function assignQueries(pending: Query[], slots: readonly Slot[], perHolder: number, target: Goal | undefined): void {
-  const held = new Map<string, number>();
-  for (const slot of slots) if (slot.query) held.set(slot.query.holder, (held.get(slot.query.holder) ?? 0) + 1);
+export function assignQueries(pending: Query[], slots: readonly Slot[], share: Share, target: Goal | undefined): void {
+  const quick = new Map<string, number>();
+  const all = new Map<string, number>();
+  const count = (map: Map<string, number>, holder: string) => map.set(holder, (map.get(holder) ?? 0) + 1);
+  for (const slot of slots) {
+    if (!slot.query) continue;
+    count(all, slot.query.holder);
+    if (!slot.slow) count(quick, slot.query.holder);
+  }
   let soon = slots.filter(heading).length;
   for (let i = 0; i < pending.length; ) {
     const query = pending[i]!;
-    const free = slots.filter((s) => s.lane.loaded && !s.busy && !s.query && s.jobs.length === 0);
+    const free = slots.filter(isFree);
     if (free.length === 0) return;
-    if ((held.get(query.holder) ?? 0) >= perHolder) {
+    if ((quick.get(query.holder) ?? 0) >= share.quick || (all.get(query.holder) ?? 0) >= share.all) {
       i++;
       continue;
     }
@@ -74,8 +96,42 @@ export function assignQueries(pending: Query[], slots: readonly Slot[], perHolde
     pending.splice(i, 1);
     slot.query = query;
     if (slot.lane.number > 0 && reflects(slot) < query.seq) slot.goal = target;
-    held.set(query.holder, (held.get(query.holder) ?? 0) + 1);
+    count(quick, query.holder);
+    count(all, query.holder);
   }
+}
+
+/**
+ * Whether a lane should start: slow queries leave fewer than `base` lanes for quick ones (loading
+ * lanes count: they are coming), and the pool has fewer than `most` lanes.
+ */
+export function needsLane(slots: readonly Slot[], base: number, most: number): boolean {
+  return slots.length < most && slots.filter((s) => !s.slow).length < base;
+}
+
+/**
+ * The lanes beyond the `base` count that may stop (any but lane 0, which follows HEAD): free, with
+ * `base` quick lanes left without them, each either empty (a stopped query's lane: not worth
+ * loading again while another is loaded) or idle since `idleBefore`.
+ */
+export function lanesToStop(slots: readonly Slot[], base: number, idleBefore: number): Slot[] {
+  const spare = slots.filter((s) => s.lane.number > 0 && !s.busy && !s.query && s.jobs.length === 0 && (!s.lane.loaded || s.idleSince <= idleBefore));
+  spare.sort((x, y) => Number(x.lane.loaded) - Number(y.lane.loaded)); // the empty ones first
+  const quick = slots.filter((s) => !s.slow).length;
+  return spare.slice(0, Math.max(0, Math.min(slots.length - base, quick - base)));
+}
+
+/** The smallest lane number no lane has. */
+export function unusedNumber(slots: readonly Slot[]): number {
+  const taken = new Set(slots.map((s) => s.lane.number));
+  let number = 1;
+  while (taken.has(number)) number++;
+  return number;
+}
+
+/** A loaded lane that takes a query now. */
+function isFree(slot: Slot): boolean {
+  return slot.lane.loaded && !slot.busy && !slot.query && slot.jobs.length === 0;
 }
 
 /** The `seq` of the goal a lane reflects; 0 while it is not loaded. */
@@ -88,4 +144,11 @@ function heading(slot: Slot): boolean {
   const { lane, goal } = slot;
   if (!lane.loaded || slot.query) return false;
   return slot.busy || (goal !== undefined && lane.current !== goal.commit && slot.failed !== goal.seq);
+}
+
+/** The warning for a query stopped at its limit: one line, with the start of the query. */
+export function stoppedQuery(query: Query, lane: number): string {
+  const text = query.request.query;
+  const start = text.slice(0, 100).replace(/[\s\x00-\x1f\x7f]+/g, ' ');
+  return `SPARQL query stopped at its ${query.timeoutMs} ms limit (lane ${lane} restarts), agent ${query.holder}, ${text.length} characters: ${start}${text.length > 100 ? '…' : ''}`;
 }

@@ -1,0 +1,134 @@
+/**
+ * Query lanes of the embedded index (src/index/index.ts), without HTTP: a runaway query holds up
+ * only its own lane, and once it outlives the budget its own holder's next query runs beside it
+ * (issue 27) on a lane the index keeps or starts; one holder never holds every lane; a lane started
+ * for slow queries stops once they end; a stopped lane comes back and every lane reaches HEAD.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { agentIdentity } from '../src/dataspace.js';
+import { isLodestoneError } from '../src/errors.js';
+import { Index, type IndexOptions } from '../src/index/index.js';
+import { GitStore } from '../src/store/git-store.js';
+import { documentFile } from '../src/document-paths.js';
+import { graphsAtHead, graphsInIndex, removeTempDirs, tempDir, waitFor } from './helpers.js';
+
+after(removeTempDirs);
+
+const base = 'https://localhost:4443/';
+const JSON_RESULTS = 'application/sparql-results+json';
+const RUNAWAY = 'SELECT (COUNT(*) AS ?c) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n ?o . ?x ?y ?z }';
+
+/** A store of ten documents of five triples, and an index over it with `options`. */
+async function indexOver(name: string, options: Partial<IndexOptions>) {
+  const store = await GitStore.open({ dir: tempDir(name) });
+  const author = agentIdentity(undefined);
+  const write = (doc: string) => {
+    const text = [1, 2, 3, 4, 5].map((v) => `<${base}${doc}#this> <http://ex/p${v}> "v${v}" .\n`).join('');
+    return store.write({ changes: [{ path: documentFile(doc, 'graphs'), bytes: Buffer.from(text) }], author, message: `PUT ${doc}` });
+  };
+  for (let i = 0; i < 10; i++) await write(`d${i}/`);
+  const logs: string[] = [];
+  const index = new Index({ gitdir: store.gitdir, prefix: 'graphs', base, log: (line) => logs.push(line), ...options });
+  await index.syncTo(store.head);
+  const ask = async (holder: string) => assert.match(String(await index.query({ query: 'ASK {}', format: JSON_RESULTS }, 60_000, holder)), /"boolean":true/);
+  const runaway = (holder: string, timeoutMs: number) => {
+    const state = { stopped: false };
+    const done = index.query({ query: RUNAWAY, format: JSON_RESULTS, unionDefaultGraph: true }, timeoutMs, holder).then(
+      () => assert.fail('the runaway query was answered'),
+      (error: unknown) => {
+        state.stopped = true;
+        assert.ok(isLodestoneError(error, 'QueryTimeout'), String(error));
+      },
+    );
+    return { state, done };
+  };
+  const close = async () => {
+    await index.close();
+    await store.close();
+  };
+  return { store, index, write, logs, ask, runaway, close };
+}
+
+describe('query lanes', () => {
+  it("answer other holders and the runaway's own holder while a runaway query runs to its limit, and bring the stopped lane back", { timeout: 120_000 }, async () => {
+    const t = await indexOver('lanes', { lanes: 2, slowAfterMs: 300 });
+    const { index, store } = t;
+    const graphs = async (holder: string) => {
+      const result = await index.query({ query: 'SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }', format: 'text/csv' }, 60_000, holder);
+      return Number(String(result).split('\r\n')[1]);
+    };
+    try {
+      for (const round of [1, 2]) {
+        const runaway = t.runaway('a', 3000);
+        for (let i = 0; i < 3; i++) await t.ask('b');
+        await t.write(`w${round}/`);
+        index.follow(store.head);
+        assert.equal(await graphs('b'), 10 + round, 'a query after a write sees it, while the runaway runs');
+        // once the runaway query has outlived the budget, its own holder's next query runs beside it
+        await waitFor(() => index.status.slow === 1);
+        await t.ask('a');
+        assert.equal(await graphs('a'), 10 + round);
+        assert.ok(!runaway.state.stopped, `round ${round}: the runaway's holder was answered while its runaway query ran`);
+        assert.ok(index.status.lanes <= 3, `${index.status.lanes} lanes: at most 2 and 1 extra`);
+        await runaway.done;
+      }
+      assert.equal(await graphs('a'), 12);
+      const warnings = t.logs.filter((line) => line.startsWith('SPARQL query stopped at its 3000 ms limit'));
+      assert.equal(warnings.length, 2, t.logs.join('\n'));
+      assert.match(warnings[0]!, new RegExp(`agent a, ${RUNAWAY.length} characters: SELECT \\(COUNT\\(\\*\\) AS \\?c\\)`));
+      await index.syncTo(store.head);
+      assert.deepEqual([...(await index.dump().then(graphsInIndex)).keys()].sort(), [...(await graphsAtHead(store.dir, base)).keys()].sort());
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('leave another holder a lane however many runaway queries one holder sends, and stop the extra lane once they end', { timeout: 120_000 }, async () => {
+    const t = await indexOver('lanes-fair', { lanes: 2, extraLanes: 1, slowAfterMs: 200, spareMs: 300 });
+    const { index } = t;
+    try {
+      // a holds at most N − 1 + E = 2 lanes: its third runaway waits, and b's queries are answered
+      const runaways = [t.runaway('a', 3000), t.runaway('a', 3000)];
+      await waitFor(() => index.status.slow === 2);
+      const third = t.runaway('a', 3000);
+      for (let i = 0; i < 3; i++) await t.ask('b');
+      assert.equal(index.status.waiting, 1, "a's third query waits");
+      assert.ok(index.status.lanes <= 3, `${index.status.lanes} lanes`);
+      assert.ok(runaways.every((r) => !r.state.stopped), "b was answered while a's runaway queries ran");
+      await Promise.all([...runaways, third].map((r) => r.done));
+      // the third ran once a lane of a's was free; the lanes come back to N once they end
+      await waitFor(() => index.status.lanes === 2 && index.status.loaded === 2, 10_000);
+      await t.ask('a');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('with one lane, start a second for the quick queries while a runaway one runs', { timeout: 60_000 }, async () => {
+    const t = await indexOver('lanes-one', { lanes: 1, slowAfterMs: 200, spareMs: 60_000 });
+    const { index } = t;
+    try {
+      const runaway = t.runaway('a', 3000);
+      await waitFor(() => index.status.slow === 1);
+      await t.ask('a');
+      await t.ask('b');
+      assert.ok(!runaway.state.stopped);
+      assert.equal(index.status.lanes, 2);
+      await runaway.done;
+      const extraLanes = 0;
+      const lone = await indexOver('lanes-lone', { lanes: 1, extraLanes, slowAfterMs: 200 });
+      try {
+        const again = lone.runaway('a', 2000);
+        await waitFor(() => lone.index.status.slow === 1);
+        await lone.ask('b');
+        assert.ok(again.state.stopped, 'with no extra lane, the query waits for the one lane (as before lanes)');
+        assert.equal(lone.index.status.lanes, 1);
+      } finally {
+        await lone.close();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
