@@ -61,6 +61,9 @@ export interface DataspaceOptions {
   validate?: (url: string, bytes: Buffer) => Promise<void>;
   /** Replicas of the index that SPARQL queries run on, each in its own worker (default 1; see src/index/index.ts). */
   queryLanes?: number;
+  /** Lanes that may start beside them while queries are slow (default 1), and when a query is slow (default 500 ms). */
+  extraQueryLanes?: number;
+  slowQueryMs?: number;
   /** The disk worker's client the server shares between dataspaces; without it the store builds its own. */
   disk?: DiskClient;
 }
@@ -101,6 +104,8 @@ export class Dataspace {
       prefix: store.prefix,
       base: options.base,
       lanes: options.queryLanes,
+      extraLanes: options.extraQueryLanes,
+      slowAfterMs: options.slowQueryMs,
       log: (line) => log(`${options.id}: ${line}`),
       onInvalid: (path, message) => log(`${options.id}: ${path} is not valid N-Triples and is not indexed: ${message}`),
       cachedBlob: (id) => store.cachedBlob(id),

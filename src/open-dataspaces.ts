@@ -43,6 +43,8 @@ async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptio
     dir: dataspaceDir(config.data, spec.id),
     watch: config.watch,
     queryLanes: config.queryLanes,
+    extraQueryLanes: config.extraQueryLanes,
+    slowQueryMs: config.slowQueryMs,
     log: options.log,
     labelDeep: options.labelDeep,
     validate,
