@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, the read fast path against bare Koa, access control, versions, stalls, start-up, pages, proxy, settings) and prints one
+ * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, the read fast path against bare Koa, access control, versions, stalls, start-up, pages, proxy, settings, index) and prints one
  * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { accessSection } from './access.js';
 import { fastGetSection } from './fast-get.js';
 import { httpSection } from './http.js';
+import { indexSection } from './index-concurrency.js';
 import { proxySection } from './proxy.js';
 import { stallsSection } from './stalls.js';
 import { pagesSection } from './pages.js';
@@ -17,7 +18,7 @@ import { versionsSection } from './versions.js';
 import { settingsSection } from './settings.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection, httpSection, fastGetSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection];
+const sections: Section[] = [storageSection, httpSection, fastGetSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection, indexSection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');
@@ -57,6 +58,8 @@ const LEGEND = [
   '  with the proxy secret (Lodestone-Proxy-Secret), as a TLS-terminating proxy would. There is no switch to turn access control off: the owner\'s GET (no decision) stands for it.',
   '  Decisions: one Policy.modes call each, timed alone; "first" is the first decision of an (agent, document) pair, later ones are cached.',
   'Settings: a server in the bench process over HTTPS, one request at a time; the shapes\' writes are validated in the ontology workers.',
+  'Index: the embedded index (src/index/index.ts) in the bench process, no HTTP; 16 clients, each a different agent sending one query after another,',
+  '  one of them an expensive query (~1 M solutions) while, on a second connection, the same agent sends selective queries (bench/index-concurrency.ts).',
 ];
 
 async function main(): Promise<void> {
