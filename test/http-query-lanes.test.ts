@@ -4,12 +4,14 @@
  * dataspace are answered while it runs, and so is its own agent's `ASK {}` sent 1 s into it, within
  * 1 s (a liveness bound: the runaway runs for seconds; before issue 27 that ASK waited for the
  * runaway to be stopped); it ends in a 503 RDF error and one warning line; queries right after see
- * the latest write; and the stopped lane comes back (the second round needs the lanes again).
+ * the latest write; and the stopped lane comes back (the second round needs the lanes again). An
+ * agent whose slow queries hold every lane it may use is refused at once: 503, Retry-After, the RDF
+ * error body.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { removeTempDirs, waitFor } from './helpers.js';
-import { assertRdfError, startServer, turtle, type RequestOptions, type Response, type TestServer } from './http-helpers.js';
+import { assertRdfError, header, startServer, turtle, type RequestOptions, type Response, type TestServer } from './http-helpers.js';
 
 after(removeTempDirs);
 
@@ -80,5 +82,18 @@ describe(`query lanes (--sparql-timeout ${TIMEOUT_MS}, two lanes by default)`, (
       assert.equal(await graphs(), before + 1);
     }
     assert.equal(logs.filter((l) => l.line.includes('SPARQL query stopped')).length, 2);
+  });
+
+  it('refuses an agent whose slow queries hold every lane it may use with a 503, Retry-After and the RDF error body, and answers the others', { timeout: 120_000 }, async () => {
+    const index = s.running.runtimes[0]!.dataspace.index;
+    const runaways = [1, 2].map((n) => sparql(`${RUNAWAY} # both ${n}`));
+    await waitFor(() => index.status.slow === 2, 10_000);
+    const refused = await sparql('ASK {} # a third');
+    assertRdfError(refused, 503, { title: /2 slow SPARQL queries of yours already run/ });
+    const retryAfter = Number(header(refused, 'retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= TIMEOUT_MS / 1000, `Retry-After: ${header(refused, 'retry-after')}`);
+    assert.equal(json(await sparql('ASK {} # another agent beside them', 'secretary')).boolean, true);
+    for (const res of await Promise.all(runaways)) assertRdfError(res, 503, { title: /limit/ });
+    assert.equal(json(await sparql('ASK {} # once they ended')).boolean, true);
   });
 });

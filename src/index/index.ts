@@ -22,8 +22,10 @@
  *   a run of slow queries does not load a copy for each one.
  * - Fairness: one holder (an agent, or all anonymous clients together) holds at most
  *   max(1, N − 1) lanes running queries within the budget, and max(1, N − 1) + E lanes in all; its
- *   further queries wait, others' do not. So an agent's cheap query does not wait behind its own
- *   runaway one, and one agent's slow queries never hold every lane (N ≥ 2).
+ *   further queries wait, others' do not, and once its slow queries hold all it may, the next is
+ *   refused at once (Busy: 503, Retry-After until the first reaches its limit) rather than held
+ *   for up to the timeout. So an agent's cheap query does not wait behind its own runaway one, and
+ *   one agent's slow queries never hold every lane (N ≥ 2).
  * - A query past its time limit stops its lane alone: the worker is terminated (a warning line is
  *   logged) and the lane reloads, taking no query until it is back. It reloads at the target, not
  *   at the commit it reflected: one load rather than a load and then a sync.
@@ -44,7 +46,7 @@ import { isLodestoneError } from '../errors.js';
 import type { FileDiff } from '../store/trees.js';
 import type { IndexConfig, QueryRequest, SyncReport } from './index-core.js';
 import { Lane } from './index-lane.js';
-import { assignQueries, lanesToStop, needsLane, reflects, stoppedQuery, unusedNumber, type Goal, type Job, type Query, type Share, type Slot } from './lane-slots.js';
+import { assignQueries, lanesToStop, needsLane, reflects, slowRefusal, stoppedQuery, unusedNumber, type Goal, type Job, type Query, type Share, type Slot } from './lane-slots.js';
 import { RecordedChanges } from './recorded-changes.js';
 
 export interface IndexOptions extends IndexConfig {
@@ -108,7 +110,7 @@ export class Index {
       this.pump();
     });
     const idleSince = performance.now();
-    return { lane, busy: false, goal: undefined, at: 0, failed: undefined, jobs: [], query: undefined, slow: false, budget: undefined, idleSince, catchUp: undefined };
+    return { lane, busy: false, goal: undefined, at: 0, failed: undefined, jobs: [], query: undefined, slow: false, budget: undefined, deadline: 0, idleSince, catchUp: undefined };
   }
 
   /** The commit lane 0 reflects. */
@@ -151,12 +153,15 @@ export class Index {
 
   /**
    * Runs a SPARQL query on a free lane at the target; throws QueryTimeout past `timeoutMs`.
-   * `holder` names who asks (a WebID; undefined: anonymous), for the N − 1 lanes it may hold.
+   * `holder` names who asks (a WebID; undefined: anonymous), for the lanes it may hold; throws Busy
+   * at once when its own slow queries hold them all.
    * Before any target, the query runs over an empty index.
    */
   query(request: QueryRequest, timeoutMs: number, holder?: string): Promise<string | boolean> {
     if (this.closed) return Promise.reject(new Error('the index is closed'));
     if (!this.target) this.follow(undefined);
+    const refusal = slowRefusal(this.slots, holder ?? ANONYMOUS, this.share, performance.now());
+    if (refusal) return Promise.reject(refusal);
     return new Promise((resolve, reject) => {
       this.pending.push({ request, seq: this.target?.seq ?? 0, timeoutMs, holder: holder ?? ANONYMOUS, resolve, reject });
       this.pump();
@@ -271,6 +276,7 @@ export class Index {
   }
 
   private run(slot: Slot, query: Query): void {
+    slot.deadline = performance.now() + query.timeoutMs;
     slot.budget = setTimeout(() => {
       slot.slow = true;
       this.pump();

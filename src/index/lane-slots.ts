@@ -1,11 +1,13 @@
 /**
  * What the Index (index.ts) keeps for each of its lanes, a Slot, and for each query waiting for
  * one; the rule that gives waiting queries to free lanes (in order, to a lane at the query's target
- * where there is one, within the holder's share); and the rules that size the pool: a lane starts
+ * where there is one, within the holder's share), and the refusal of a holder whose slow queries
+ * fill its share; and the rules that size the pool: a lane starts
  * when slow queries leave fewer than the base count for quick ones, and an extra lane idle for long
  * enough, or empty, stops (the design and its costs: src/index/index.ts); and the warning line for a
  * query stopped at its limit.
  */
+import { LodestoneError } from '../errors.js';
 import type { QueryRequest } from './index-core.js';
 import type { Lane } from './index-lane.js';
 
@@ -50,6 +52,8 @@ export interface Slot {
   slow: boolean;
   /** Fires when the running query's budget is spent. */
   budget: NodeJS.Timeout | undefined;
+  /** When the running query reaches its time limit (performance.now()). */
+  deadline: number;
   /** When the lane last finished a query or a load (performance.now()), for stopping extra lanes. */
   idleSince: number;
   catchUp: NodeJS.Timeout | undefined;
@@ -99,6 +103,19 @@ export function assignQueries(pending: Query[], slots: readonly Slot[], share: S
     count(quick, query.holder);
     count(all, query.holder);
   }
+}
+
+/**
+ * The refusal of a new query of `holder` when slow queries of its own hold every lane its share
+ * allows: it would wait for one of them to end, up to the SPARQL timeout, so it is told at once
+ * (503) when to try again, when the first of them reaches its limit at the latest.
+ */
+export function slowRefusal(slots: readonly Slot[], holder: string, share: Share, now: number): LodestoneError | undefined {
+  const own = slots.filter((s) => s.query?.holder === holder);
+  if (own.length < share.all || !own.every((s) => s.slow)) return undefined;
+  const retryAfter = Math.max(1, Math.ceil((Math.min(...own.map((s) => s.deadline)) - now) / 1000));
+  const queries = own.length === 1 ? 'a slow SPARQL query' : `${own.length} slow SPARQL queries`;
+  return new LodestoneError('Busy', `${queries} of yours already run on this dataspace, as many as one agent may run at once; try again when one has ended`, { retryAfter });
 }
 
 /**
