@@ -13,19 +13,10 @@
  *   (a lane behind syncs first), so it sees every write made before. A lane already at the target
  *   is preferred; one that is only syncing toward it is waited for rather than another synced.
  *   With every lane busy, queries wait in order.
- * - Slow queries (issue 27): a query cannot be moved off its lane once it runs (WebAssembly stops
- *   only with its worker), and its cost is known only by running it. So a query that outlives
- *   `slowAfterMs` (500 ms) makes its lane slow, and when slow lanes leave fewer than `lanes` (N)
- *   others, a fresh lane starts and loads from git in its worker, up to `extraLanes` (E, default
- *   1) beyond N: the others' quick queries keep N lanes. A lane beyond N stops once free with N
- *   quick lanes left: at once if empty (a stopped query's), else after `spareMs` (60 s) idle, so
- *   a run of slow queries does not load a copy for each one.
- * - Fairness: one holder (an agent, or all anonymous clients together) holds at most
- *   max(1, N − 1) lanes running queries within the budget, and max(1, N − 1) + E lanes in all; its
- *   further queries wait, others' do not, and once its slow queries hold all it may, the next is
- *   refused at once (Busy: 503, Retry-After until the first reaches its limit) rather than held
- *   for up to the timeout. So an agent's cheap query does not wait behind its own runaway one, and
- *   one agent's slow queries never hold every lane (N ≥ 2).
+ * - Slow queries and fairness (issue 27; the rules: lane-slots.ts): a query that outlives
+ *   `slowAfterMs` (500 ms) makes its lane slow; when slow lanes leave fewer than `lanes` (N) for
+ *   quick queries, a fresh lane loads from git, up to `extraLanes` (E, 1) more, stopped once idle
+ *   for `spareMs` (60 s). One holder holds at most N − 1 lanes with quick queries, N − 1 + E in all.
  * - A query past its time limit stops its lane alone: the worker is terminated (a warning line is
  *   logged) and the lane reloads, taking no query until it is back. It reloads at the target, not
  *   at the commit it reflected: one load rather than a load and then a sync.
@@ -46,7 +37,7 @@ import { isLodestoneError } from '../errors.js';
 import type { FileDiff } from '../store/trees.js';
 import type { IndexConfig, QueryRequest, SyncReport } from './index-core.js';
 import { Lane } from './index-lane.js';
-import { assignQueries, lanesToStop, needsLane, reflects, slowRefusal, stoppedQuery, unusedNumber, type Goal, type Job, type Query, type Share, type Slot } from './lane-slots.js';
+import { ANONYMOUS, assignQueries, lanesToStop, needsLane, reflects, slowRefusal, stoppedQuery, unusedNumber, type Goal, type Job, type Query, type Share, type Slot } from './lane-slots.js';
 import { RecordedChanges } from './recorded-changes.js';
 
 export interface IndexOptions extends IndexConfig {
@@ -69,8 +60,6 @@ export interface IndexOptions extends IndexConfig {
    */
   cachedBlob?: (id: string) => Uint8Array | undefined;
 }
-
-const ANONYMOUS = 'anonymous';
 
 export class Index {
   private slots: Slot[];

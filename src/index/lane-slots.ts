@@ -2,14 +2,32 @@
  * What the Index (index.ts) keeps for each of its lanes, a Slot, and for each query waiting for
  * one; the rule that gives waiting queries to free lanes (in order, to a lane at the query's target
  * where there is one, within the holder's share), and the refusal of a holder whose slow queries
- * fill its share; and the rules that size the pool: a lane starts
- * when slow queries leave fewer than the base count for quick ones, and an extra lane idle for long
- * enough, or empty, stops (the design and its costs: src/index/index.ts); and the warning line for a
- * query stopped at its limit.
+ * fill its share; the rules that size the pool (a lane starts when slow queries leave fewer than
+ * the base count for quick ones; an extra lane idle long enough, or empty, stops); and the warning
+ * line for a query stopped at its limit. The design and its costs: src/index/index.ts.
+ *
+ * - Slow queries (issue 27): a query cannot be moved off its lane once it runs (WebAssembly stops
+ *   only with its worker), and its cost is known only by running it. So a query that outlives
+ *   `slowAfterMs` (500 ms) makes its lane slow, and when slow lanes leave fewer than `lanes` (N)
+ *   others, a fresh lane starts and loads from git in its worker, up to `extraLanes` (E, default
+ *   1) beyond N: the others' quick queries keep N lanes. A lane beyond N stops once free with N
+ *   quick lanes left: at once if empty (a stopped query's), else after `spareMs` (60 s) idle, so
+ *   a run of slow queries does not load a copy for each one. A slow query is not stopped at the
+ *   budget: its work would be lost and its lane would reload (seconds per 100k triples), nor is a
+ *   lane started per query (each is a whole copy): the extra lanes are few, and shared.
+ * - Fairness: one holder (an agent, or all anonymous clients together) holds at most
+ *   max(1, N − 1) lanes running queries within the budget, and max(1, N − 1) + E lanes in all; its
+ *   further queries wait, others' do not, and once its slow queries hold all it may, the next is
+ *   refused at once (Busy: 503, Retry-After until the first reaches its limit) rather than held
+ *   for up to the timeout. So an agent's cheap query does not wait behind its own runaway one, and
+ *   one agent's slow queries never hold every lane (N ≥ 2).
  */
 import { LodestoneError } from '../errors.js';
 import type { QueryRequest } from './index-core.js';
 import type { Lane } from './index-lane.js';
+
+/** The holder of every query without an agent: anonymous clients share one share of the lanes. */
+export const ANONYMOUS = 'anonymous';
 
 /** A commit to reach, numbered in the order `follow` was given targets. */
 export interface Goal {
@@ -115,7 +133,8 @@ export function slowRefusal(slots: readonly Slot[], holder: string, share: Share
   if (own.length < share.all || !own.every((s) => s.slow)) return undefined;
   const retryAfter = Math.max(1, Math.ceil((Math.min(...own.map((s) => s.deadline)) - now) / 1000));
   const queries = own.length === 1 ? 'a slow SPARQL query' : `${own.length} slow SPARQL queries`;
-  return new LodestoneError('Busy', `${queries} of yours already run on this dataspace, as many as one agent may run at once; try again when one has ended`, { retryAfter });
+  const whose = holder === ANONYMOUS ? `of clients that are not signed in already run on this dataspace, as many as they may run at once together; sign in, or try again` : `of yours already run on this dataspace, as many as one agent may run at once; try again`;
+  return new LodestoneError('Busy', `${queries} ${whose} when one has ended`, { retryAfter });
 }
 
 /**
