@@ -26,12 +26,13 @@
  * and 3 lanes, each loaded and having answered a query), a lane beyond the first costs ~35 MB
  * empty (a worker, its tsx loader and an Oxigraph store) and ~90 MB holding 100k triples in 1,000
  * documents: about 35 MB plus Oxigraph's 0.55–0.9 GB per million triples. N copies are kept;
- * N + E while slow queries run and for `spareMs` after (bench --only index, 100k triples: a peak
- * RSS of 567 MB with the extra lane, 480 MB without). Latency: a fresh lane is ready after a load
- * from git: 3.0 s for 100k triples, 0.7 s of it the worker's start, on 2 cores under a load of
- * 15–20, so ~23 s per million, about a default timeout; meanwhile the other N − 1 lanes answer
- * quick queries, the slow query's agent's too (its selective queries beside its expensive ones:
- * p99 16.5 ms, against 5.9 s with `extraLanes: 0`, the rule before issue 27).
+ * N + E while slow queries run and for `spareMs` after (bench --only index, 100k triples, two
+ * runs: a peak RSS of 528–567 MB with the extra lane, 468–480 MB without). Latency: a fresh lane
+ * is ready after a load from git: 2.9–3.0 s for 100k triples, 0.75 s of it the worker's start, on
+ * 2 cores under a load of 10–20, so ~22 s per million, near the default timeout; meanwhile the
+ * other N − 1 lanes answer quick queries, the slow query's agent's too (its selective queries
+ * beside its expensive ones: p99 16–26 ms, against 3.9–5.9 s with `extraLanes: 0`, where as before
+ * issue 27 they wait for its expensive ones).
  */
 import { isLodestoneError } from '../errors.js';
 import type { FileDiff } from '../store/trees.js';
