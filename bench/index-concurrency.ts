@@ -19,7 +19,10 @@ const CLIENTS = 16;
 const EXPENSIVE = 'SELECT (COUNT(*) AS ?n) WHERE { ?a <https://schema.org/keywords> ?k . ?b <https://schema.org/keywords> ?k }';
 const EXPENSIVE_TIMEOUT_MS = 30_000;
 
-interface Run {
+/** What the load needs of an index: its queries (an engine of issue 27 fits), and its lanes if it has any. */
+export type Queried = Pick<Index, 'query'> & { status?: { lanes: number } };
+
+export interface Run {
   /** Latencies of the selective queries of the 15 other agents, and of the expensive agent's own. */
   others: number[];
   own: number[];
@@ -37,11 +40,12 @@ function selective(n: number, documents: number): string {
 }
 
 /**
- * Runs `seconds` of load on `index`: 15 agents each sending selective queries one after another,
- * and unless `quiet`, a 16th agent sending the expensive query over and over while, on a second
- * connection, its own selective queries.
+ * Runs `seconds` of load on `index` (holding the `documents` of bench/documents.ts, containers
+ * layout): 15 agents each sending selective queries one after another, and unless `quiet`, a 16th
+ * agent sending the expensive query over and over while, on a second connection, its own selective
+ * queries.
  */
-async function load(index: Index, documents: number, seconds: number, quiet: boolean): Promise<Run> {
+export async function concurrentQueries(index: Queried, documents: number, seconds: number, quiet: boolean): Promise<Run> {
   const run: Run = { others: [], own: [], refused: 0, expensive: 0, mostLanes: 0, peakRss: 0 };
   const until = performance.now() + seconds * 1000;
   let n = 0;
@@ -61,7 +65,7 @@ async function load(index: Index, documents: number, seconds: number, quiet: boo
     }
   };
   const sampler = setInterval(() => {
-    run.mostLanes = Math.max(run.mostLanes, index.status.lanes);
+    run.mostLanes = Math.max(run.mostLanes, index.status?.lanes ?? 0);
     run.peakRss = Math.max(run.peakRss, process.memoryUsage().rss);
   }, 50);
   const clients = Array.from({ length: CLIENTS - 1 }, (_, k) => loop(`agent-${k}`, run.others));
@@ -109,11 +113,11 @@ export async function measureIndexConcurrency(context: BenchContext): Promise<Ro
         const perMillion = ((loadMs - startMs) * 1_000_000) / (documents * 100);
         rows.push({ section, measure: `a fresh lane loaded from git (${size}; its worker starting alone: ${ms(startMs)})`, value: ms(loadMs), target: `≈ ${ms(perMillion)} per million triples` });
         context.log('index: 15 agents alone');
-        alone = (await load(index, documents, seconds, true)).others;
+        alone = (await concurrentQueries(index, documents, seconds, true)).others;
         rows.push({ section, measure: `15 agents' selective queries alone, p50 / p99`, value: p99(alone) });
       }
       context.log(`index: 15 agents beside an expensive query (${extraLanes} extra lane)`);
-      const run = await load(index, documents, seconds, false);
+      const run = await concurrentQueries(index, documents, seconds, false);
       const label = extraLanes ? '2 lanes + 1 extra (default)' : '2 lanes, no extra';
       const worst = quantile(run.others, 0.99);
       rows.push({
