@@ -9,6 +9,8 @@ import { after, describe, it } from 'node:test';
 import { agentIdentity } from '../src/dataspace.js';
 import { isLodestoneError } from '../src/errors.js';
 import { Index, type IndexOptions } from '../src/index/index.js';
+import type { Lane } from '../src/index/index-lane.js';
+import { ANONYMOUS, lanesToStop, needsLane, slowRefusal, type Slot } from '../src/index/lane-slots.js';
 import { GitStore } from '../src/store/git-store.js';
 import { documentFile } from '../src/document-paths.js';
 import { graphsAtHead, graphsInIndex, removeTempDirs, tempDir, waitFor } from './helpers.js';
@@ -137,5 +139,42 @@ describe('query lanes', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('size the pool and word the refusal by rule (lane-slots.ts)', () => {
+    const slot = (number: number, holder: string | undefined, slow: boolean, extra: Partial<Slot> = {}): Slot => ({
+      lane: { number, loaded: true } as Lane,
+      busy: holder !== undefined,
+      goal: undefined,
+      at: 1,
+      failed: undefined,
+      jobs: [],
+      query: holder === undefined ? undefined : ({ holder } as Slot['query']),
+      slow,
+      budget: undefined,
+      deadline: 2500,
+      idleSince: 0,
+      catchUp: undefined,
+      ...extra,
+    });
+    const share = { quick: 1, all: 2 };
+    // N = 2, E = 1: one slow lane leaves one quick lane, so a lane starts; not a fourth
+    assert.equal(needsLane([slot(0, undefined, false), slot(1, 'a', true)], 2, 3), true);
+    assert.equal(needsLane([slot(0, undefined, false), slot(1, 'a', true), slot(2, undefined, false)], 2, 3), false);
+    assert.equal(needsLane([slot(0, 'b', true), slot(1, 'a', true), slot(2, undefined, false)], 2, 3), false);
+    // an extra lane stops only with N quick lanes left, never lane 0, an empty one first
+    const idle = [slot(0, undefined, false), slot(1, undefined, false, { lane: { number: 1, loaded: false } as Lane }), slot(2, undefined, false)];
+    assert.deepEqual(lanesToStop(idle, 2, 1000).map((s) => s.lane.number), [1]);
+    assert.deepEqual(lanesToStop([slot(0, undefined, false), slot(1, 'a', true), slot(2, undefined, false)], 2, 1000), []);
+    // a holder whose slow queries fill its share is refused, with Retry-After until the first limit
+    const full = [slot(0, undefined, false), slot(1, 'a', true), slot(2, 'a', true, { deadline: 9000 })];
+    assert.equal(slowRefusal(full, 'b', share, 1000), undefined);
+    assert.equal(slowRefusal([slot(0, 'a', false), slot(1, 'a', true)], 'a', share, 1000), undefined, 'one of them is quick: it ends soon');
+    const refusal = slowRefusal(full, 'a', share, 1000);
+    assert.ok(refusal && isLodestoneError(refusal, 'Busy'));
+    assert.equal(refusal.data.retryAfter, 2);
+    assert.match(refusal.message, /^2 slow SPARQL queries of yours already run/);
+    const anonymous = [slot(0, ANONYMOUS, true), slot(1, ANONYMOUS, true)];
+    assert.match(slowRefusal(anonymous, ANONYMOUS, share, 1000)!.message, /of clients that are not signed in .* sign in/);
   });
 });
