@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, the read fast path against bare Koa, access control, versions, stalls, start-up, pages, proxy, settings) and prints one
+ * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, the read fast path against bare Koa, access control, versions, stalls, start-up, pages, proxy, settings, index) and prints one
  * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -60,6 +60,8 @@ const LEGEND = [
   'Index: each SPARQL server started by the bench on loopback with a folder of its own (test/engines/); the corpus is bench/documents.ts',
   '  (100 triples a document, containers of 200) committed in one repository; queries through RemoteIndex.query as the endpoint runs them.',
   'Settings: a server in the bench process over HTTPS, one request at a time; the shapes\' writes are validated in the ontology workers.',
+  'Index: the embedded index (src/index/index.ts) in the bench process, no HTTP; 16 clients, each a different agent sending one query after another,',
+  '  one of them an expensive query (~1 M solutions) while, on a second connection, the same agent sends selective queries (bench/index-concurrency.ts).',
 ];
 
 async function main(): Promise<void> {

@@ -28,7 +28,9 @@ export const serveOptions = {
   'cors-origin': { type: 'string', multiple: true, description: 'an origin (https://app.example) whose pages may act with the visitor\'s credentials, besides the server\'s own; other origins act as anonymous' },
   'body-limit': { type: 'string', default: '2097152', description: 'largest request body in bytes; larger ones answer 413' },
   'sparql-timeout': { type: 'string', default: '30000', description: 'milliseconds a SPARQL query may run before it is stopped' },
-  'query-lanes': { type: 'string', default: '2', description: 'copies of each dataspace\'s index that SPARQL queries run on: a slow query holds up only its own, one agent holds all but one at most; each beyond the first costs ~35 MB + 0.55-0.9 GB per million triples' },
+  'query-lanes': { type: 'string', default: '2', description: 'copies of each dataspace\'s index that SPARQL queries run on, kept loaded: a slow query holds up only its own, and one agent\'s quick queries hold all but one at most; each beyond the first costs ~35 MB + 0.55-0.9 GB per million triples' },
+  'extra-query-lanes': { type: 'string', default: '1', description: 'copies of a dataspace\'s index that may start beside the --query-lanes while queries run past --slow-query-ms, so quicker ones (the same agent\'s too) keep their lanes; each stops after a minute idle; 0 saves the memory' },
+  'slow-query-ms': { type: 'string', default: '500', description: 'milliseconds after which a running SPARQL query is slow: its lane no longer counts among those kept for quick queries' },
   index: { type: 'string', default: 'embedded', description: "where each end-user dataspace's index lives, unless system.ttl gives it one (lds:index): embedded (in this process), or a SPARQL server: oxigraph-server:<URL>, fuseki:<URL>, virtuoso:<URL> (see the README's \"Index on a SPARQL server\"); admin dataspaces stay embedded" },
   'allow-internal-urls': { type: 'boolean', default: false, description: 'let outgoing requests reach loopback and private addresses, and OpenID providers be plain HTTP' },
   'no-watch': { type: 'boolean', default: false, description: 'do not watch the repositories for git commits and edited .nt files' },
@@ -87,6 +89,8 @@ export interface ServeConfig {
   queryLanes: number;
   /** The index of every end-user dataspace without its own in system.ttl. */
   index: IndexChoice;
+  extraQueryLanes: number;
+  slowQueryMs: number;
   allowInternalUrls: boolean;
   watch: boolean;
   githubApi: string;
@@ -156,6 +160,8 @@ export function serveConfig(args: string[]): ServeConfig | 'help' {
     sparqlTimeoutMs: positiveInteger('sparql-timeout', values['sparql-timeout']),
     queryLanes: positiveInteger('query-lanes', values['query-lanes']),
     index: parseIndexChoice(String(values.index), '--index'),
+    extraQueryLanes: wholeNumber('extra-query-lanes', values['extra-query-lanes']),
+    slowQueryMs: positiveInteger('slow-query-ms', values['slow-query-ms']),
     allowInternalUrls: Boolean(values['allow-internal-urls']),
     watch: !values['no-watch'],
     githubApi: String(values['github-api']),

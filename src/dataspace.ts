@@ -66,6 +66,9 @@ export interface DataspaceOptions {
   queryLanes?: number;
   /** Where the index lives: embedded (the default), or a SPARQL server (src/index/engine.ts). */
   index?: IndexChoice;
+  /** Lanes that may start beside them while queries are slow (default 1), and when a query is slow (default 500 ms). */
+  extraQueryLanes?: number;
+  slowQueryMs?: number;
   /** The disk worker's client the server shares between dataspaces; without it the store builds its own. */
   disk?: DiskClient;
 }
@@ -105,7 +108,17 @@ export class Dataspace {
     const choice = options.index ?? { kind: 'embedded' };
     this.index =
       choice.kind === 'embedded'
-        ? new Index({ gitdir: store.gitdir, prefix: store.prefix, base: options.base, lanes: options.queryLanes, log: (line) => log(`${options.id}: ${line}`), onInvalid, cachedBlob: (id) => store.cachedBlob(id) })
+        ? new Index({
+            gitdir: store.gitdir,
+            prefix: store.prefix,
+            base: options.base,
+            lanes: options.queryLanes,
+            extraLanes: options.extraQueryLanes,
+            slowAfterMs: options.slowQueryMs,
+            log: (line) => log(`${options.id}: ${line}`),
+            onInvalid,
+            cachedBlob: (id) => store.cachedBlob(id),
+          })
         : new RemoteIndex({ engine: engineFor(choice.kind, choice.endpoint!), id: options.id, gitdir: store.gitdir, prefix: store.prefix, base: options.base, log, onInvalid });
     this.workingTree = new WorkingTree({ store, base: options.base, log, labelDeep: options.labelDeep, validate: options.validate });
     this.versions = options.versioned ? new VersionLog(store) : undefined;

@@ -47,6 +47,8 @@ async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptio
     watch: config.watch,
     queryLanes: config.queryLanes,
     index,
+    extraQueryLanes: config.extraQueryLanes,
+    slowQueryMs: config.slowQueryMs,
     log: options.log,
     labelDeep: options.labelDeep,
     validate,

@@ -45,7 +45,7 @@ export type PoolName = keyof typeof POOLS;
 /** The threads that are no pool: each runs one call at a time, in order. */
 export const THREADS = {
   disk: { entry: 'store/disk-worker.ts', caller: 'store/disk.ts', runs: 'the writes of every repository (packs, refs, working trees), fsynced: one for the process' },
-  indexLane: { entry: 'index/index-worker.ts', caller: 'index/index-lane.ts', runs: "a replica of a dataspace's index (Oxigraph) and the SPARQL queries on it: `--query-lanes` per dataspace" },
+  indexLane: { entry: 'index/index-worker.ts', caller: 'index/index-lane.ts', runs: "a replica of a dataspace's index (Oxigraph) and the SPARQL queries on it: `--query-lanes` per dataspace, and up to `--extra-query-lanes` more while queries are slow" },
 } as const satisfies Record<string, ThreadPlan>;
 
 /** The URL of a worker entry named in this map. */
@@ -60,15 +60,15 @@ export function startPool<Request extends CallRequest>(name: PoolName, overrides
   return new WorkerPool<Request>(workerEntry(plan), { ...options, ...overrides });
 }
 
-/** The map as a Markdown table (the README's), with the thread counts of a server of `dataspaces` dataspaces and `queryLanes` lanes each. */
-export function threadTable(dataspaces = 2, queryLanes = 2): string {
+/** The map as a Markdown table (the README's), with the thread counts of a server of `dataspaces` dataspaces, `queryLanes` lanes each and `extraLanes` more while queries are slow. */
+export function threadTable(dataspaces = 2, queryLanes = 2, extraLanes = 1): string {
   const seconds = (ms: number) => `${ms / 1000} s`;
   const rows = [
     ...Object.entries(POOLS).map(([name, p]: [string, PoolPlan]) => [name, `pool of ${p.size}`, p.runs, `src/${p.entry}`, [seconds(p.deadlineMs), p.demoteAfterMs && `holds the pool ${seconds(p.demoteAfterMs)} at most (${p.maxDemoted ?? 1} may finish beside it)`, p.maxQueue && `${p.maxQueue} may wait`].filter(Boolean).join('; ')]),
     ['disk', '1', THREADS.disk.runs, `src/${THREADS.disk.entry}`, 'calls in order'],
-    ['indexLane', `${queryLanes} × ${dataspaces}`, THREADS.indexLane.runs, `src/${THREADS.indexLane.entry}`, 'a query stops at the SPARQL timeout (the lane is replaced)'],
+    ['indexLane', `(${queryLanes} + ${extraLanes}) × ${dataspaces}`, THREADS.indexLane.runs, `src/${THREADS.indexLane.entry}`, 'a query stops at the SPARQL timeout (the lane is replaced)'],
   ];
-  const most = Object.values(POOLS).reduce((sum, p: PoolPlan) => sum + p.size, 0) + 1 + queryLanes * dataspaces;
+  const most = Object.values(POOLS).reduce((sum, p: PoolPlan) => sum + p.size, 0) + 1 + (queryLanes + extraLanes) * dataspaces;
   return [
     '| thread | how many | runs | entry | bounds |',
     '|---|---|---|---|---|',

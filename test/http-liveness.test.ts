@@ -360,7 +360,7 @@ describe('hostile input while GETs keep flowing', () => {
         let answered = false;
         const runaway = hostileRequest('GET', `sparql?${new URLSearchParams({ query: 'SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }' })}`, { Accept: 'application/sparql-results+json' }).finally(() => (answered = true));
         await waitFor(() => index.status.onLanes > 0 || answered, HANG_MS);
-        // another agent: the runaway's own agent holds at most all lanes but one, so its next query waits (test/http-query-lanes.test.ts)
+        // another agent (the runaway's own agent is answered too: test/http-query-lanes.test.ts)
         for (let i = 0; !answered; i++) {
           const t = Date.now();
           const ask = await sparql(`ASK {} # ${i}`, 'secretary'); // a comment makes each one new to the result cache

@@ -335,7 +335,7 @@ describe('the SPARQL endpoint', () => {
   });
 });
 
-// one query lane (as before lanes: everything waits for the runaway query), and the default two
+// one query lane (an extra one starts once the runaway query is past the budget: src/index/index.ts), and the default two
 for (const lanes of ['1', '2']) describe(`the SPARQL timeout (--sparql-timeout 2000 --query-lanes ${lanes})`, () => {
   let s: TestServer;
   const DOCUMENTS = 20;

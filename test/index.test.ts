@@ -5,8 +5,6 @@ import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Dataspace, agentIdentity } from '../src/dataspace.js';
-import { isLodestoneError } from '../src/errors.js';
-import { Index } from '../src/index/index.js';
 import { IndexCore } from '../src/index/index-core.js';
 import { GitStore } from '../src/store/git-store.js';
 import { documentFile } from '../src/document-paths.js';
@@ -268,53 +266,6 @@ describe('the index', () => {
       assert.ok(logs.some((l) => l.includes('graphs/b.nt') && l.includes('not indexed')), logs.join('\n'));
     } finally {
       await ds.close();
-    }
-  });
-});
-
-describe('query lanes', () => {
-  const JSON_RESULTS = 'application/sparql-results+json';
-  const RUNAWAY = 'SELECT (COUNT(*) AS ?c) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n ?o . ?x ?y ?z }';
-
-  it('answer other holders while a runaway query runs to its limit on one lane, queue its holder\'s next query, and bring the stopped lane back', { timeout: 120_000 }, async () => {
-    const store = await GitStore.open({ dir: tempDir('lanes') });
-    const author = agentIdentity(undefined);
-    const write = (doc: string) => store.write({ changes: [{ path: documentFile(doc, 'graphs'), bytes: Buffer.from(content(doc, [1, 2, 3, 4, 5], false)) }], author, message: `PUT ${doc}` });
-    for (let i = 0; i < 10; i++) await write(`d${i}/`);
-    const logs: string[] = [];
-    const index = new Index({ gitdir: store.gitdir, prefix: 'graphs', base, lanes: 2, log: (line) => logs.push(line) });
-    const ask = async (holder: string) => assert.match(String(await index.query({ query: 'ASK {}', format: JSON_RESULTS }, 60_000, holder)), /"boolean":true/);
-    const graphs = async (holder: string) => {
-      const result = await index.query({ query: 'SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }', format: 'text/csv' }, 60_000, holder);
-      return Number(String(result).split('\r\n')[1]);
-    };
-    try {
-      await index.syncTo(store.head);
-      // round 2 needs the lane stopped in round 1 back: the runaway holds one lane and `b` the other
-      for (const round of [1, 2]) {
-        let stopped = false;
-        const runaway = index.query({ query: RUNAWAY, format: JSON_RESULTS, unionDefaultGraph: true }, 4000, 'a').then(
-          () => assert.fail('the runaway query was answered'),
-          (error: unknown) => ((stopped = true), error),
-        );
-        for (let i = 0; i < 3; i++) await ask('b');
-        await write(`w${round}/`);
-        index.follow(store.head);
-        assert.equal(await graphs('b'), 10 + round, 'a query after a write sees it, while the runaway runs');
-        assert.ok(!stopped, `round ${round}: the other holder was answered while the runaway query ran`);
-        const queued = ask('a').then(() => stopped);
-        assert.ok(isLodestoneError(await runaway, 'QueryTimeout'));
-        assert.equal(await queued, true, "the runaway's holder waits for its lane: it holds at most N - 1 = 1");
-      }
-      assert.equal(await graphs('a'), 12);
-      const warnings = logs.filter((line) => line.startsWith('SPARQL query stopped at its 4000 ms limit'));
-      assert.equal(warnings.length, 2, logs.join('\n'));
-      assert.match(warnings[0]!, new RegExp(`agent a, ${RUNAWAY.length} characters: SELECT \\(COUNT\\(\\*\\) AS \\?c\\)`));
-      await index.syncTo(store.head);
-      assert.deepEqual([...(await index.dump().then(graphsInIndex)).keys()].sort(), [...(await graphsAtHead(store.dir, base)).keys()].sort());
-    } finally {
-      await index.close();
-      await store.close();
     }
   });
 });

@@ -42,11 +42,11 @@ describe('the thread map', () => {
   });
 
   it('lists every row in its table, with the thread count of a server', () => {
-    const table = threadTable(2, 3);
+    const table = threadTable(2, 3, 1);
     for (const [name] of rows) assert.match(table, new RegExp(`^\\| ${name} \\|`, 'm'));
-    assert.match(table, /\| indexLane \| 3 × 2 \|/);
+    assert.match(table, /\| indexLane \| \(3 \+ 1\) × 2 \|/);
     const pooled = Object.values(POOLS).reduce((sum, plan) => sum + plan.size, 0);
-    assert.match(table, new RegExp(`At most ${pooled + 1 + 6} threads`));
+    assert.match(table, new RegExp(`At most ${pooled + 1 + 8} threads`));
   });
 
   it('is the README\'s table of threads, as a server of the default instance has them', () => {

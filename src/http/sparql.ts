@@ -131,7 +131,7 @@ async function answer(ctx: Context, request: Protocol, shape: QueryShape, type: 
   let entry = results.get(key);
   if (!entry) {
     // the query runs on a lane at HEAD or later (src/index/index.ts)
-    const result = await documents.query({ query: shape.text, ...dataset, unionDefaultGraph: !asked, format: type }, head, served.sparqlTimeoutMs, agent).catch((error: Error) => {
+    const result = await documents.query({ query: shape.text, asSent: request.query, ...dataset, unionDefaultGraph: !asked, format: type }, head, served.sparqlTimeoutMs, agent).catch((error: Error) => {
       if (error instanceof LodestoneError) throw error;
       throw new LodestoneError('BadQuery', `the query failed: ${error.message}`);
     });

@@ -52,7 +52,10 @@ export interface SyncDelta {
 }
 
 export interface QueryRequest {
+  /** The query that runs (the endpoint's: written again from its parse, without FROM). */
   query: string;
+  /** The query as the client sent it, for the log line of a query stopped at its limit. */
+  asSent?: string;
   /** SPARQL Protocol `default-graph-uri`; with `namedGraphs`, overrides the query's FROM. */
   defaultGraphs?: string[];
   namedGraphs?: string[];

@@ -1,7 +1,7 @@
 /**
- * The main thread's handle on a dataspace's index. The index lives in query lanes: N replicas of
- * it, each in its own worker (index-lane.ts), so that index builds and SPARQL queries never block
- * HTTP and a slow query holds up only its own lane. N = 1 is one worker, as before lanes.
+ * The main thread's handle on a dataspace's index. The index lives in query lanes: replicas of it,
+ * each in its own worker (index-lane.ts), so that index builds and SPARQL queries never block
+ * HTTP and a slow query holds up only its own lane. One lane is one worker, as before lanes.
  *
  * - Following HEAD: `follow(commit)` sets the target, the newest HEAD. Lane 0 follows it, with
  *   the changed files' bytes carried from the main thread (recordHead); `syncTo` waits for it.
@@ -12,8 +12,11 @@
  * - Queries: a query runs on a free, loaded lane at the target when `query` was called or later
  *   (a lane behind syncs first), so it sees every write made before. A lane already at the target
  *   is preferred; one that is only syncing toward it is waited for rather than another synced.
- *   With every lane busy, queries wait in order. Fairness: one holder (an agent, or all anonymous
- *   clients together) holds at most N − 1 lanes at once; its other queries wait, others' do not.
+ *   With every lane busy, queries wait in order.
+ * - Slow queries and fairness (issue 27; the rules: lane-slots.ts): a query that outlives
+ *   `slowAfterMs` (500 ms) makes its lane slow; when slow lanes leave fewer than `lanes` (N) for
+ *   quick queries, a fresh lane loads from git, up to `extraLanes` (E, 1) more, stopped once idle
+ *   for `spareMs` (60 s). One holder holds at most N − 1 lanes with quick queries, N − 1 + E in all.
  * - A query past its time limit stops its lane alone: the worker is terminated (a warning line is
  *   logged) and the lane reloads, taking no query until it is back. It reloads at the target, not
  *   at the commit it reflected: one load rather than a load and then a sync.
@@ -22,19 +25,32 @@
  * Memory: each lane is a whole copy. Measured (bench/lane-memory.ts: RSS of a process with 1, 2
  * and 3 lanes, each loaded and having answered a query), a lane beyond the first costs ~35 MB
  * empty (a worker, its tsx loader and an Oxigraph store) and ~90 MB holding 100k triples in 1,000
- * documents: about 35 MB plus Oxigraph's 0.55–0.9 GB per million triples.
+ * documents: about 35 MB plus Oxigraph's 0.55–0.9 GB per million triples. N copies are kept;
+ * N + E while slow queries run and for `spareMs` after (bench --only index, 100k triples, two
+ * runs: a peak RSS of 528–567 MB with the extra lane, 468–480 MB without). Latency: a fresh lane
+ * is ready after a load from git: 2.9–3.0 s for 100k triples, 0.75 s of it the worker's start, on
+ * 2 cores under a load of 10–20, so ~22 s per million, near the default timeout; meanwhile the
+ * other N − 1 lanes answer quick queries, the slow query's agent's too (its selective queries
+ * beside its expensive ones: p99 16–26 ms, against 3.9–5.9 s with `extraLanes: 0`, where as before
+ * issue 27 they wait for its expensive ones).
  */
 import { isLodestoneError } from '../errors.js';
 import type { DataspaceIndex } from './engine.js';
 import type { FileDiff } from '../store/trees.js';
 import type { IndexConfig, QueryRequest, SyncReport } from './index-core.js';
 import { Lane } from './index-lane.js';
-import { assignQueries, reflects, type Goal, type Job, type Query, type Slot } from './lane-slots.js';
+import { ANONYMOUS, assignQueries, lanesToStop, needsLane, reflects, slowRefusal, stoppedQuery, unusedNumber, type Goal, type Job, type Query, type Share, type Slot } from './lane-slots.js';
 import { RecordedChanges } from './recorded-changes.js';
 
 export interface IndexOptions extends IndexConfig {
   /** Replicas of the index that queries run on, each in its own worker (default 1). */
   lanes?: number;
+  /** Lanes that may start beyond `lanes` while queries are slow (default 1). */
+  extraLanes?: number;
+  /** How long a query runs before its lane counts as slow (default 500 ms). */
+  slowAfterMs?: number;
+  /** How long a lane beyond `lanes` stays idle before it stops (default 60,000 ms). */
+  spareMs?: number;
   /** How long after lane 0 moves an idle lane other than lane 0 catches up (default 5,000 ms). */
   catchUpMs?: number;
   /** Called with each file at a synced commit that failed to parse. */
@@ -47,36 +63,46 @@ export interface IndexOptions extends IndexConfig {
   cachedBlob?: (id: string) => Uint8Array | undefined;
 }
 
-const ANONYMOUS = 'anonymous';
-
 export class Index implements DataspaceIndex {
   readonly kind = 'embedded';
-  private readonly slots: Slot[];
+  private slots: Slot[];
   private readonly pending: Query[] = [];
   private target: Goal | undefined;
   /** Who waits for lane 0 to reach a goal. */
   private waiters: Array<{ seq: number; resolve: () => void; reject: (error: Error) => void }> = [];
-  private readonly perHolder: number;
+  private readonly base: number;
+  private readonly most: number;
+  private readonly share: Share;
   private readonly catchUpMs: number;
+  private readonly slowAfterMs: number;
+  private readonly spareMs: number;
+  private spareTimer: NodeJS.Timeout | undefined;
+  private readonly config: IndexConfig;
   private closed = false;
   private readonly onInvalid: IndexOptions['onInvalid'];
   private readonly log: (line: string) => void;
   private readonly recorded: RecordedChanges;
 
   constructor(options: IndexOptions) {
-    const { lanes = 1, catchUpMs = 5000, onInvalid, log, cachedBlob, ...config } = options;
+    const { lanes = 1, extraLanes = 1, catchUpMs = 5000, slowAfterMs = 500, spareMs = 60_000, onInvalid, log, cachedBlob, ...config } = options;
+    this.config = config;
     this.onInvalid = onInvalid;
     this.recorded = new RecordedChanges(cachedBlob);
     this.log = log ?? ((line) => console.error(line));
-    this.catchUpMs = catchUpMs;
-    this.perHolder = Math.max(1, lanes - 1);
-    this.slots = Array.from({ length: Math.max(1, lanes) }, (_, n) => {
-      const lane = new Lane(n, config, (reason) => {
-        if (!isLodestoneError(reason, 'QueryTimeout')) this.log(`${reason.message}; starting a new one`);
-        this.pump();
-      });
-      return { lane, busy: false, goal: undefined, at: 0, failed: undefined, jobs: [], query: undefined, catchUp: undefined };
+    [this.catchUpMs, this.slowAfterMs, this.spareMs] = [catchUpMs, slowAfterMs, spareMs];
+    this.base = Math.max(1, lanes);
+    this.most = this.base + Math.max(0, extraLanes);
+    this.share = { quick: Math.max(1, this.base - 1), all: Math.max(1, this.base - 1) + this.most - this.base };
+    this.slots = Array.from({ length: this.base }, (_, n) => this.newSlot(n));
+  }
+
+  private newSlot(number: number): Slot {
+    const lane = new Lane(number, this.config, (reason) => {
+      if (!isLodestoneError(reason, 'QueryTimeout')) this.log(`${reason.message}; starting a new one`);
+      this.pump();
     });
+    const idleSince = performance.now();
+    return { lane, busy: false, goal: undefined, at: 0, failed: undefined, jobs: [], query: undefined, slow: false, budget: undefined, deadline: 0, idleSince, catchUp: undefined };
   }
 
   /** The commit lane 0 reflects. */
@@ -85,10 +111,10 @@ export class Index implements DataspaceIndex {
     return lane.loaded ? lane.current : undefined;
   }
 
-  /** Lanes, those loaded, queries on a lane (running, or syncing it first) and queries waiting for one. */
-  get status(): { lanes: number; loaded: number; onLanes: number; waiting: number } {
+  /** Lanes, those loaded, queries on a lane (running, or syncing it first), those past the budget and queries waiting for one. */
+  get status(): { lanes: number; loaded: number; onLanes: number; slow: number; waiting: number } {
     const count = (test: (slot: Slot) => unknown) => this.slots.filter(test).length;
-    return { lanes: this.slots.length, loaded: count((s) => s.lane.loaded), onLanes: count((s) => s.query), waiting: this.pending.length };
+    return { lanes: this.slots.length, loaded: count((s) => s.lane.loaded), onLanes: count((s) => s.query), slow: count((s) => s.slow), waiting: this.pending.length };
   }
 
   /**
@@ -119,12 +145,15 @@ export class Index implements DataspaceIndex {
 
   /**
    * Runs a SPARQL query on a free lane at the target; throws QueryTimeout past `timeoutMs`.
-   * `holder` names who asks (a WebID; undefined: anonymous), for the N − 1 lanes it may hold.
+   * `holder` names who asks (a WebID; undefined: anonymous), for the lanes it may hold; throws Busy
+   * at once when its own slow queries hold them all.
    * Before any target, the query runs over an empty index.
    */
   query(request: QueryRequest, timeoutMs: number, holder?: string): Promise<string | boolean> {
     if (this.closed) return Promise.reject(new Error('the index is closed'));
     if (!this.target) this.follow(undefined);
+    const refusal = slowRefusal(this.slots, holder ?? ANONYMOUS, this.share, performance.now());
+    if (refusal) return Promise.reject(refusal);
     return new Promise((resolve, reject) => {
       this.pending.push({ request, seq: this.target?.seq ?? 0, timeoutMs, holder: holder ?? ANONYMOUS, resolve, reject });
       this.pump();
@@ -156,8 +185,26 @@ export class Index implements DataspaceIndex {
 
   private pump(): void {
     if (this.closed) return;
-    assignQueries(this.pending, this.slots, this.perHolder, this.target);
+    this.resize();
+    assignQueries(this.pending, this.slots, this.share, this.target);
     for (const slot of this.slots) this.advance(slot);
+  }
+
+  /** Stops the lanes no longer needed and starts one if slow lanes leave too few (the module comment). */
+  private resize(): void {
+    for (const slot of lanesToStop(this.slots, this.base, performance.now() - this.spareMs)) {
+      this.slots = this.slots.filter((s) => s !== slot);
+      clearTimeout(slot.catchUp);
+      void slot.lane.close();
+    }
+    if (needsLane(this.slots, this.base, this.most)) this.slots.push(this.newSlot(unusedNumber(this.slots)));
+    if (this.slots.length > this.base && !this.spareTimer) {
+      this.spareTimer = setTimeout(() => {
+        this.spareTimer = undefined;
+        this.pump();
+      }, this.spareMs);
+      this.spareTimer.unref();
+    }
   }
 
   /**
@@ -202,6 +249,7 @@ export class Index implements DataspaceIndex {
       slot,
       request,
       (report) => {
+        slot.idleSince = performance.now();
         this.reach(slot, goal.seq);
         if (!first) return;
         for (const bad of report.invalid) this.onInvalid?.(bad.path, bad.message);
@@ -220,7 +268,14 @@ export class Index implements DataspaceIndex {
   }
 
   private run(slot: Slot, query: Query): void {
+    slot.deadline = performance.now() + query.timeoutMs;
+    slot.budget = setTimeout(() => {
+      slot.slow = true;
+      this.pump();
+    }, this.slowAfterMs);
     const release = () => {
+      clearTimeout(slot.budget);
+      [slot.budget, slot.slow, slot.idleSince] = [undefined, false, performance.now()];
       if (slot.query === query) slot.query = undefined;
     };
     const request = slot.lane.run<string | boolean>({ op: 'query', request: query.request }, query.timeoutMs);
@@ -262,18 +317,13 @@ export class Index implements DataspaceIndex {
     const closed = new Error('the index is closed');
     for (const query of this.pending.splice(0)) query.reject(closed);
     for (const waiter of this.waiters.splice(0)) waiter.reject(closed);
+    clearTimeout(this.spareTimer);
     for (const slot of this.slots) {
       clearTimeout(slot.catchUp);
+      clearTimeout(slot.budget);
       for (const job of slot.jobs.splice(0)) job.reject(closed);
       slot.query?.reject(closed);
     }
     await Promise.all(this.slots.map((slot) => slot.lane.close()));
   }
-}
-
-/** The warning for a query stopped at its limit: one line, with the start of the query. */
-function stoppedQuery(query: Query, lane: number): string {
-  const text = query.request.query;
-  const start = text.slice(0, 100).replace(/[\s\x00-\x1f\x7f]+/g, ' ');
-  return `SPARQL query stopped at its ${query.timeoutMs} ms limit (lane ${lane} restarts), agent ${query.holder}, ${text.length} characters: ${start}${text.length > 100 ? '…' : ''}`;
 }
