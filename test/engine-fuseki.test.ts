@@ -165,18 +165,21 @@ describe('the Fuseki engine', () => {
     assert.equal(await engine.dump(gamma), '');
   });
 
-  it('after a crash in the middle of a replace, the marker names a commit whose graphs are all there', async () => {
+  it('after a crash in the middle of a replace, the marker names a commit whose graphs are all there', async (t) => {
     const delta: EngineSpace = { id: 'delta', base: 'https://delta.test/' };
     await engine.open(delta);
     const first = Array.from({ length: 100 }, (_, i) => doc(delta, `d${i}`, 20, 'one'));
     await engine.replace(delta, first, C1);
     const second = Array.from({ length: 300 }, (_, i) => doc(delta, `d${i}`, 40, 'two'));
+    const updates = (): number => fuseki.logged.filter((line) => line.includes('/lodestone-delta/update')).length;
+    const before = updates();
     const replacing = engine.replace(delta, second, C2).then(() => 'done', () => 'failed');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // kill once Fuseki has logged the request: its transaction is under way (or done, if it was quicker)
+    while (updates() === before) await new Promise((resolve) => setTimeout(resolve, 5));
     await fuseki.kill();
-    await replacing;
     await fuseki.restart();
     const marker = await engine.open(delta);
+    t.diagnostic(`the replace ${await replacing}; after the restart the marker is ${marker === C1 ? 'the old commit' : 'the new commit'}`);
     const dumped = counts(await engine.dump(delta));
     if (marker === C1) assert.deepEqual(dumped, Object.fromEntries(first.map((g) => [g.graph, 22])));
     else {
@@ -193,5 +196,19 @@ describe('the Fuseki engine', () => {
     await withPassword.open(alpha); // Fuseki here asks for no password: it is sent and ignored
     const unreachable = new FusekiEngine('http://admin:s3cret@127.0.0.1:1/');
     await assert.rejects(unreachable.open(alpha), (error: Error) => !error.message.includes('s3cret') && /did not answer/.test(error.message));
+  });
+});
+
+describe('a Fuseki without the union default graph', () => {
+  let fuseki: FusekiProcess;
+  before(async () => {
+    fuseki = await FusekiProcess.start({ unionDefaultGraph: false });
+  });
+  after(async () => {
+    await fuseki?.stop();
+  });
+
+  it('is refused at open, with what to do (else queries would see the marker and none of the documents)', async () => {
+    await assert.rejects(new FusekiEngine(fuseki.url).open(alpha), /start it with --set tdb:unionDefaultGraph=true/);
   });
 });

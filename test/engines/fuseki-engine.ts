@@ -37,16 +37,19 @@ export class FusekiProcess {
   readonly url: string;
   private child: ChildProcess | undefined;
   private output = '';
+  /** Every line Fuseki logged since it was started (its request log names each query and update). */
+  readonly logged: string[] = [];
+  private partial = '';
 
-  private constructor(readonly dir: string, readonly port: number, private readonly jar: string) {
+  private constructor(readonly dir: string, readonly port: number, private readonly jar: string, private readonly union: boolean) {
     this.url = `http://127.0.0.1:${port}/`;
   }
 
-  /** Starts a fresh Fuseki; resolves once it answers /$/ping. */
-  static async start(): Promise<FusekiProcess> {
+  /** Starts a fresh Fuseki; resolves once it answers /$/ping. `unionDefaultGraph: false` starts it as Lodestone must not find it. */
+  static async start(options: { unionDefaultGraph?: boolean } = {}): Promise<FusekiProcess> {
     const jar = fusekiJar();
     const dir = mkdtempSync(join(tmpdir(), 'lodestone-fuseki-'));
-    const fuseki = new FusekiProcess(dir, await freePort(), jar);
+    const fuseki = new FusekiProcess(dir, await freePort(), jar, options.unionDefaultGraph ?? true);
     try {
       await fuseki.launch();
     } catch (error) {
@@ -59,10 +62,15 @@ export class FusekiProcess {
   private async launch(): Promise<void> {
     this.output = '';
     // A small heap (two other engines share this machine); serial GC starts fastest and uses the fewest threads.
-    const args = ['-Xmx512m', '-XX:+UseSerialGC', '-jar', this.jar, '--localhost', `--port=${this.port}`, '--set', 'tdb:unionDefaultGraph=true'];
+    const args = ['-Xmx512m', '-XX:+UseSerialGC', '-jar', this.jar, '--localhost', `--port=${this.port}`, ...(this.union ? ['--set', 'tdb:unionDefaultGraph=true'] : [])];
     const child = spawn('java', args, { cwd: this.dir, env: { ...process.env, FUSEKI_BASE: join(this.dir, 'run') }, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
-    const keep = (chunk: Buffer): void => { this.output = (this.output + chunk.toString()).slice(-4000); };
+    const keep = (chunk: Buffer): void => {
+      this.output = (this.output + chunk.toString()).slice(-4000);
+      const lines = (this.partial + chunk.toString()).split('\n');
+      this.partial = lines.pop()!;
+      this.logged.push(...lines);
+    };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     const exited = new Promise<never>((_resolve, reject) => {
@@ -80,11 +88,6 @@ export class FusekiProcess {
     };
     await Promise.race([ping(), exited]);
     exited.catch(() => undefined);
-  }
-
-  /** What Fuseki has logged lately (its request log names every query it ran). */
-  log(): string {
-    return this.output;
   }
 
   /** Kills the engine at once (SIGKILL: no shutdown hook runs), as a crash would. */
