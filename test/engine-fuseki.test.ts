@@ -191,6 +191,29 @@ describe('the Fuseki engine', () => {
     assert.deepEqual(counts(await engine.dump(delta)), Object.fromEntries(second.map((g) => [g.graph, 42])));
   });
 
+  it('sets nothing but whole statements in an update: text that would close its GRAPH block is refused, and nothing changes', async () => {
+    const before = await engine.dump(alpha);
+    const marker = await engine.open(alpha);
+    const forged = `"${'f'.repeat(40)}"`;
+    const breakout = `<https://alpha.test/a#this> <http://ex/p> "x" .\n} } ; DROP SILENT ALL ; INSERT DATA { GRAPH <urn:x-arq:DefaultGraph> { <urn:x-lodestone:index> <urn:x-lodestone:commit> ${forged} } } ; INSERT DATA { GRAPH <https://alpha.test/z> {\n<https://alpha.test/z#this> <http://ex/p> "z" .\n`;
+    await assert.rejects(engine.replace(alpha, [doc(alpha, 'b', 1, 'new'), { graph: alpha.base + 'a', ntriples: breakout }], C3), /not one statement a line \(line 2\)/);
+    assert.equal(await engine.open(alpha), marker, 'the marker did not move');
+    assert.equal(await engine.dump(alpha), before);
+  });
+
+  it('bulk-loads whole statements only: a second statement on a line would land beside the marker', async () => {
+    const epsilon: EngineSpace = { id: 'epsilon', base: 'https://epsilon.test/' };
+    await engine.open(epsilon);
+    const forged = `"${'f'.repeat(40)}"`;
+    async function* graphs(): AsyncGenerator<GraphReplacement> {
+      yield doc(epsilon, 'a', 2);
+      yield { graph: epsilon.base + 'b', ntriples: `<urn:x-lodestone:index> <urn:x-lodestone:commit> ${forged} . <https://epsilon.test/b#this> <http://ex/p> "b" .\n` };
+    }
+    await assert.rejects(engine.bulkLoad(epsilon, graphs(), C1));
+    assert.equal(await engine.open(epsilon), undefined, 'no marker, forged or other');
+    assert.equal(await engine.dump(epsilon), '', 'the load was one transaction: nothing of it stayed');
+  });
+
   it('sends the credentials of the endpoint URL and never shows them', async () => {
     const withPassword = new FusekiEngine(fuseki.url.replace('http://', 'http://admin:s3cret@'));
     await withPassword.open(alpha); // Fuseki here asks for no password: it is sent and ignored

@@ -20,6 +20,7 @@ import { Readable } from 'node:stream';
 import { DataFactory, Parser } from 'n3';
 import { LodestoneError } from '../../errors.js';
 import { NQUADS, NTRIPLES, RESULTS_JSON, SPARQL_UPDATE } from '../../rdf/media-types.js';
+import { firstNonStatementLine } from '../../rdf/canonical-lines.js';
 import { termToNTriples } from '../../rdf/ntriples.js';
 import type { Engine, EngineAnswer, EngineDataset, EngineSpace, GraphReplacement } from '../engine.js';
 
@@ -87,7 +88,7 @@ export class FusekiEngine implements Engine {
     const operations: string[] = [];
     for (const { graph, ntriples } of graphs) {
       operations.push(`DROP SILENT GRAPH ${iri(graph)}`);
-      if (ntriples) operations.push(`INSERT DATA { GRAPH ${iri(graph)} {\n${ntriples}\n} }`);
+      if (ntriples) operations.push(`INSERT DATA { GRAPH ${iri(graph)} {\n${statements(graph, ntriples)}\n} }`);
     }
     operations.push(...markerUpdate(space, commit));
     // One request, one TDB2 write transaction: the graphs and the marker change together or not at all.
@@ -103,7 +104,7 @@ export class FusekiEngine implements Engine {
     const encoder = new TextEncoder();
     const marker = `${MARKER} ${BASE} ${iri(space.base)} .\n${MARKER} ${COMMIT} ${commitLiteral(commit)} .\n`;
     async function* nquads(): AsyncGenerator<Uint8Array> {
-      for await (const { graph, ntriples } of graphs) if (ntriples) yield encoder.encode(toNQuads(ntriples, iri(graph)));
+      for await (const { graph, ntriples } of graphs) if (ntriples) yield encoder.encode(toNQuads(statements(graph, ntriples), iri(graph)));
       // Triples without a graph go to the real default graph: the marker, in the same transaction as the graphs.
       yield encoder.encode(marker);
     }
@@ -208,6 +209,17 @@ function markerUpdate(space: EngineSpace, commit: string | undefined): string[] 
     `DELETE WHERE { GRAPH ${REAL_DEFAULT} { ${MARKER} ?p ?o } }`,
     `INSERT DATA { GRAPH ${REAL_DEFAULT} { ${MARKER} ${BASE} ${iri(space.base)} . ${MARKER} ${COMMIT} ${commitLiteral(commit)} } }`,
   ];
+}
+
+/**
+ * A graph's N-Triples, checked to be one whole statement a line before they are set in an update
+ * or made N-Quads: text from a file in git must not close the GRAPH block it is put in, nor put a
+ * second statement on a line (which would land in the real default graph, beside the marker).
+ */
+function statements(graph: string, ntriples: string): string {
+  const line = firstNonStatementLine(ntriples);
+  if (line > 0) throw new Error(`the N-Triples of <${graph}> are not one statement a line (line ${line}): nothing of this batch was indexed`);
+  return ntriples;
 }
 
 /** Canonical N-Triples lines (each ending " .") as N-Quads in `graph`. */
