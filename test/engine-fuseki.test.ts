@@ -140,6 +140,18 @@ describe('the Fuseki engine', () => {
     assert.equal(await outcome, 'stopped');
   });
 
+  it('takes an answer cut by the timeout for a timeout, not for results', async () => {
+    // DISTINCT streams: Fuseki has sent 200 and results when the timeout strikes, and ends the body with a banner
+    const streaming = 'SELECT DISTINCT ?a ?d ?g ?j ?m { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n ?o . ?p ?q ?r . ?s ?t ?u . ?v ?w ?x }';
+    await assert.rejects(engine.query(alpha, streaming, union, false, new AbortController().signal), (error: unknown) => isLodestoneError(error, 'QueryTimeout'));
+  });
+
+  it('gives up an answer past its size limit', async () => {
+    const small = new FusekiEngine(fuseki.url, { queryTimeoutMs: 2000, maxAnswerBytes: 2000 });
+    await assert.rejects(small.query(alpha, 'SELECT * { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }', union, false, new AbortController().signal), (error: unknown) => isLodestoneError(error, 'WorkLimit'));
+    assert.equal((await small.query(alpha, 'ASK {}', union, false, new AbortController().signal)).kind, 'results');
+  });
+
   it('gives up an aborted query at once (Fuseki itself runs it on until its timeout)', async () => {
     const controller = new AbortController();
     const runaway = engine.query(alpha, 'SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n1 ?o1 . ?q ?r ?t . ?u ?v ?w . ?x ?y ?z . ?a1 ?b1 ?c1 }', union, false, controller.signal);
@@ -217,6 +229,7 @@ describe('the Fuseki engine', () => {
   it('sends the credentials of the endpoint URL and never shows them', async () => {
     const withPassword = new FusekiEngine(fuseki.url.replace('http://', 'http://admin:s3cret@'));
     await withPassword.open(alpha); // Fuseki here asks for no password: it is sent and ignored
+    assert.throws(() => new FusekiEngine('http://admin:s3cret@[bad/'), (error: Error) => !String(Object.values(error)).includes('s3cret') && !error.message.includes('s3cret'));
     const unreachable = new FusekiEngine('http://admin:s3cret@127.0.0.1:1/');
     await assert.rejects(unreachable.open(alpha), (error: Error) => !error.message.includes('s3cret') && /did not answer/.test(error.message));
   });

@@ -37,7 +37,12 @@ const NO_GRAPH = 'urn:x-lodestone:no-graph';
 export interface FusekiOptions {
   /** The longest a query runs on the server (ms), sent as Fuseki's `timeout`; default 30 s. */
   queryTimeoutMs?: number;
+  /** The largest answer read from the server; past it the query is given up (default 256 MiB). */
+  maxAnswerBytes?: number;
 }
+
+/** What Fuseki appends to a 200 answer it was streaming when the query's timeout struck. */
+const INCOMPLETE = /Incomplete results\s+\*{4}\s+##\s*$/;
 
 export class FusekiEngine implements Engine {
   readonly kind = 'fuseki' as const;
@@ -46,10 +51,17 @@ export class FusekiEngine implements Engine {
   private readonly shown: string;
   private readonly headers: Record<string, string> = {};
   private readonly queryTimeoutMs: number;
+  private readonly maxAnswerBytes: number;
 
   /** `endpoint`: the Fuseki server's root URL; a user and password in it are sent as Basic authentication, and never shown. */
   constructor(endpoint: string, options: FusekiOptions = {}) {
-    const url = new URL(endpoint);
+    let url: URL;
+    try {
+      url = new URL(endpoint);
+    } catch {
+      throw new Error('the Fuseki endpoint is not a URL (expected fuseki:http://host:port/)'); // the text may hold a password: not repeated
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`the Fuseki endpoint must be an http or https URL, not ${url.protocol}`);
     if (url.username || url.password) {
       const user = decodeURIComponent(url.username);
       const password = decodeURIComponent(url.password);
@@ -63,6 +75,7 @@ export class FusekiEngine implements Engine {
     this.root = url.href;
     this.shown = url.href;
     this.queryTimeoutMs = options.queryTimeoutMs ?? 30_000;
+    this.maxAnswerBytes = options.maxAnswerBytes ?? 256 * 1024 * 1024;
   }
 
   async open(space: EngineSpace): Promise<string | null | undefined> {
@@ -155,7 +168,25 @@ export class FusekiEngine implements Engine {
       if (dataset.defaultGraphs.length === 0 && dataset.namedGraphs.length === 0) form.append('default-graph-uri', NO_GRAPH);
     }
     const response = await this.request(`${datasetName(space)}/query`, { method: 'POST', headers: { accept }, body: form, signal }, [200]);
-    return response.text();
+    const text = await this.readAnswer(response);
+    // A timeout that strikes while results stream leaves a 200 with a banner at the end, not a 503.
+    if (INCOMPLETE.test(text.slice(-200))) throw new LodestoneError('QueryTimeout', 'The query ran past its time limit and was stopped');
+    return text;
+  }
+
+  /** The answer's text, read up to maxAnswerBytes: a larger one is given up (the connection closed, which stops Fuseki's writing). */
+  private async readAnswer(response: Response): Promise<string> {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > this.maxAnswerBytes) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new LodestoneError('WorkLimit', `The query's answer is larger than ${Math.round(this.maxAnswerBytes / 1024 / 1024)} MiB: narrow it, or page through it with LIMIT and OFFSET`);
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
   }
 
   private async update(space: EngineSpace, update: string): Promise<void> {
@@ -173,7 +204,7 @@ export class FusekiEngine implements Engine {
     }
     if (expected.includes(response.status)) return response;
     const said = (await response.text().catch(() => '')).slice(0, 500).trim();
-    // Fuseki answers 503 to a query stopped at its timeout.
+    // Fuseki answers 503 to a query stopped at its timeout before any result was sent.
     if (response.status === 503 && path.endsWith('/query')) throw new LodestoneError('QueryTimeout', 'The query ran past its time limit and was stopped');
     throw new Error(`Fuseki at ${this.shown} answered ${init.method ?? 'GET'} /${path.split('?')[0]} with ${response.status}${said ? `: ${said}` : ''}`);
   }
