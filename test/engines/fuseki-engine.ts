@@ -1,7 +1,7 @@
 /**
  * Starts Apache Jena Fuseki (jena-fuseki-server, TDB2) for a test: on loopback, on a free port, with
  * a fresh FUSEKI_BASE under the OS temp dir, and with the union default graph Lodestone's engine
- * needs (`--set tdb:unionDefaultGraph=true`). The jar is $LODESTONE_FUSEKI_JAR, else where
+ * needs (`--set tdb:unionDefaultGraph=true`) and SERVICE disabled. The jar is $LODESTONE_FUSEKI_JAR, else where
  * .ci/engines/fuseki.sh installs it; a missing jar or `java` is an error, never a skip.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -61,8 +61,11 @@ export class FusekiProcess {
 
   private async launch(): Promise<void> {
     this.output = '';
-    // A small heap (two other engines share this machine); serial GC starts fastest and uses the fewest threads.
-    const args = ['-Xmx512m', '-XX:+UseSerialGC', '-jar', this.jar, '--localhost', `--port=${this.port}`, ...(this.union ? ['--set', 'tdb:unionDefaultGraph=true'] : [])];
+    // As the README starts it: the union default graph, SERVICE off (Lodestone refuses it first; this is the
+    // second wall), and a JVM that exits when out of memory rather than lingering unresponsive. A small heap
+    // (other engines share this machine); serial GC starts fastest and uses the fewest threads.
+    const union = this.union ? ['--set', 'tdb:unionDefaultGraph=true'] : [];
+    const args = ['-Xmx512m', '-XX:+UseSerialGC', '-XX:+ExitOnOutOfMemoryError', '-jar', this.jar, '--localhost', `--port=${this.port}`, ...union, '--set', 'arq:httpServiceAllowed=false'];
     const child = spawn('java', args, { cwd: this.dir, env: { ...process.env, FUSEKI_BASE: join(this.dir, 'run') }, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     const keep = (chunk: Buffer): void => {

@@ -3,14 +3,20 @@
  * `lodestone-<id>`, made through the admin API (`POST /$/datasets`, dbType tdb2: Fuseki refuses
  * uploaded assemblers, so a dataset cannot carry its own settings); its named graphs are the
  * dataspace's documents and nothing else, so another dataspace is out of reach of any query.
- * The server must run with `--set tdb:unionDefaultGraph=true` (open() checks it): a query's default
+ * Fuseki runs as `java -XX:+ExitOnOutOfMemoryError -jar jena-fuseki-server-5.6.0.jar --localhost --port 3030
+ * --set tdb:unionDefaultGraph=true --set arq:httpServiceAllowed=false` (SERVICE off: Lodestone refuses it
+ * first, this is a second wall; the admin API is localhost-only unless its shiro.ini lets Lodestone's
+ * user in). The union default graph is required (open() checks it): a query's default
  * graph is then the union of the named graphs, and the real default graph, which no query sees
  * unless it names one of Jena's special graphs, holds the marker (the commit indexed, and the base).
- * A query must never name these IRIs (Lodestone's query check refuses them): FUSEKI_SPECIAL_GRAPHS.
+ * A query must never name these IRIs (Lodestone's query check refuses them): FUSEKI_SPECIAL_GRAPHS
+ * (urn:x-arq:DefaultGraph reaches the marker), nor call `java:` functions (ARQ loads the class named).
+ * Another dataspace's graphs are in another dataset, out of reach whatever a query names.
  * replace() is one SPARQL Update request (graphs dropped and inserted, then the marker): Fuseki runs
  * a request in one TDB2 write transaction, so a crash leaves the old graphs and marker or the new.
  * bulkLoad() streams N-Quads to the dataset's Graph Store endpoint, the marker last in the same
- * request: one transaction too. A query carries Fuseki's `timeout` (whole seconds, at least 1);
+ * request (one transaction; a body cut short at a line's end may be committed as far as it came,
+ * which is why the marker comes last: without it the dataspace is rebuilt). A query carries Fuseki's `timeout` (whole seconds, at least 1);
  * aborting the signal closes the connection, but Fuseki does not notice and runs the query until
  * that timeout (Jena checks it between results: a COUNT over a huge join may run on past it).
  * Literals are stored by value where TDB2 can inline them: "042"^^xsd:integer comes back "42",
@@ -122,7 +128,8 @@ export class FusekiEngine implements Engine {
       yield encoder.encode(marker);
     }
     await this.update(space, `DELETE WHERE { GRAPH ${REAL_DEFAULT} { ${MARKER} ${COMMIT} ?commit } }`);
-    // The Graph Store Protocol on the dataset (POST /<dataset>/data) adds quads in one transaction, streamed as they come.
+    // The Graph Store Protocol on the dataset (POST /<dataset>/data) adds quads in one transaction, streamed as they come;
+    // if the stream fails, Fuseki may keep what came before the failure, never the marker after it.
     const stream = Readable.toWeb(Readable.from(nquads())) as ReadableStream<Uint8Array>;
     await this.request(`${datasetName(space)}/data`, { method: 'POST', headers: { 'content-type': NQUADS }, body: stream, duplex: 'half' } as RequestInit, [200, 201, 204]);
   }
