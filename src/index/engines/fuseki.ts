@@ -16,11 +16,12 @@
  * a request in one TDB2 write transaction, so a crash leaves the old graphs and marker or the new.
  * bulkLoad() streams N-Quads to the dataset's Graph Store endpoint, the marker last in the same
  * request (one transaction; a body cut short at a line's end may be committed as far as it came,
- * which is why the marker comes last: without it the dataspace is rebuilt). A query carries Fuseki's `timeout` (whole seconds, at least 1);
- * aborting the signal closes the connection, but Fuseki does not notice and runs the query until
- * that timeout (Jena checks it between results: a COUNT over a huge join may run on past it).
- * Literals are stored by value where TDB2 can inline them: "042"^^xsd:integer comes back "42",
- * "1.50"^^xsd:decimal "1.5", and language tags in lower case ("x"@EN is "x"@en).
+ * which is why the marker comes last: without it the dataspace is rebuilt).
+ * A query carries Fuseki's `timeout` (whole seconds, at least 1), after which Fuseki stops it (503,
+ * or a 200 ending in an "Incomplete results" banner, both a QueryTimeout here). Aborting the signal
+ * closes the connection, but Fuseki does not notice: the query runs on until that timeout.
+ * Literals come back by value where TDB2 inlines them: "042"^^xsd:integer is "42",
+ * "1.50"^^xsd:decimal "1.5"; language tags come back in lower case ("x"@EN is "x"@en).
  */
 import { Readable } from 'node:stream';
 import { DataFactory, Parser } from 'n3';
@@ -127,7 +128,7 @@ export class FusekiEngine implements Engine {
       // Triples without a graph go to the real default graph: the marker, in the same transaction as the graphs.
       yield encoder.encode(marker);
     }
-    await this.update(space, `DELETE WHERE { GRAPH ${REAL_DEFAULT} { ${MARKER} ${COMMIT} ?commit } }`);
+    await this.update(space, `DELETE WHERE { GRAPH ${REAL_DEFAULT} { ${MARKER} ?p ?o } }`);
     // The Graph Store Protocol on the dataset (POST /<dataset>/data) adds quads in one transaction, streamed as they come;
     // if the stream fails, Fuseki may keep what came before the failure, never the marker after it.
     const stream = Readable.toWeb(Readable.from(nquads())) as ReadableStream<Uint8Array>;
@@ -210,7 +211,7 @@ export class FusekiEngine implements Engine {
       throw new Error(`Fuseki at ${this.shown} did not answer: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`);
     }
     if (expected.includes(response.status)) return response;
-    const said = (await response.text().catch(() => '')).slice(0, 500).trim();
+    const said = (await response.text().catch(() => '')).slice(0, 300).trim();
     // Fuseki answers 503 to a query stopped at its timeout before any result was sent.
     if (response.status === 503 && path.endsWith('/query')) throw new LodestoneError('QueryTimeout', 'The query ran past its time limit and was stopped');
     throw new Error(`Fuseki at ${this.shown} answered ${init.method ?? 'GET'} /${path.split('?')[0]} with ${response.status}${said ? `: ${said}` : ''}`);
@@ -256,7 +257,7 @@ function markerUpdate(space: EngineSpace, commit: string | undefined): string[] 
  */
 function statements(graph: string, ntriples: string): string {
   const line = firstNonStatementLine(ntriples);
-  if (line > 0) throw new Error(`the N-Triples of <${graph}> are not one statement a line (line ${line}): nothing of this batch was indexed`);
+  if (line > 0) throw new Error(`the N-Triples of <${graph}> are not one statement a line (line ${line}): not indexed`);
   return ntriples;
 }
 
