@@ -201,3 +201,22 @@ export function* literalsOf(text: string, predicates: ReadonlySet<string>): Gene
     if (match && predicates.has(match[2]!)) yield { subject: match[1]!, predicate: match[2]!, value: unescapeLiteral(match[3]!), language: (match[4] ?? '').toLowerCase() };
   }
 }
+
+// One statement of N-Triples, each term whole (RDF 1.1 N-Triples §7 grammar, ASCII blank node labels):
+// text that passes can be set inside a SPARQL `INSERT DATA { GRAPH <g> { … } }` or turned into
+// N-Quads as it is, and nothing in it can close the block it is put in or add a statement elsewhere.
+const UCHAR = String.raw`\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}`;
+const IRI_TERM = String.raw`<(?:[^<>"{}|^\x60\\\x00-\x20]|${UCHAR})*>`;
+const BLANK_TERM = String.raw`_:[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?`;
+const LITERAL_TERM = String.raw`"(?:[^"\\\n\r]|\\[tbnrf"'\\]|${UCHAR})*"(?:\^\^${IRI_TERM}|@[A-Za-z]+(?:-[A-Za-z0-9]+)*)?`;
+const STATEMENT = new RegExp(String.raw`^(?:${IRI_TERM}|${BLANK_TERM})[ \t]+${IRI_TERM}[ \t]+(?:${IRI_TERM}|${BLANK_TERM}|${LITERAL_TERM})[ \t]*\.[ \t]*$`);
+
+/** The 1-based number of the first line of `text` that is neither empty nor one whole N-Triples statement, or 0 when every line is. */
+export function firstNonStatementLine(text: string): number {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line !== '' && !STATEMENT.test(line)) return i + 1;
+  }
+  return 0;
+}
