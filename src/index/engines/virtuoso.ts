@@ -1,0 +1,209 @@
+/**
+ * Virtuoso Open Source 7 as the engine of an index on a SPARQL server, over HTTP only: SPARQL at
+ * /sparql-auth (Digest, RFC 7616), SQL as stored procedures called from SPARQL (virtuoso-sql.ts).
+ * - Dataspace: one reader per dataspace, a SQL user with SPARQL_SELECT only, whose graph-level
+ *   permissions are exactly the dataspace's graphs (granted with each load, revoked with each drop).
+ *   Queries run as that reader with no FROM: Virtuoso makes the default graph the union of the graphs
+ *   it may read, and `GRAPH ?g` ranges over them; another dataspace's graphs, the marker graph and
+ *   Virtuoso's system graphs (virtrdf#, ~2,500 triples) are not among them. Unauthenticated SPARQL
+ *   on the engine reads nothing (LODESTONE_OPEN restricts 'nobody').
+ * - Replace: one procedure call per batch = one Virtuoso transaction: drop, load the batch as TriG
+ *   (TTLP), grant, then the marker (a triple in urn:x-lodestone:index-markers), atomic and replayable.
+ * - Bulk load: batches of TriG loaded without the transaction log, a checkpoint, then the marker.
+ * - Abort: the signal closes the request; Virtuoso finishes a running query regardless (it notices
+ *   the closed socket only when it writes), so each query also carries Virtuoso's own execution
+ *   limit, `queryTimeoutMs`, past which it stops and says so (an incomplete answer is an error here).
+ * The dba's credentials come from the endpoint URL's userinfo and go only into Digest hashes; a
+ * reader's password is an HMAC of the dba's and the dataspace's base.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { LodestoneError } from '../../errors.js';
+import { FORM, NTRIPLES, RESULTS_JSON } from '../../rdf/media-types.js';
+import type { Engine, EngineAnswer, EngineDataset, EngineSpace, GraphReplacement } from '../engine.js';
+import { digestFetch } from './digest-fetch.js';
+import { PROCEDURES } from './virtuoso-sql.js';
+
+export interface VirtuosoOptions {
+  /** The Virtuoso HTTP server with the dba's credentials, e.g. http://dba:secret@127.0.0.1:8890/ */
+  endpoint: string;
+  /** Virtuoso's own limit on a query's execution (default 60 s). */
+  queryTimeoutMs?: number;
+  /** TriG per request when bulk loading (default 4 MiB). */
+  bulkBatchBytes?: number;
+}
+
+type Fetch = (url: URL, init: RequestInit) => Promise<Response>;
+
+/** A SPARQL string literal (SPARQL 1.1 §19.7: ECHAR); JSON's escapes are a subset. */
+const literal = (text: string): string => JSON.stringify(text);
+const vector = (items: readonly string[]): string => `bif:vector(${items.map(literal).join(', ')})`;
+
+export class VirtuosoEngine implements Engine {
+  readonly kind = 'virtuoso' as const;
+  private readonly root: URL;
+  private readonly password: string;
+  private readonly dba: Fetch;
+  private readonly readers = new Map<string, { name: string; fetch: Fetch }>();
+  private readonly queryTimeoutMs: number;
+  private readonly bulkBatchBytes: number;
+  private procedures: Promise<void> | undefined;
+
+  constructor(options: VirtuosoOptions) {
+    const url = new URL(options.endpoint);
+    if (!url.username || !url.password) {
+      throw new LodestoneError('BadRequest', 'a virtuoso index needs the dba credentials in its endpoint URL: virtuoso:http://dba:PASSWORD@host:8890/');
+    }
+    const username = decodeURIComponent(url.username);
+    this.password = decodeURIComponent(url.password);
+    url.username = '';
+    url.password = '';
+    url.pathname = '/';
+    url.search = '';
+    url.hash = '';
+    this.root = url;
+    this.dba = digestFetch({ username, password: this.password });
+    this.queryTimeoutMs = options.queryTimeoutMs ?? 60_000;
+    this.bulkBatchBytes = options.bulkBatchBytes ?? 4 * 1024 * 1024;
+  }
+
+  async open(space: EngineSpace): Promise<string | null | undefined> {
+    this.procedures ??= this.makeProcedures();
+    await this.procedures;
+    const reader = this.reader(space);
+    const secret = this.secret(space);
+    const marker = await this.call(`<sql:LODESTONE_OPEN>(${literal(reader.name)}, ${literal(secret)}, ${literal(space.base)})`);
+    return marker === undefined ? undefined : marker === '' ? null : marker;
+  }
+
+  async replace(space: EngineSpace, graphs: readonly GraphReplacement[], commit: string | undefined): Promise<void> {
+    const dropped = graphs.filter((g) => g.ntriples === null).map((g) => g.graph);
+    const loaded = graphs.filter((g) => g.ntriples !== null);
+    const trig = loaded.map((g) => `<${g.graph}> {\n${g.ntriples}}\n`).join('');
+    await this.call(`<sql:LODESTONE_REPLACE>(${literal(this.reader(space).name)}, ${literal(space.base)}, ${vector(dropped)}, ${vector(loaded.map((g) => g.graph))}, ${literal(trig)}, ${literal(commit ?? '')})`);
+  }
+
+  async clear(space: EngineSpace): Promise<void> {
+    await this.call(`<sql:LODESTONE_CLEAR>(${literal(this.reader(space).name)}, ${literal(space.base)})`);
+  }
+
+  async bulkLoad(space: EngineSpace, graphs: AsyncIterable<GraphReplacement>, commit: string | undefined): Promise<void> {
+    const reader = literal(this.reader(space).name);
+    let names: string[] = [];
+    let trig: string[] = [];
+    let bytes = 0;
+    const flush = async (): Promise<void> => {
+      if (names.length === 0) return;
+      await this.call(`<sql:LODESTONE_BULK>(${reader}, ${vector(names)}, ${literal(trig.join(''))})`);
+      names = [];
+      trig = [];
+      bytes = 0;
+    };
+    for await (const g of graphs) {
+      if (g.ntriples === null) continue;
+      names.push(g.graph);
+      trig.push(`<${g.graph}> {\n${g.ntriples}}\n`);
+      bytes += g.ntriples.length;
+      if (bytes >= this.bulkBatchBytes || names.length >= 2000) await flush();
+    }
+    await flush();
+    // the graphs went in without the transaction log: a checkpoint makes them durable before the marker is
+    await this.call(`<sql:LODESTONE_SEAL>(${literal(space.base)}, ${literal(commit ?? '')})`);
+  }
+
+  async query(space: EngineSpace, query: string, dataset: EngineDataset, graphResult: boolean, signal: AbortSignal): Promise<EngineAnswer> {
+    const form = new URLSearchParams({ query, timeout: String(this.queryTimeoutMs) });
+    // SPARQL 1.1 Protocol §2.1.4: the dataset given overrides the query's; the union needs none (the reader's graphs)
+    if (!dataset.union) {
+      for (const g of dataset.defaultGraphs) form.append('default-graph-uri', g);
+      for (const g of dataset.namedGraphs) form.append('named-graph-uri', g);
+    }
+    const text = await this.post(this.reader(space).fetch, form, graphResult ? NTRIPLES : RESULTS_JSON, signal);
+    if (graphResult) return { kind: 'graph', ntriples: text };
+    return { kind: 'results', json: plainBlankNodes(text) };
+  }
+
+  async dump(space: EngineSpace): Promise<string> {
+    const form = new URLSearchParams({ query: 'SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }' });
+    const json = JSON.parse(plainBlankNodes(await this.post(this.reader(space).fetch, form, RESULTS_JSON))) as { results: { bindings: Array<Record<'g' | 's' | 'p' | 'o', JsonTerm>> } };
+    return json.results.bindings.map((row) => `${nq(row.s)} ${nq(row.p)} ${nq(row.o)} ${nq(row.g)} .\n`).join('');
+  }
+
+  async close(): Promise<void> {
+    this.readers.clear();
+  }
+
+  private async makeProcedures(): Promise<void> {
+    for (const text of PROCEDURES) await this.call(`bif:exec(${literal(text)})`);
+  }
+
+  /** The reader of a dataspace: a name and a password derived from its base (no state kept in the engine but the user). */
+  private reader(space: EngineSpace): { name: string; fetch: Fetch } {
+    let reader = this.readers.get(space.base);
+    if (!reader) {
+      const name = `LODESTONE_${createHash('sha256').update(space.base).digest('hex').slice(0, 24)}`;
+      reader = { name, fetch: digestFetch({ username: name, password: this.secret(space) }) };
+      this.readers.set(space.base, reader);
+    }
+    return reader;
+  }
+
+  private secret(space: EngineSpace): string {
+    return createHmac('sha256', this.password).update(`lodestone reader ${space.base}`).digest('hex').slice(0, 32);
+  }
+
+  /** Calls an SQL function as the dba, in one request (one transaction); returns its value as a string. */
+  private async call(expression: string): Promise<string | undefined> {
+    const form = new URLSearchParams({ query: `SELECT (${expression} AS ?r) {}` });
+    const json = JSON.parse(await this.post(this.dba, form, RESULTS_JSON)) as { results: { bindings: Array<{ r?: { value: string } }> } };
+    return json.results.bindings[0]?.r?.value;
+  }
+
+  private async post(fetch: Fetch, form: URLSearchParams, accept: string, signal?: AbortSignal): Promise<string> {
+    let response: Response;
+    try {
+      response = await fetch(new URL('sparql-auth', this.root), {
+        method: 'POST',
+        headers: { 'content-type': `${FORM}; charset=utf-8`, accept },
+        body: form.toString(),
+        signal,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw new LodestoneError('BadGateway', `the index's Virtuoso at ${this.root.host} did not answer: ${(error as Error).message}`);
+    }
+    const text = await response.text();
+    // an "anytime" query past its timeout answers 200 with what it found so far: never an answer here
+    if (response.headers.get('x-sql-state') === 'S1TAT') {
+      throw new LodestoneError('QueryTimeout', `the query ran past the index's timeout of ${this.queryTimeoutMs / 1000} s and was stopped`);
+    }
+    if (!response.ok) {
+      // Virtuoso's message echoes the whole request after its first line: only the first line is kept
+      throw new LodestoneError('BadGateway', `the index's Virtuoso answered ${response.status}: ${(text.split('\n')[0] ?? '').slice(0, 300)}`);
+    }
+    return text;
+  }
+}
+
+interface JsonTerm {
+  type: string;
+  value: string;
+  datatype?: string;
+  'xml:lang'?: string;
+}
+
+/**
+ * Virtuoso names blank nodes in JSON results `nodeID://b10006`, not a blank node label; the label
+ * is what follows. (The quoted key and values cannot occur unescaped inside a JSON string.)
+ */
+function plainBlankNodes(json: string): string {
+  return json.replace(/("type": "bnode", "value": ")nodeID:\/\//g, '$1');
+}
+
+/** One term of a JSON result as N-Quads (dump). */
+function nq(t: JsonTerm): string {
+  if (t.type === 'uri') return `<${t.value}>`;
+  if (t.type === 'bnode') return `_:${t.value}`;
+  const lexical = JSON.stringify(t.value); // JSON's escapes are N-Triples' ECHAR and UCHAR
+  if (t['xml:lang']) return `${lexical}@${t['xml:lang']}`;
+  return t.datatype && t.datatype !== 'http://www.w3.org/2001/XMLSchema#string' ? `${lexical}^^<${t.datatype}>` : lexical;
+}
