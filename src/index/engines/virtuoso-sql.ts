@@ -31,10 +31,14 @@ export const PROCEDURES: readonly string[] = [
   `create procedure DB.DBA.LODESTONE_OPEN (in reader varchar, in secret varchar, in base varchar)
 {
   DB.DBA.RDF_DEFAULT_USER_PERMS_SET ('nobody', 0);
+  declare state, message varchar;
   if (not exists (select 1 from DB.DBA.SYS_USERS where U_NAME = reader))
     {
       DB.DBA.USER_CREATE (reader, secret);
-      exec (sprintf ('grant SPARQL_SELECT to "%s"', reader));
+      state := '00000';
+      exec (sprintf ('grant SPARQL_SELECT to "%s"', reader), state, message);
+      if (state <> '00000' and state <> '42000')
+        signal (state, message);
     }
   else
     USER_SET_PASSWORD (reader, secret);
@@ -76,13 +80,17 @@ export const PROCEDURES: readonly string[] = [
   return length (dropped) + length (loaded);
 }`,
   // a bulk batch: no transaction log, a commit per row (a crash loses it, but there is no marker yet)
+  // log_enable outlives the request on Virtuoso's HTTP thread: it is set back, on error too (else
+  // later requests served by that thread go unlogged, and a crash loses them: seen with new readers)
   `create procedure DB.DBA.LODESTONE_BULK (in reader varchar, in loaded any, in trig varchar)
 {
   declare i int;
+  declare exit handler for sqlstate '*' { log_enable (1, 1); resignal; };
   log_enable (2, 1);
   DB.DBA.TTLP (DB.DBA.LODESTONE_UTF8 (trig), '', '${NOWHERE}', 256);
   for (i := 0; i < length (loaded); i := i + 1)
     DB.DBA.RDF_GRAPH_USER_PERMS_SET (loaded[i], reader, 1);
+  log_enable (1, 1);
   return length (loaded);
 }`,
   // after a bulk load: its graphs made durable, then the marker (logged)
