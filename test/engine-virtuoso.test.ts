@@ -5,6 +5,8 @@
  * (kill -9) in the middle of a replace.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { isLodestoneError } from '../src/errors.js';
 import type { EngineDataset, EngineSpace, GraphReplacement } from '../src/index/engine.js';
@@ -98,6 +100,32 @@ describe('virtuoso engine', () => {
     // and unauthenticated SPARQL on the engine reads nothing at all
     const anonymous = await fetch(new URL(`sparql?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }')}`, server.endpoint.replace(/\/\/[^@]*@/, '//')), { headers: { accept: 'application/sparql-results+json' } });
     assert.equal(JSON.parse(await anonymous.text()).results.bindings[0].n.value, '0');
+  });
+
+  it('refuses queries naming Virtuoso\'s SQL functions (bif:, sql:) before they reach it: no request leaves the engine', async () => {
+    const s = space();
+    await engine.open(s);
+    let hits = 0;
+    const origin = createServer((_request, response) => {
+      hits += 1;
+      response.end('reached');
+    });
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/`;
+    try {
+      for (const query of [
+        `PREFIX v: <bif:> SELECT (v:http_get("${target}") AS ?x) {}`,
+        `SELECT (<bif:http_get>("${target}") AS ?x) {}`,
+        `BASE <bif:> SELECT (<http_get>("${target}") AS ?x) {}`,
+        `PREFIX v: <BIF:> SELECT ?x WHERE { BIND(v:http_get("${target}") AS ?x) }`,
+        'SELECT (<sql:LODESTONE_MARKER>("x") AS ?x) {}',
+      ]) {
+        await assert.rejects(engine.query(s, query, union, false, never), (error) => isLodestoneError(error, 'BadQuery'), query);
+      }
+      assert.equal(hits, 0);
+    } finally {
+      origin.close();
+    }
   });
 
   it('queries the named-list dataset as given', async () => {

@@ -34,6 +34,16 @@ export interface VirtuosoOptions {
 
 type Fetch = (url: URL, init: RequestInit) => Promise<Response>;
 
+/**
+ * Virtuoso calls an SQL built-in for a function IRI `bif:…` and a DB.DBA procedure for `sql:…`, as
+ * the reader: `bif:http_get` fetches any URL from the engine's host, `bif:id_to_iri` reads IRIs of
+ * every dataspace from its dictionary, `bif:exec` runs SQL. No other IRI reaches SQL (an unknown
+ * function is looked up as DB.DBA.<IRI>, where the reader may run nothing), and Virtuoso reads no
+ * \u escape in an IRI, so the schemes' names in the text (prefix declarations, BASE, prefixed
+ * names) are what gets there.
+ */
+const VIRTUOSO_FUNCTIONS = /(?<![\p{L}\p{N}_.-])(?:bif|sql):/iu;
+
 /** A SPARQL string literal (SPARQL 1.1 §19.7: ECHAR); JSON's escapes are a subset. */
 const literal = (text: string): string => JSON.stringify(text);
 const vector = (items: readonly string[]): string => `bif:vector(${items.map(literal).join(', ')})`;
@@ -111,6 +121,9 @@ export class VirtuosoEngine implements Engine {
   }
 
   async query(space: EngineSpace, query: string, dataset: EngineDataset, graphResult: boolean, signal: AbortSignal): Promise<EngineAnswer> {
+    if (VIRTUOSO_FUNCTIONS.test(query)) {
+      throw new LodestoneError('BadQuery', 'this dataspace\'s index is a Virtuoso, which runs its own SQL for IRIs in the bif: and sql: schemes: a query naming them is not run (bif: or sql: in a string counts too)');
+    }
     const form = new URLSearchParams({ query, timeout: String(this.queryTimeoutMs) });
     // SPARQL 1.1 Protocol §2.1.4: the dataset given overrides the query's; the union needs none (the reader's graphs)
     if (!dataset.union) {
