@@ -1,9 +1,12 @@
 /**
  * The SQL that Lodestone keeps in a Virtuoso engine: stored procedures made by `open` (CREATE
- * PROCEDURE replaces), called over HTTP from SPARQL as `<sql:…>` functions by the dba. One HTTP
- * request runs as one Virtuoso transaction, so each procedure call is atomic: a replace deletes,
- * loads (TTLP, TriG), grants and moves the marker together or not at all (tested: a load that fails
- * halfway leaves the graphs as they were). Identifiers here are fixed; every value is a parameter.
+ * PROCEDURE replaces), called over HTTP from SPARQL as `<sql:…>` functions by the dba. A call is
+ * NOT one transaction (a procedure that fails after writing a quad leaves the quad: tested), so a
+ * replace writes the graphs first and the marker last: after a crash the marker names the commit
+ * before, some graphs are newer, and replaying the same replace repairs it. Identifiers here are
+ * fixed; every value is a parameter.
+ * Bulky values (TriG, lists of graphs) come as fields of the same request, read with http_param:
+ * Virtuoso's SPARQL compiler takes ~5 s a megabyte of string literal, http_param nothing.
  */
 
 /** The system graph of markers (one triple per dataspace): no reader may read it. */
@@ -19,12 +22,40 @@ const NOWHERE = 'urn:x-lodestone:nowhere';
  * dataspace's graphs: its default graph with no FROM is their union and `GRAPH ?g` ranges over them.
  */
 export const PROCEDURES: readonly string[] = [
-  // a SPARQL string with a character past ASCII arrives as NVARCHAR, which TTLP does not read
-  `create procedure DB.DBA.LODESTONE_UTF8 (in text any)
+  // a request field (TTLP reads UTF-8 bytes; a wide string is recoded), '' when absent
+  `create procedure DB.DBA.LODESTONE_FIELD (in name varchar)
 {
+  declare text any;
+  text := coalesce (http_param (name), '');
   if (__tag (text) = __tag (N''))
     return charset_recode (text, '_WIDE_', 'UTF-8');
   return text;
+}`,
+  // the lines of a request field (IRIs, one a line), taken as they are (split_and_decode would
+  // %-decode them); a form's fields end their lines with CRLF (FormData makes every LF one)
+  `create procedure DB.DBA.LODESTONE_LINES (in name varchar)
+{
+  declare text, lines any;
+  declare at int;
+  text := DB.DBA.LODESTONE_FIELD (name);
+  lines := vector ();
+  while (length (text) > 0)
+    {
+      at := strchr (text, '\n');
+      if (at is null)
+        at := length (text);
+      if (at > 0 and aref (text, at - 1) = 13)
+        at := at - 1;
+      if (at > 0)
+        lines := vector_concat (lines, vector (subseq (text, 0, at)));
+      if (at < length (text) and aref (text, at) = 13)
+        at := at + 1;
+      if (at < length (text))
+        text := subseq (text, at + 1);
+      else
+        text := '';
+    }
+  return lines;
 }`,
   // Unauthenticated SPARQL reads nothing (it would see every document of every dataspace); a
   // reader's permissions cannot be narrower than these (Virtuoso refuses: RDF99).
@@ -60,10 +91,14 @@ export const PROCEDURES: readonly string[] = [
     DB.DBA.RDF_QUAD_URI_L ('${MARKERS}', base, '${INDEXED_COMMIT}', commit_id);
   return commit_id;
 }`,
-  // graphs to drop, graphs to load (their TriG), then the marker: last, in the same transaction
-  `create procedure DB.DBA.LODESTONE_REPLACE (in reader varchar, in base varchar, in dropped any, in loaded any, in trig varchar, in commit_id varchar)
+  // graphs to drop, graphs to load (their TriG), then the marker: last
+  `create procedure DB.DBA.LODESTONE_REPLACE (in reader varchar, in base varchar, in commit_id varchar)
 {
   declare i int;
+  declare dropped, loaded, trig any;
+  dropped := DB.DBA.LODESTONE_LINES ('dropped');
+  loaded := DB.DBA.LODESTONE_LINES ('loaded');
+  trig := DB.DBA.LODESTONE_FIELD ('trig');
   for (i := 0; i < length (dropped); i := i + 1)
     {
       delete from DB.DBA.RDF_QUAD where G = iri_to_id (dropped[i], 0);
@@ -72,7 +107,7 @@ export const PROCEDURES: readonly string[] = [
   for (i := 0; i < length (loaded); i := i + 1)
     delete from DB.DBA.RDF_QUAD where G = iri_to_id (loaded[i], 0);
   if (length (trig) > 0)
-    DB.DBA.TTLP (DB.DBA.LODESTONE_UTF8 (trig), '', '${NOWHERE}', 256);
+    DB.DBA.TTLP (trig, '', '${NOWHERE}', 256);
   for (i := 0; i < length (loaded); i := i + 1)
     DB.DBA.RDF_GRAPH_USER_PERMS_SET (loaded[i], reader, 1);
   if (commit_id is not null)
@@ -82,12 +117,14 @@ export const PROCEDURES: readonly string[] = [
   // a bulk batch: no transaction log, a commit per row (a crash loses it, but there is no marker yet)
   // log_enable outlives the request on Virtuoso's HTTP thread: it is set back, on error too (else
   // later requests served by that thread go unlogged, and a crash loses them: seen with new readers)
-  `create procedure DB.DBA.LODESTONE_BULK (in reader varchar, in loaded any, in trig varchar)
+  `create procedure DB.DBA.LODESTONE_BULK (in reader varchar)
 {
   declare i int;
+  declare loaded any;
   declare exit handler for sqlstate '*' { log_enable (1, 1); resignal; };
+  loaded := DB.DBA.LODESTONE_LINES ('loaded');
   log_enable (2, 1);
-  DB.DBA.TTLP (DB.DBA.LODESTONE_UTF8 (trig), '', '${NOWHERE}', 256);
+  DB.DBA.TTLP (DB.DBA.LODESTONE_FIELD ('trig'), '', '${NOWHERE}', 256);
   for (i := 0; i < length (loaded); i := i + 1)
     DB.DBA.RDF_GRAPH_USER_PERMS_SET (loaded[i], reader, 1);
   log_enable (1, 1);
