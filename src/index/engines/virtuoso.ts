@@ -137,12 +137,12 @@ export class VirtuosoEngine implements Engine {
     }
     const text = await this.post(this.reader(space).fetch, form, graphResult ? NTRIPLES : RESULTS_JSON, signal);
     if (graphResult) return { kind: 'graph', ntriples: text };
-    return { kind: 'results', json: plainBlankNodes(text) };
+    return { kind: 'results', json: commonTerms(text) };
   }
 
   async dump(space: EngineSpace): Promise<string> {
     const form = fields({ query: 'SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }' });
-    const json = JSON.parse(plainBlankNodes(await this.post(this.reader(space).fetch, form, RESULTS_JSON))) as { results: { bindings: Array<Record<'g' | 's' | 'p' | 'o', JsonTerm>> } };
+    const json = JSON.parse(commonTerms(await this.post(this.reader(space).fetch, form, RESULTS_JSON))) as { results: { bindings: Array<Record<'g' | 's' | 'p' | 'o', JsonTerm>> } };
     return json.results.bindings.map((row) => `${nq(row.s)} ${nq(row.p)} ${nq(row.o)} ${nq(row.g)} .\n`).join('');
   }
 
@@ -221,11 +221,16 @@ interface JsonTerm {
 }
 
 /**
- * Virtuoso names blank nodes in JSON results `nodeID://b10006`, not a blank node label; the label
- * is what follows. (The quoted key and values cannot occur unescaped inside a JSON string.)
+ * Terms of Virtuoso's JSON results written as other engines write them (SPARQL 1.1 Query Results
+ * JSON §3.2.2): a blank node `nodeID://b10006` is labelled `b10006`; a boolean `"1"` is `"true"`
+ * (its N-Triples says "true"); an xsd:string is a plain literal (RDF 1.1 §3.3). The patterns are
+ * Virtuoso's exact layout, and cannot occur inside a JSON string, where every `"` is escaped.
  */
-function plainBlankNodes(json: string): string {
-  return json.replace(/("type": "bnode", "value": ")nodeID:\/\//g, '$1');
+function commonTerms(json: string): string {
+  return json
+    .replace(/("type": "bnode", "value": ")nodeID:\/\//g, '$1')
+    .replace(/("datatype": "http:\/\/www\.w3\.org\/2001\/XMLSchema#boolean", "value": ")([01])"/g, (_, head: string, bit: string) => `${head}${bit === '1' ? 'true' : 'false'}"`)
+    .replace(/"type": "typed-literal", "datatype": "http:\/\/www\.w3\.org\/2001\/XMLSchema#string", /g, '"type": "literal", ');
 }
 
 /** One term of a JSON result as N-Quads (dump). */
