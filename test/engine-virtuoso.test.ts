@@ -128,6 +128,16 @@ describe('virtuoso engine', () => {
     }
   });
 
+  it('never puts the dba\'s password in an error, and needs it in the endpoint URL', async () => {
+    const wrong = new URL(server.endpoint);
+    wrong.password = 'not-the-password-1234';
+    const error = await new VirtuosoEngine({ endpoint: wrong.href }).open(space()).then(() => undefined, (e: Error) => e);
+    assert.ok(isLodestoneError(error, 'BadGateway'), String(error));
+    assert.doesNotMatch(error.message, /not-the-password-1234|dba:/);
+    assert.match(error.message, /401/);
+    assert.throws(() => new VirtuosoEngine({ endpoint: 'http://127.0.0.1:8890/' }), /dba credentials/);
+  });
+
   it('queries the named-list dataset as given', async () => {
     const s = space();
     await engine.open(s);
