@@ -138,6 +138,15 @@ describe('virtuoso engine', () => {
     assert.throws(() => new VirtuosoEngine({ endpoint: 'http://127.0.0.1:8890/' }), /dba credentials/);
   });
 
+  it('refuses a Virtuoso that would cut answers short (ResultSetMaxRows), and says what to set', async () => {
+    await server.restart({ ResultSetMaxRows: '10000' });
+    try {
+      await assert.rejects(new VirtuosoEngine({ endpoint: server.endpoint }).open(space()), /cuts SPARQL answers at 10000 rows.*ResultSetMaxRows = 1000000000/);
+    } finally {
+      await server.restart();
+    }
+  });
+
   it('queries the named-list dataset as given', async () => {
     const s = space();
     await engine.open(s);

@@ -21,8 +21,8 @@ export interface VirtuosoServer {
   dir: string;
   /** kill -9, as a crash. */
   kill(): Promise<void>;
-  /** Starts it again on the same database (after kill: Virtuoso replays its transaction log). */
-  restart(): Promise<void>;
+  /** Starts it again on the same database (after kill: Virtuoso replays its transaction log), its ini's [SPARQL] section changed by `sparql`. */
+  restart(sparql?: Record<string, string>): Promise<void>;
   /** Stops it and removes its directory. */
   stop(): Promise<void>;
 }
@@ -143,9 +143,12 @@ export async function startVirtuoso(): Promise<VirtuosoServer> {
     endpoint: `http://dba:${password}@127.0.0.1:${httpPort}/`,
     dir,
     kill: () => exited(child, 'SIGKILL'),
-    restart: async () => {
+    restart: async (sparql = {}) => {
       await exited(child, 'SIGKILL');
       rmSync(join(dir, 'virtuoso.lck'), { force: true });
+      let text = ini(dir, sqlPort, httpPort);
+      for (const [key, value] of Object.entries(sparql)) text = text.replace(new RegExp(`^${key} = .*$`, 'm'), `${key} = ${value}`);
+      writeFileSync(join(dir, 'virtuoso.ini'), text);
       child = launch(dir);
       await answers(url, child, dir);
     },

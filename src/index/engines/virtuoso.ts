@@ -35,6 +35,8 @@ export interface VirtuosoOptions {
 
 type Fetch = (url: URL, init: RequestInit) => Promise<Response>;
 
+/** The fewest result rows Virtuoso must allow (a dump is one row a triple). */
+const MIN_RESULT_ROWS = 1_000_000_000;
 /** Bulk batches sent at once (measured on 2 cores: see bench/engine-virtuoso.ts). */
 const BULK_IN_FLIGHT = 2;
 
@@ -83,7 +85,10 @@ export class VirtuosoEngine implements Engine {
 
   async open(space: EngineSpace): Promise<string | null | undefined> {
     this.procedures ??= this.makeProcedures();
-    await this.procedures;
+    await this.procedures.catch((error: unknown) => {
+      this.procedures = undefined; // asked again at the next open
+      throw error;
+    });
     const reader = this.reader(space);
     const secret = this.secret(space);
     const marker = await this.call(`<sql:LODESTONE_OPEN>(${literal(reader.name)}, ${literal(secret)}, ${literal(space.base)})`);
@@ -163,6 +168,12 @@ export class VirtuosoEngine implements Engine {
   }
 
   private async makeProcedures(): Promise<void> {
+    // Virtuoso cuts every SPARQL answer at [SPARQL] ResultSetMaxRows (10,000 in Debian's ini) and
+    // says nothing: an index that answers less than all is refused at the start
+    const rows = Number(await this.call('bif:cfg_item_value(bif:virtuoso_ini_path(), "SPARQL", "ResultSetMaxRows")'));
+    if (rows > 0 && rows < MIN_RESULT_ROWS) {
+      throw new LodestoneError('BadGateway', `the index's Virtuoso at ${this.root.host} cuts SPARQL answers at ${rows} rows without saying so: set ResultSetMaxRows = ${MIN_RESULT_ROWS} in the [SPARQL] section of its virtuoso.ini`);
+    }
     for (const text of PROCEDURES) await this.call(`bif:exec(${literal(text)})`);
   }
 
