@@ -11,9 +11,10 @@
  *   marker (a triple in urn:x-lodestone:index-markers). Not atomic (Virtuoso commits as it goes), so
  *   the marker is last: it never names a commit whose graphs are not all in place; a replay repairs.
  * - Bulk load: batches of TriG loaded without the transaction log, a checkpoint, then the marker.
- * - Abort: the signal closes the request; Virtuoso finishes a running query regardless (it notices
- *   the closed socket only when it writes), so each query also carries Virtuoso's own execution
- *   limit, `queryTimeoutMs`, past which it stops and says so (an incomplete answer is an error here).
+ * - Abort: the signal closes the request, and Virtuoso stops the query (seen in status(''): its
+ *   threads are gone within seconds of the disconnect); each query also carries Virtuoso's own
+ *   limit, `timeout` = `queryTimeoutMs`, past which it stops and says so (S1TAT: an error here,
+ *   never the part of the answer it sends).
  * The dba's credentials come from the endpoint URL's userinfo and go only into Digest hashes; a
  * reader's password is an HMAC of the dba's and the dataspace's base.
  */
