@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { isLodestoneError } from '../src/errors.js';
 import type { EngineDataset, EngineSpace, GraphReplacement } from '../src/index/engine.js';
 import { VirtuosoEngine } from '../src/index/engines/virtuoso.js';
+import { RESULTS_JSON, readResults } from '../src/rdf/sparql-results.js';
 import { graphsInIndex } from './helpers.js';
 import { startVirtuoso, type VirtuosoServer } from './engines/virtuoso-engine.js';
 
@@ -193,6 +194,10 @@ describe('virtuoso engine', () => {
       { type: 'typed-literal', datatype: `${XSD}integer`, value: '0' }, // ill-typed: Oxigraph keeps "abc"
     ]);
     assert.match(rows[5]!.o!.value, /^b\d+$/, 'nodeID://b… is given as the label b…');
+    // Lodestone's own reader of results takes them as they are
+    const answer = await engine.query(s, `SELECT ?p ?o WHERE { ${x} ?p ?o } ORDER BY ?p`, union, false, never);
+    const read = readResults(answer.kind === 'results' ? answer.json : '', RESULTS_JSON);
+    assert.ok('bindings' in read && read.bindings.length === rows.length && read.bindings[5]!.o!.type === 'bnode');
     const [again] = await select(s, `SELECT ?v WHERE { ${x} <http://ex/p5> ?b . ?b <http://ex/q> ?v }`);
     assert.equal(again!.v!.value, 'b', 'one document\'s blank node stays one node');
     // Numbers are held by value, and equal values of different types are one object in Virtuoso's
