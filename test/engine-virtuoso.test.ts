@@ -67,7 +67,7 @@ describe('virtuoso engine', () => {
     await engine.open(s);
     await engine.replace(s, [doc(s, 'a', ['1', '2']), doc(s, 'b', ['x']), doc(s, 'c', ['y', 'café ☃ 𝄞'])], 'c1');
     assert.equal(await engine.open(s), 'c1');
-    await engine.replace(s, [doc(s, 'a', ['3']), { graph: `${s.base}b`, ntriples: null }, doc(s, 'd', ['z'])], 'c2');
+    await engine.replace(s, [doc(s, 'a', ['3']), { graph: `${s.base}b`, ntriples: null }, doc(s, 'd', ['z']), doc(s, 'e', [])], 'c2');
     assert.equal(await engine.open(s), 'c2');
     const expected = await graphsInIndex([doc(s, 'a', ['3']), doc(s, 'c', ['y', 'café ☃ 𝄞']), doc(s, 'd', ['z'])]
       .map((g) => g.ntriples!.replace(/ \.\n/g, ` <${g.graph}> .\n`)).join(''));

@@ -97,8 +97,9 @@ export class VirtuosoEngine implements Engine {
   }
 
   async replace(space: EngineSpace, graphs: readonly GraphReplacement[], commit: string | undefined): Promise<void> {
-    const dropped = graphs.filter((g) => g.ntriples === null).map((g) => g.graph);
-    const loaded = graphs.filter((g) => g.ntriples !== null);
+    // an empty graph is no quads: dropped (Virtuoso's TriG reader refuses an empty block)
+    const dropped = graphs.filter((g) => !g.ntriples).map((g) => g.graph);
+    const loaded = graphs.filter((g) => g.ntriples);
     await this.call(`<sql:LODESTONE_REPLACE>(${literal(this.reader(space).name)}, ${literal(space.base)}, ${literal(commit ?? '')})`, {
       dropped: lines(dropped),
       loaded: lines(loaded.map((g) => g.graph)),
@@ -129,7 +130,7 @@ export class VirtuosoEngine implements Engine {
       if (failure) throw failure;
     };
     for await (const g of graphs) {
-      if (g.ntriples === null) continue;
+      if (!g.ntriples) continue;
       names.push(g.graph);
       trig.push(`<${g.graph}> {\n${g.ntriples}}\n`);
       bytes += g.ntriples.length;
