@@ -200,6 +200,22 @@ describe('virtuoso engine', () => {
     assert.ok('bindings' in read && read.bindings.length === rows.length && read.bindings[5]!.o!.type === 'bnode');
     const [again] = await select(s, `SELECT ?v WHERE { ${x} <http://ex/p5> ?b . ?b <http://ex/q> ?v }`);
     assert.equal(again!.v!.value, 'b', 'one document\'s blank node stays one node');
+    // N-Triples out (CONSTRUCT) for what Lodestone stores (left): Virtuoso's own rewriting (right)
+    const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+    const rewritten: Array<[string, string]> = [
+      [`"123456789012345678901234567890"^^<${XSD}integer>`, `"123456789012345678901234567890"^^<${XSD}decimal>`],
+      [`"<b>x</b>"^^<${RDF}XMLLiteral>`, '"<b>x</b>"'],
+      [`"P1Y"^^<${XSD}duration>`, `"12"^^<${XSD}duration>`],
+      [`"+1"^^<${XSD}integer>`, `"1"^^<${XSD}integer>`],
+      ['"x"@zh-Hant-TW', '"x"@zh-hant-tw'],
+      ['"café 😀"', '"caf\\u00E9 \\U0001F600"'],
+      [`"2020-13-45"^^<${XSD}dateTime>`, `"2020-13-45"^^<${XSD}dateTime>`],
+    ];
+    await engine.replace(s, rewritten.map(([o], i) => ({ graph: `${s.base}w${i}`, ntriples: `<${s.base}w#this> <http://ex/p> ${o} .\n` })), 'c1');
+    for (const [i, [given, back]] of rewritten.entries()) {
+      const out = await engine.query(s, `CONSTRUCT WHERE { GRAPH <${s.base}w${i}> { ?s ?p ?o } }`, union, true, never);
+      assert.equal(out.kind === 'graph' ? out.ntriples : '', `<${s.base}w#this>\t<http://ex/p>\t${back} .\n`, given);
+    }
     // Numbers are held by value, and equal values of different types are one object in Virtuoso's
     // index: a graph with 1, 01, 1.0 and true keeps one of them (other engines keep four triples).
     await engine.replace(s, [{ graph: `${s.base}num`, ntriples: ['"1"^^<' + XSD + 'integer>', '"01"^^<' + XSD + 'integer>', '"1.0"^^<' + XSD + 'decimal>', '"true"^^<' + XSD + 'boolean>']
