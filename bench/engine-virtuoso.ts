@@ -108,5 +108,5 @@ export const virtuosoSection: Section = {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = await virtuosoSection.run({ quick: process.env.BENCH_QUICK === '1', tmp: '', log: (line) => process.stderr.write(`${line}\n`) });
-  process.stdout.write(formatTable(rows));
+  process.stdout.write(`${formatTable(rows)}\n`);
 }
