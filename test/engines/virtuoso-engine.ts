@@ -130,15 +130,23 @@ export async function startVirtuoso(): Promise<VirtuosoServer> {
   writeFileSync(join(dir, 'virtuoso.ini'), ini(dir, sqlPort, httpPort));
   const url = `http://127.0.0.1:${httpPort}/`;
   let child = launch(dir);
-  await answers(url, child, dir);
   const password = randomBytes(12).toString('hex');
-  const response = await digestFetch({ username: 'dba', password: 'dba' })(new URL(`${url}sparql-auth`), {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ query: `SELECT (bif:exec("USER_SET_PASSWORD ('dba', '${password}')") AS ?r) {}` }).toString(),
-  });
-  if (!response.ok) throw new Error(`could not set the dba password: ${response.status} ${await response.text()}`);
-  await response.text();
+  try {
+    await answers(url, child, dir);
+    const response = await digestFetch({ username: 'dba', password: 'dba' })(new URL(`${url}sparql-auth`), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ query: `SELECT (bif:exec("USER_SET_PASSWORD ('dba', '${password}')") AS ?r) {}` }).toString(),
+    });
+    if (!response.ok) throw new Error(`could not set the dba password: ${response.status} ${await response.text()}`);
+    await response.text();
+  } catch (error) {
+    await exited(child, 'SIGKILL'); // no Virtuoso left behind by a start that failed
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const reap = (): void => void child.kill('SIGKILL'); // a test process that ends early takes its Virtuoso along
+  process.once('exit', reap);
   return {
     endpoint: `http://dba:${password}@127.0.0.1:${httpPort}/`,
     dir,
@@ -153,6 +161,7 @@ export async function startVirtuoso(): Promise<VirtuosoServer> {
       await answers(url, child, dir);
     },
     stop: async () => {
+      process.off('exit', reap);
       await exited(child, 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     },
