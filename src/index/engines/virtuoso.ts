@@ -6,7 +6,9 @@
  *   Queries run as that reader with no FROM: Virtuoso makes the default graph the union of the graphs
  *   it may read, and `GRAPH ?g` ranges over them; another dataspace's graphs, the marker graph and
  *   Virtuoso's system graphs (virtrdf#, ~2,500 triples) are not among them. Unauthenticated SPARQL
- *   on the engine reads nothing (LODESTONE_OPEN restricts 'nobody').
+ *   on the engine reads no graph (LODESTONE_OPEN restricts 'nobody'), but can still call bif:
+ *   functions (bif:id_to_iri reads the IRI dictionary): Virtuoso's ports belong on loopback or a
+ *   private network, as Lodestone's tests start it.
  * - Replace: one procedure call per batch: drop, load the batch as TriG (TTLP), grant, then the
  *   marker (a triple in urn:x-lodestone:index-markers). Not atomic (Virtuoso commits as it goes), so
  *   the marker is last: it never names a commit whose graphs are not all in place; a replay repairs.
@@ -194,7 +196,7 @@ export class VirtuosoEngine implements Engine {
     return createHmac('sha256', this.password).update(`lodestone reader ${space.base}`).digest('hex').slice(0, 32);
   }
 
-  /** Calls an SQL function as the dba, in one request (one transaction) with `data` as fields; returns its value as a string. */
+  /** Calls an SQL function as the dba, in one request with `data` as its fields; returns its value as a string. */
   private async call(expression: string, data: Record<string, string> = {}): Promise<string | undefined> {
     const form = fields({ query: `SELECT (${expression} AS ?r) {}`, ...data });
     const json = JSON.parse(await this.post(this.dba, form, RESULTS_JSON)) as { results: { bindings: Array<{ r?: { value: string } }> } };
