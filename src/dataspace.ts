@@ -66,6 +66,8 @@ export interface DataspaceOptions {
   queryLanes?: number;
   /** Where the index lives: embedded (the default), or a SPARQL server (src/index/engine.ts). */
   index?: IndexChoice;
+  /** The SPARQL timeout, for a server that takes its own (Fuseki, Virtuoso). */
+  queryTimeoutMs?: number;
   /** Lanes that may start beside them while queries are slow (default 1), and when a query is slow (default 500 ms). */
   extraQueryLanes?: number;
   slowQueryMs?: number;
@@ -119,7 +121,7 @@ export class Dataspace {
             onInvalid,
             cachedBlob: (id) => store.cachedBlob(id),
           })
-        : new RemoteIndex({ engine: engineFor(choice.kind, choice.endpoint!), id: options.id, gitdir: store.gitdir, prefix: store.prefix, base: options.base, log, onInvalid });
+        : new RemoteIndex({ engine: engineFor(choice.kind, choice.endpoint!, options.queryTimeoutMs), id: options.id, gitdir: store.gitdir, prefix: store.prefix, base: options.base, log, onInvalid });
     this.workingTree = new WorkingTree({ store, base: options.base, log, labelDeep: options.labelDeep, validate: options.validate });
     this.versions = options.versioned ? new VersionLog(store) : undefined;
     // The index follows HEAD once a burst of commits pauses (and at least every second, or every

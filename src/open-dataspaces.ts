@@ -47,6 +47,7 @@ async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptio
     watch: config.watch,
     queryLanes: config.queryLanes,
     index,
+    queryTimeoutMs: config.sparqlTimeoutMs,
     extraQueryLanes: config.extraQueryLanes,
     slowQueryMs: config.slowQueryMs,
     log: options.log,

@@ -170,3 +170,32 @@ describe('moving a dataspace onto an Oxigraph server', () => {
     }
   });
 });
+
+describe('a file edited by hand that would break out of its graph', () => {
+  it('is left out of the index, reported, and changes nothing else', async () => {
+    const own = await startOxigraph();
+    const dir = tempDir('oxigraph-inject');
+    const invalid: string[] = [];
+    const ds = await Dataspace.open({ id: 'end-user', base, dir, index: { kind: 'oxigraph-server', endpoint: own.url }, log: (line) => invalid.push(line) });
+    try {
+      await ds.put('a/', doc('a/', '{} <http://ex/p> "kept" .\n'));
+      await ds.settled();
+      // a commit made with git of a file whose text closes the INSERT DATA block and runs its own update
+      const { execFileSync } = await import('node:child_process');
+      const hostile = `<${base}b/#this> <http://ex/p> "x" . } } ; DROP ALL ; INSERT DATA { GRAPH <${base}z/> { <urn:planted> <urn:p> "planted" .\n`;
+      const run = (args: string[], input?: string) => execFileSync('git', args, { cwd: dir, input, encoding: 'utf8', env: { ...process.env, GIT_INDEX_FILE: join(dir, '.git', 'hand-index'), GIT_AUTHOR_NAME: 'x', GIT_AUTHOR_EMAIL: 'x@x', GIT_COMMITTER_NAME: 'x', GIT_COMMITTER_EMAIL: 'x@x' } }).trim();
+      const head = run(['rev-parse', 'HEAD']);
+      run(['read-tree', head]);
+      run(['update-index', '--add', '--cacheinfo', `100644,${run(['hash-object', '-w', '--stdin'], hostile)},graphs/b.nt`]);
+      const commit = run(['commit-tree', run(['write-tree']), '-p', head, '-m', 'by hand']);
+      run(['update-ref', 'refs/heads/main', commit, head]);
+      await ds.store.refresh();
+      await ds.settled();
+      assert.deepEqual(await select(ds, 'SELECT ?o WHERE { ?s ?p ?o }'), ['kept']);
+      assert.ok(invalid.some((line) => /graphs\/b\.nt.*not one N-Triples statement/.test(line)), invalid.join('\n'));
+    } finally {
+      await ds.close();
+      await own.stop();
+    }
+  });
+});

@@ -117,11 +117,11 @@ export interface Engine {
   /** Whether one `replace` call is applied whole or not at all (Oxigraph, Fuseki; not Virtuoso). */
   readonly transactional: boolean;
   /**
-   * Makes the engine ready to hold `space` (its dataset or graph group made if missing); returns
-   * the marker found (undefined: none, nothing indexed). A marker is a short text the index writes
-   * and reads (commit ids); the engine keeps it as it is.
+   * Makes the engine ready to hold `space` (its dataset or reader made if missing); returns the
+   * marker found (undefined: none, nothing indexed; null: an empty one). A marker is a short text
+   * the index writes and reads (commit ids, `-` for an empty branch); the engine keeps it as it is.
    */
-  open(space: EngineSpace): Promise<string | undefined>;
+  open(space: EngineSpace): Promise<string | null | undefined>;
   /**
    * Replaces graphs (none: only the marker) and sets the marker: in one transaction where the
    * engine has them (Oxigraph, Fuseki), else graphs first and the marker last (Virtuoso).

@@ -20,6 +20,7 @@ import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { LodestoneError, isLodestoneError } from '../errors.js';
 import { fileDocument } from '../document-paths.js';
+import { firstNonStatementLine } from '../rdf/canonical-lines.js';
 import { serialise } from '../rdf/formats.js';
 import { RESULTS_JSON, readResults, resultTypes, writeResults } from '../rdf/sparql-results.js';
 import { ObjectStore } from '../store/objects.js';
@@ -128,8 +129,8 @@ export class RemoteIndex implements DataspaceIndex {
   private open(): Promise<void> {
     this.opened ??= (async () => {
       const found = this.engine.keepsMarker ? await this.engine.open(this.space) : (await this.engine.open(this.space), await this.readMarkerFile());
-      if (!found?.trim()) return this.loadAll(this.target?.commit);
-      const marker = readMarker(found);
+      if (found === undefined || (found !== null && !found.trim())) return this.loadAll(this.target?.commit);
+      const marker = readMarker(found ?? EMPTY);
       const files = await this.filesAt(marker.at);
       // a marker kept here may outlive the engine's data (a server started afresh, or in memory)
       if (!this.engine.keepsMarker && !(await this.holds(files))) return this.loadAll(this.target?.commit);
@@ -231,6 +232,13 @@ export class RemoteIndex implements DataspaceIndex {
     const graph = this.graphName(file.path)!;
     if (!file.after) return { graph, ntriples: null };
     const text = (await this.objects.readTyped(file.after, 'blob')).toString('utf8');
+    // the text goes inside an update or a load as it is: a line that is not one whole statement
+    // (a file edited by hand) could close the block it is put in and write elsewhere, so it is left out
+    const bad = firstNonStatementLine(text);
+    if (bad) {
+      this.options.onInvalid?.(file.path, `line ${bad} is not one N-Triples statement`);
+      return { graph, ntriples: null };
+    }
     return { graph, ntriples: scopeBlankNodes(text.endsWith('\n') || text === '' ? text : text + '\n', graph) || null };
   }
 

@@ -4,7 +4,12 @@
  * through Lodestone and through the engine's own bulk loader.
  */
 import { spawn } from 'node:child_process';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { digestFetch } from '../../src/index/engines/digest-fetch.js';
+import { FusekiProcess, fusekiJar } from './fuseki-engine.js';
 import { startOxigraph, type RunningEngine } from './oxigraph-server-engine.js';
+import { startVirtuoso } from './virtuoso-engine.js';
 
 export async function startEngine(kind: string): Promise<RunningEngine & { kind: string }> {
   const engine = benchEngines([kind])[0];
@@ -41,6 +46,47 @@ const ENGINES: BenchEngine[] = [
     loaderName: 'oxigraph load',
     start: (location) => startOxigraph(location),
     bulkLoadCli: (nquads, location) => timed(process.env.LODESTONE_OXIGRAPH ?? 'oxigraph', ['load', '--location', location, '--file', nquads]),
+  },
+  {
+    kind: 'fuseki',
+    loaderName: 'tdb2.tdbloader',
+    start: async () => {
+      const fuseki = await FusekiProcess.start();
+      return { url: fuseki.url, stop: () => fuseki.stop(), kill: () => fuseki.kill() };
+    },
+    bulkLoadCli: (nquads, location) => timed('java', ['-Xmx1g', '-cp', fusekiJar(), 'tdb2.tdbloader', '--loc', location, nquads]),
+  },
+  {
+    kind: 'virtuoso',
+    loaderName: 'ld_dir + rdf_loader_run + checkpoint',
+    start: async () => {
+      const server = await startVirtuoso();
+      return { url: server.endpoint, stop: () => server.stop(), kill: () => server.kill() };
+    },
+    bulkLoadCli: async (nquads) => {
+      const server = await startVirtuoso();
+      try {
+        copyFileSync(nquads, join(server.dir, 'bench.nq')); // a folder its DirsAllowed lets it read
+        const dba = new URL(server.endpoint);
+        const sql = digestFetch({ username: decodeURIComponent(dba.username), password: decodeURIComponent(dba.password) });
+        const call = async (expression: string) => {
+          const response = await sql(new URL(`http://${dba.host}/sparql-auth`), {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ query: `SELECT (${expression} AS ?r) {}` }).toString(),
+          });
+          const text = await response.text();
+          if (!response.ok) throw new Error(text.split('\n')[0]);
+        };
+        const start = performance.now();
+        await call(`<sql:ld_dir>(${JSON.stringify(server.dir)}, "bench.nq", "urn:x-bench:default")`);
+        await call('<sql:rdf_loader_run>()');
+        await call('bif:exec("checkpoint")');
+        return performance.now() - start;
+      } finally {
+        await server.stop();
+      }
+    },
   },
 ];
 

@@ -53,6 +53,8 @@ const INCOMPLETE = /Incomplete results\s+\*{4}\s+##\s*$/;
 
 export class FusekiEngine implements Engine {
   readonly kind = 'fuseki' as const;
+  readonly keepsMarker = true;
+  readonly transactional = true;
   private readonly root: string;
   /** The endpoint URL without its userinfo: what messages may name. */
   private readonly shown: string;
@@ -238,7 +240,8 @@ function unbracket(bracketed: string): string {
 
 /** A commit id as the marker holds it (undefined, an empty branch: ""); anything but hex is refused before it reaches an update. */
 function commitLiteral(commit: string | undefined): string {
-  if (commit !== undefined && !/^[0-9a-f]{40,64}$/.test(commit)) throw new Error(`not a commit id: ${JSON.stringify(commit)}`);
+  // a marker (src/index/remote-index.ts): one or two commit ids, "-" for an empty branch
+  if (commit !== undefined && !/^(-|[0-9a-f]{40,64})( (-|[0-9a-f]{40,64}))?$/.test(commit)) throw new Error(`not a marker: ${JSON.stringify(commit)}`);
   return `"${commit ?? ''}"`;
 }
 

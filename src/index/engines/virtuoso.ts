@@ -60,6 +60,8 @@ const lines = (items: readonly string[]): string => items.map((item) => `${item}
 
 export class VirtuosoEngine implements Engine {
   readonly kind = 'virtuoso' as const;
+  readonly keepsMarker = true;
+  readonly transactional = false;
   private readonly root: URL;
   private readonly password: string;
   private readonly dba: Fetch;
