@@ -14,9 +14,9 @@ import type { RunningEngine } from './engines/oxigraph-server-engine.js';
 
 after(removeTempDirs);
 
-const KINDS = (process.env.LODESTONE_TEST_ENGINES ?? 'oxigraph-server').split(',');
+const KINDS = (process.env.LODESTONE_TEST_ENGINES ?? 'oxigraph-server,fuseki,virtuoso').split(',');
 const EX = 'http://example.org/';
-const RUNAWAY = 'SELECT (COUNT(*) AS ?c) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n ?o . ?x ?y ?z }';
+const RUNAWAY = 'SELECT (COUNT(*) AS ?count) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n ?o . ?x ?y ?z }';
 const TIMEOUT_MS = 8000;
 
 /** An HTTP proxy to `target` that keeps every request body it passes on. */
@@ -28,7 +28,14 @@ async function recordingProxy(target: string): Promise<{ url: string; bodies: st
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      bodies.push(`${req.method} ${req.url}\n${decodeURIComponent(body.toString('utf8').replace(/\+/g, ' '))}`);
+      const text = body.toString('utf8');
+      let decoded = text;
+      try {
+        decoded = decodeURIComponent(text.replace(/\+/g, ' ')); // a form; other bodies (multipart) stay as they are
+      } catch {
+        decoded = text;
+      }
+      bodies.push(`${req.method} ${req.url}\n${decoded}`);
       const out = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -40,7 +47,8 @@ async function recordingProxy(target: string): Promise<{ url: string; bodies: st
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}${to.pathname}`, bodies, server };
+  const credentials = to.username ? `${to.username}:${to.password}@` : '';
+  return { url: `http://${credentials}127.0.0.1:${port}${to.pathname}`, bodies, server };
 }
 
 for (const kind of KINDS) {
@@ -52,7 +60,7 @@ for (const kind of KINDS) {
     before(async () => {
       engine = await startEngine(kind);
       proxy = await recordingProxy(engine.url);
-      s = await startServer(['--index', `${kind}:${proxy.url}`, '--sparql-timeout', String(TIMEOUT_MS)]);
+      s = await startServer(['--index', `${kind}:${proxy.url}`, '--sparql-timeout', String(TIMEOUT_MS)], undefined, (line) => process.env.ENGINE_LOG && console.log('LOG', line));
       for (let i = 0; i < 20; i++) {
         const res = await s.request('PUT', `doc-${i}/`, { headers: turtle, body: `<#this> <${EX}n> ${i} ; <${EX}label> "document ${i}" .` });
         assert.equal(res.status, 201, res.body);
@@ -67,18 +75,21 @@ for (const kind of KINDS) {
     const sparql = (query: string) => s.request('GET', `sparql?${new URLSearchParams({ query })}`, { headers: { Accept: 'application/sparql-results+json' } });
 
     it('refuses SERVICE, LOAD, updates and engine IRIs before the engine sees them', async () => {
+      // each with a mark of its own that Lodestone's own requests to the engine never carry
       const refused = [
         `SELECT * WHERE { SERVICE <http://127.0.0.1:9/sparql> { ?s ?p ?o } }`,
-        `SELECT * WHERE { SERVICE SILENT <${engine.url}query> { ?s ?p ?o } }`,
+        `SELECT * WHERE { SERVICE SILENT <http://127.0.0.1:9/other> { ?s ?p ?o } }`,
         `LOAD <http://127.0.0.1:9/data.nt>`,
         `INSERT DATA { <${EX}s> <${EX}p> "planted" }`,
-        `SELECT * WHERE { GRAPH <urn:x-arq:DefaultGraph> { ?s ?p ?o } }`,
-        `PREFIX bif: <http://www.openlinksw.com/schemas/bif#> SELECT (bif:sys_stat("st_dbms_name") AS ?x) WHERE {}`,
+        `SELECT ?leak7 WHERE { GRAPH <urn:x-arq:DefaultGraph> { ?leak7 ?p ?o } }`,
+        `SELECT (<java:org.apache.jena.sparql.function.library.sha1sum>("leak8") AS ?x) WHERE {}`,
+        `PREFIX b: <bif:> SELECT (b:sys_stat("st_dbms_name") AS ?x) WHERE {}`,
+        `PREFIX bif: <http://www.openlinksw.com/schemas/bif#> SELECT (bif:http_get("http://127.0.0.1:9/leak9") AS ?x) WHERE {}`,
       ];
       const before = proxy.bodies.length;
       for (const query of refused) assertRdfError(await sparql(query), 400);
       const seen = proxy.bodies.slice(before).join('\n');
-      for (const word of ['SERVICE', 'LOAD', 'planted', 'urn:x-arq', 'bif']) assert.ok(!seen.includes(word), `${word} reached the engine: ${seen.slice(0, 300)}`);
+      for (const mark of ['127.0.0.1:9/', 'planted', 'leak7', 'leak8', 'st_dbms_name', 'leak9']) assert.ok(!seen.includes(mark), `${mark} reached the engine: ${seen.slice(0, 300)}`);
     });
 
     it('names only the dataspace\'s documents as graphs: no marker, no system graph', async () => {

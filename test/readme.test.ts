@@ -36,7 +36,7 @@ function shellBlocks(markdown: string): string[][] {
 function examples(block: string[]): { run: string[]; skipped: string[] } {
   const commands = block.join('\n').replace(/\\\n/g, '').split('\n').filter((line) => line.trim() !== '');
   // and the installs and starts of the SPARQL servers an index can live on, which .ci/engines/ and test/engines/ run
-  const own = (command: string) => /^(npm |[A-Z_]+=\S* (npm|node) |python3 -m pip install |oxigraph serve |java |sudo |apt-get |virtuoso-t )/.test(command);
+  const own = (command: string) => /^(npm |[A-Z_]+=\S* (npm|node) |python3 -m pip install |curl -fsSLO https:\/\/repo1\.maven\.org\/|oxigraph serve |java |sudo |apt-get |virtuoso-t )/.test(command);
   return { run: commands.filter((c) => !own(c)), skipped: commands.filter(own) };
 }
 

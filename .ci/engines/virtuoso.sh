@@ -5,4 +5,6 @@
 if [ -z "${LODESTONE_VIRTUOSO:-}" ] && ! [ -x /usr/bin/virtuoso-t ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends virtuoso-opensource-7-bin >/dev/null
 fi
-"${LODESTONE_VIRTUOSO:-/usr/bin/virtuoso-t}" --help 2>&1 | sed -n 2p | sed 's/^/virtuoso-t /'
+# virtuoso-t --help exits 1: its version is the second line it prints
+virtuoso_help=$("${LODESTONE_VIRTUOSO:-/usr/bin/virtuoso-t}" --help 2>&1 || true)
+echo "${virtuoso_help}" | sed -n 2p | sed 's/^/virtuoso-t /'

@@ -78,7 +78,7 @@ export interface QueryShape {
  * default graph under a union), Jena's Java function loader, Virtuoso's SQL and built-in functions.
  * A query naming one is refused before any engine sees it (issue 27: nothing reaches beyond the dataspace).
  */
-const ENGINE_IRIS = ['urn:x-arq:', 'java:', 'http://www.openlinksw.com/schemas/', 'http://www.openlinksw.com/virtrdf'];
+const ENGINE_IRIS = ['urn:x-arq:', 'java:', 'bif:', 'sql:', 'http://www.openlinksw.com/schemas/', 'http://www.openlinksw.com/virtrdf'];
 
 /** Why a parsed query reaches beyond the dataspace's documents, or undefined. */
 function reachesOut(node: unknown): string | undefined {

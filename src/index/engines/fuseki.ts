@@ -30,6 +30,7 @@ import { NQUADS, NTRIPLES, RESULTS_JSON, SPARQL_UPDATE } from '../../rdf/media-t
 import { firstNonStatementLine } from '../../rdf/canonical-lines.js';
 import { termToNTriples } from '../../rdf/ntriples.js';
 import type { Engine, EngineAnswer, EngineDataset, EngineSpace, GraphReplacement } from '../engine.js';
+import { engineError } from '../engine.js';
 
 /** Jena's names for the real default graph and the union graph: a query that names one reaches the marker or steps outside its dataset. */
 export const FUSEKI_SPECIAL_GRAPHS = ['urn:x-arq:DefaultGraph', 'urn:x-arq:DefaultGraphNode', 'urn:x-arq:UnionGraph'] as const;
@@ -210,13 +211,16 @@ export class FusekiEngine implements Engine {
       response = await fetch(this.root + path, { ...init, headers });
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
-      throw new Error(`Fuseki at ${this.shown} did not answer: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`);
+      throw engineError(`Fuseki at ${this.shown} did not answer: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`);
     }
     if (expected.includes(response.status)) return response;
     const said = (await response.text().catch(() => '')).slice(0, 300).trim();
     // Fuseki answers 503 to a query stopped at its timeout before any result was sent.
     if (response.status === 503 && path.endsWith('/query')) throw new LodestoneError('QueryTimeout', 'The query ran past its time limit and was stopped');
-    throw new Error(`Fuseki at ${this.shown} answered ${init.method ?? 'GET'} /${path.split('?')[0]} with ${response.status}${said ? `: ${said}` : ''}`);
+    // a query Fuseki's parser refuses (one sparqljs took): what it said, but not where it is
+    if (response.status === 400 && path.endsWith('/query')) throw new LodestoneError('BadQuery', `the index's SPARQL server refused the query: ${said}`);
+    if (response.status === 400 && path.endsWith('/update')) throw new LodestoneError('SyntaxError', `the index's SPARQL server refused the data: ${said}`);
+    throw engineError(`Fuseki at ${this.shown} answered ${init.method ?? 'GET'} /${path.split('?')[0]} with ${response.status}${said ? `: ${said}` : ''}`);
   }
 }
 

@@ -24,6 +24,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { LodestoneError } from '../../errors.js';
 import { NTRIPLES, RESULTS_JSON } from '../../rdf/media-types.js';
 import type { Engine, EngineAnswer, EngineDataset, EngineSpace, GraphReplacement } from '../engine.js';
+import { engineError } from '../engine.js';
 import { digestFetch } from './digest-fetch.js';
 import { PROCEDURES } from './virtuoso-sql.js';
 
@@ -178,7 +179,7 @@ export class VirtuosoEngine implements Engine {
     // says nothing: an index that answers less than all is refused at the start
     const rows = Number(await this.call('bif:cfg_item_value(bif:virtuoso_ini_path(), "SPARQL", "ResultSetMaxRows")'));
     if (rows > 0 && rows < MIN_RESULT_ROWS) {
-      throw new LodestoneError('BadGateway', `the index's Virtuoso at ${this.root.host} cuts SPARQL answers at ${rows} rows without saying so: set ResultSetMaxRows = ${MIN_RESULT_ROWS} in the [SPARQL] section of its virtuoso.ini`);
+      throw engineError(`the index's Virtuoso at ${this.root.host} cuts SPARQL answers at ${rows} rows without saying so: set ResultSetMaxRows = ${MIN_RESULT_ROWS} in the [SPARQL] section of its virtuoso.ini`);
     }
     for (const text of PROCEDURES) await this.call(`bif:exec(${literal(text)})`);
   }
@@ -216,7 +217,7 @@ export class VirtuosoEngine implements Engine {
       });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      throw new LodestoneError('BadGateway', `the index's Virtuoso at ${this.root.host} did not answer: ${(error as Error).message}`);
+      throw engineError(`the index's Virtuoso at ${this.root.host} did not answer: ${(error as Error).message}`);
     }
     const text = await response.text();
     // an "anytime" query past its timeout answers 200 with what it found so far: never an answer here
@@ -225,7 +226,9 @@ export class VirtuosoEngine implements Engine {
     }
     if (!response.ok) {
       // Virtuoso's message echoes the whole request after its first line: only the first line is kept
-      throw new LodestoneError('BadGateway', `the index's Virtuoso answered ${response.status}: ${(text.split('\n')[0] ?? '').slice(0, 300)}`);
+      const first = (text.split('\n')[0] ?? '').slice(0, 300);
+      if (response.status === 400 && /^Virtuoso 37000/.test(first)) throw new LodestoneError('BadQuery', `the index's SPARQL server refused the query: ${first}`);
+      throw engineError(`the index's Virtuoso answered ${response.status}: ${(text.split('\n')[0] ?? '').slice(0, 300)}`);
     }
     return text;
   }
