@@ -6,6 +6,7 @@
  * given the process's Node options without those that load tsx.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { LodestoneError, isLodestoneError } from '../src/errors.js';
 import { WorkerCalls, withoutTsx } from '../src/util/worker.js';
@@ -68,5 +69,12 @@ describe('withoutTsx', () => {
     assert.deepEqual(withoutTsx(['-r', 'tsx/cjs', '--loader=tsx/esm', '--inspect']), ['--inspect']);
     // others that only look alike stay
     assert.deepEqual(withoutTsx(['--import', './tsxish.mjs', '--require', 'my-tsx-helper']), ['--import', './tsxish.mjs', '--require', 'my-tsx-helper']);
+  });
+
+  it('starts a worker from dist/ in a process run with an option a worker cannot be given (--max-old-space-size)', () => {
+    const script = `(async () => { const { startWorker } = await import('./src/util/worker.ts'); const { THREADS, workerEntry } = await import('./src/threads.ts');
+      const worker = startWorker(workerEntry(THREADS.disk)); worker.once('message', async () => { console.log('ready'); await worker.terminate(); }); })();`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--max-old-space-size=256', '-e', script], { env: { ...process.env, LODESTONE_WORKERS: 'dist' }, encoding: 'utf8' });
+    assert.equal(out, 'ready\n');
   });
 });

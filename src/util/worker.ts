@@ -23,14 +23,26 @@ export function startWorker(entry: URL, workerData?: unknown): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(entry, { workerData });
   if (process.env.LODESTONE_WORKERS === 'dist') {
     const built = new URL(entry.href.replace(/\/src\/(?!.*\/src\/)/, '/dist/'));
-    if (built.href !== entry.href && existsSync(built)) return new Worker(built, { workerData, execArgv: withoutTsx(process.execArgv) });
+    if (built.href !== entry.href && existsSync(built)) return startBuilt(built, workerData);
   }
   const source = entry.href.replace(/\.js$/, '.ts');
   const code = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`;
   return new Worker(code, { eval: true, workerData });
 }
 
-/** Node options without those that load tsx (`--import tsx`, `--require …/tsx/…`, `--loader=tsx`): the rest (an inspector, a profiler, memory limits) are kept. */
+/** A worker from dist/, given the process's Node options without tsx; with a process-wide one among them (such as --max-old-space-size), which a worker cannot be given, it inherits them all as before. */
+function startBuilt(built: URL, workerData: unknown): Worker {
+  const execArgv = withoutTsx(process.execArgv);
+  if (execArgv.length === process.execArgv.length) return new Worker(built, { workerData });
+  try {
+    return new Worker(built, { workerData, execArgv });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw error;
+    return new Worker(built, { workerData });
+  }
+}
+
+/** Node options without those that load tsx (`--import tsx`, `--require …/tsx/…`, `--loader=tsx`); the others (an inspector, a profiler) are kept. */
 export function withoutTsx(execArgv: readonly string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i < execArgv.length; i++) {
