@@ -46,7 +46,7 @@ interface Server {
 
 function startServe(data: string, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--data', data, '--port', String(port), '--host', 'localhost'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, ['bin/lodestone.js', 'serve', '--data', data, '--port', String(port), '--host', 'localhost'], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     live.add(child);
     child.once('exit', () => live.delete(child));
     let out = '';

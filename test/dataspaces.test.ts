@@ -150,7 +150,7 @@ describe('dataspaces declared in system.ttl', () => {
   });
 
   it('reindexes every declared dataspace from the command line', () => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'reindex', '--data', data], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['bin/lodestone.js', 'reindex', '--data', data], { encoding: 'utf8' });
     for (const id of ['end-user', 'admin', 'second', 'second-admin', 'other', 'other-admin']) assert.match(out, new RegExp(`^${id}: \\d+ documents`, 'm'));
   });
 

@@ -15,17 +15,47 @@ import { LodestoneError, type ErrorCode } from '../errors.js';
  * Starts a worker. Run from source (under tsx) a worker does not inherit the TypeScript loader,
  * so it starts from a two-line bootstrap that registers tsx and then imports the `.ts` entry, which
  * compiles its whole import graph again (about 0.4 s of a core a worker). `npm test` builds `dist/`
- * first and sets LODESTONE_WORKERS=dist: its workers start from the build of the same sources.
+ * first and sets LODESTONE_WORKERS=dist: its workers start from the build of the same sources,
+ * without the `--import tsx` they would otherwise inherit from the process's Node options (which
+ * loads and registers tsx in every worker, for nothing: ~0.2 s of a core each).
  */
 export function startWorker(entry: URL, workerData?: unknown): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(entry, { workerData });
   if (process.env.LODESTONE_WORKERS === 'dist') {
     const built = new URL(entry.href.replace(/\/src\/(?!.*\/src\/)/, '/dist/'));
-    if (built.href !== entry.href && existsSync(built)) return new Worker(built, { workerData });
+    if (built.href !== entry.href && existsSync(built)) return startBuilt(built, workerData);
   }
   const source = entry.href.replace(/\.js$/, '.ts');
   const code = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`;
   return new Worker(code, { eval: true, workerData });
+}
+
+/** A worker from dist/, given the process's Node options without tsx; with a process-wide one among them (such as --max-old-space-size), which a worker cannot be given, it inherits them all as before. */
+function startBuilt(built: URL, workerData: unknown): Worker {
+  const execArgv = withoutTsx(process.execArgv);
+  if (execArgv.length === process.execArgv.length) return new Worker(built, { workerData });
+  try {
+    return new Worker(built, { workerData, execArgv });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw error;
+    return new Worker(built, { workerData });
+  }
+}
+
+/** Node options without those that load tsx (`--import tsx`, `--require …/tsx/…`, `--loader=tsx`); the others (an inspector, a profiler) are kept. */
+export function withoutTsx(execArgv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    const separate = /^(--import|--require|-r|--loader|--experimental-loader)$/.test(arg);
+    const value = separate ? execArgv[i + 1] : /^--(?:import|require|loader|experimental-loader)=(.*)$/.exec(arg)?.[1];
+    if (value !== undefined && /(^|[/\\])tsx([/\\]|$)/.test(value)) {
+      if (separate) i++;
+      continue;
+    }
+    kept.push(arg);
+  }
+  return kept;
 }
 
 /**
