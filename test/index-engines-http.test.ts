@@ -36,7 +36,7 @@ async function recordingProxy(target: string): Promise<{ url: string; bodies: st
         decoded = text;
       }
       bodies.push(`${req.method} ${req.url}\n${decoded}`);
-      const out = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      const out = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       });

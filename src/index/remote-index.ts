@@ -25,7 +25,7 @@ import { serialise } from '../rdf/formats.js';
 import { RESULTS_JSON, readResults, resultTypes, writeResults } from '../rdf/sparql-results.js';
 import { ObjectStore } from '../store/objects.js';
 import { TreeCache, diffTrees, type FileDiff } from '../store/trees.js';
-import type { DataspaceIndex, Engine, EngineDataset, EngineSpace, GraphReplacement } from './engine.js';
+import { engineError, type DataspaceIndex, type Engine, type EngineDataset, type EngineSpace, type GraphReplacement } from './engine.js';
 import type { QueryRequest } from './index-core.js';
 
 export interface RemoteIndexOptions {
@@ -120,7 +120,7 @@ export class RemoteIndex implements DataspaceIndex {
         this.reached = seq;
       } catch (error) {
         this.log(`index (${this.kind}) could not sync to ${commit ?? 'an empty branch'}: ${detailOf(error)}`);
-        throw error;
+        throw asEngineError(error);
       }
     }
   }
@@ -281,7 +281,7 @@ export class RemoteIndex implements DataspaceIndex {
     try {
       const graphResult = !resultTypes.includes(request.format);
       const answer = await this.engine.query(this.space, request.query, this.datasetOf(request), graphResult, signal).catch((error: unknown) => {
-        throw signal.aborted ? overTime() : error;
+        throw signal.aborted ? overTime() : asEngineError(error);
       });
       if (answer.kind === 'graph') return serialise(answer.ntriples, request.format);
       return writeResults(readResults(answer.json, RESULTS_JSON), request.format);
@@ -372,6 +372,11 @@ export function scopeBlankNodes(ntriples: string, graph: string): string {
   if (!ntriples.includes('_:')) return ntriples;
   const scope = `g${createHash('sha1').update(graph).digest('hex').slice(0, 16)}_`;
   return ntriples.replace(/^_:([^\s"<>]+) /gm, `_:${scope}$1 `).replace(/ _:([^\s"<>]+) \.$/gm, ` _:${scope}$1 .`);
+}
+
+/** An engine's failure as the client may see it: Lodestone's own errors as they are, anything else a bare 503 (the rest goes to the log). */
+function asEngineError(error: unknown): Error {
+  return isLodestoneError(error) ? error : engineError(error instanceof Error ? error.message : String(error));
 }
 
 function detailOf(error: unknown): string {
