@@ -199,3 +199,24 @@ describe('a file edited by hand that would break out of its graph', () => {
     }
   });
 });
+
+describe('lds:index in system.ttl', () => {
+  it('puts one dataspace on a server, over --index', async () => {
+    const own = await startOxigraph();
+    const { startServer } = await import('./http-helpers.js');
+    const dir = tempDir('system-index');
+    let s = await startServer([], dir);
+    const endUser = s.base;
+    await s.close();
+    const { appendFileSync } = await import('node:fs');
+    const { ns } = await import('../src/rdf/namespaces.js');
+    appendFileSync(join(dir, 'system.ttl'), `\n<${endUser}> <${ns.lds}index> "oxigraph-server:${own.url}" .\n`);
+    s = await startServer([], dir);
+    try {
+      assert.deepEqual(s.running.runtimes.map((r) => `${r.dataspace.id} ${r.dataspace.index.kind}`).sort(), ['admin embedded', 'end-user oxigraph-server']);
+    } finally {
+      await s.close();
+      await own.stop();
+    }
+  });
+});
