@@ -37,9 +37,6 @@ export interface VirtuosoOptions {
   bulkBatchBytes?: number;
 }
 
-/** Virtuoso's pragmas that keep its own graph out of a query's dataset (as default and named graph). */
-const SYSTEM_GRAPHS_OUT = 'DEFINE input:default-graph-exclude <http://www.openlinksw.com/schemas/virtrdf#> DEFINE input:named-graph-exclude <http://www.openlinksw.com/schemas/virtrdf#>';
-
 type Fetch = (url: URL, init: RequestInit) => Promise<Response>;
 
 /** The fewest result rows Virtuoso must allow (a dump is one row a triple). */
@@ -156,9 +153,7 @@ export class VirtuosoEngine implements Engine {
     if (VIRTUOSO_FUNCTIONS.test(query)) {
       throw new LodestoneError('BadQuery', 'this dataspace\'s index is a Virtuoso, which runs its own SQL for IRIs in the bif: and sql: schemes: a query naming them is not run (bif: or sql: in a string counts too)');
     }
-    // Virtuoso's own graph (its RDF views) is readable by every user whatever the permissions say:
-    // kept out of the dataset by Virtuoso's pragmas (Lodestone's, before a text that cannot hold one)
-    const form = fields({ query: `${SYSTEM_GRAPHS_OUT}\n${query}`, timeout: String(this.queryTimeoutMs) });
+    const form = fields({ query, timeout: String(this.queryTimeoutMs) });
     // SPARQL 1.1 Protocol §2.1.4: the dataset given overrides the query's; the union needs none (the reader's graphs)
     if (!dataset.union) {
       for (const g of dataset.defaultGraphs) form.append('default-graph-uri', g);
@@ -170,7 +165,7 @@ export class VirtuosoEngine implements Engine {
   }
 
   async dump(space: EngineSpace): Promise<string> {
-    const form = fields({ query: `${SYSTEM_GRAPHS_OUT}\nSELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }` });
+    const form = fields({ query: 'SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }' });
     const json = JSON.parse(commonTerms(await this.post(this.reader(space).fetch, form, RESULTS_JSON))) as { results: { bindings: Array<Record<'g' | 's' | 'p' | 'o', JsonTerm>> } };
     return json.results.bindings.map((row) => `${nq(row.s)} ${nq(row.p)} ${nq(row.o)} ${nq(row.g)} .\n`).join('');
   }
