@@ -18,7 +18,7 @@ after(removeTempDirs);
 
 const EX = 'http://example.org/';
 /** A cross product of six patterns: it runs for far longer than the limit. Over 100 characters, on several lines. */
-const RUNAWAY = '# every combination of six triples\nSELECT (COUNT(*) AS ?c)\nWHERE {\n  ?a ?b ?c . ?d ?e ?f . ?g ?h ?i .\n  ?j ?k ?l . ?m ?n ?o . ?x ?y ?z\n}';
+const RUNAWAY = '# every combination of six triples\nSELECT (COUNT(*) AS ?count)\nWHERE {\n  ?a ?b ?c . ?d ?e ?f . ?g ?h ?i .\n  ?j ?k ?l . ?m ?n ?o . ?x ?y ?z\n}';
 const TIMEOUT_MS = 4500;
 
 describe(`query lanes (--sparql-timeout ${TIMEOUT_MS}, two lanes by default)`, () => {

@@ -355,7 +355,7 @@ for (const lanes of ['1', '2']) describe(`the SPARQL timeout (--sparql-timeout 2
     return Number((JSON.parse(res.body) as JsonResults).results!.bindings[0]!.c!.value);
   };
 
-  const runaway = 'SELECT (COUNT(*) AS ?c) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n ?o . ?x ?y ?z }';
+  const runaway = 'SELECT (COUNT(*) AS ?count) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n ?o . ?x ?y ?z }';
   const startRunaway = () => {
     const started = Date.now();
     const state = { answeredAt: 0, started };
