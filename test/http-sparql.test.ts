@@ -204,7 +204,9 @@ describe('the SPARQL endpoint', () => {
     it('names each document’s graph by its URL', async () => {
       const graphs = values(await get(GRAPHS), 'g');
       for (const url of [s.base, alice, bob]) assert.ok(graphs.includes(url), `${url} is a named graph: ${graphs.join(', ')}`);
-      for (const g of graphs) assert.ok(g.startsWith(s.base) && g.endsWith('/'), `${g} is a document URL`);
+      // a known limit (README, "Index on a SPARQL server"): Virtuoso lets every user read its own graph of RDF views
+      const known = process.env.LODESTONE_TEST_INDEX === 'virtuoso' ? ['http://www.openlinksw.com/schemas/virtrdf#'] : [];
+      for (const g of graphs) assert.ok((g.startsWith(s.base) && g.endsWith('/')) || known.includes(g), `${g} is a document URL`);
       const owned = values(await get(`SELECT ?g WHERE { GRAPH ?g { <${bob}#this> <${FOAF}name> "Bob" } }`), 'g');
       assert.deepEqual(owned, [bob]);
     });

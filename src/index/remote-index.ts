@@ -48,6 +48,8 @@ interface Marker {
   to?: string | undefined;
 }
 const EMPTY = '-';
+/** A graph no engine holds: the dataset of a list that kept nothing. */
+const NO_GRAPH = 'urn:x-lodestone:no-graph';
 const showMarker = (m: Marker) => [m.at ?? EMPTY, ...('to' in m ? [m.to ?? EMPTY] : [])].join(' ');
 function readMarker(text: string): Marker {
   const [at, to] = text.trim().split(/\s+/);
@@ -299,7 +301,11 @@ export class RemoteIndex implements DataspaceIndex {
    * same either way.)
    */
   private datasetOf(request: QueryRequest): EngineDataset {
-    const ours = (graphs: readonly string[] | undefined) => (graphs ?? []).filter((g) => g.startsWith(this.options.base) && this.graphs.has(g));
+    // an empty list is a graph that is never written: engines read a missing list as "all graphs" (SPARQL 1.1 Protocol §2.1.4 leaves it to them)
+    const ours = (graphs: readonly string[] | undefined) => {
+      const kept = (graphs ?? []).filter((g) => g.startsWith(this.options.base) && this.graphs.has(g));
+      return kept.length ? kept : [NO_GRAPH];
+    };
     if (request.defaultGraphs || request.namedGraphs) return { union: false, defaultGraphs: ours(request.defaultGraphs), namedGraphs: ours(request.namedGraphs) };
     return { union: true, graphs: () => [...this.graphs] };
   }
