@@ -14,7 +14,8 @@ import type { RunningEngine } from './engines/oxigraph-server-engine.js';
 
 after(removeTempDirs);
 
-const KINDS = (process.env.LODESTONE_TEST_ENGINES ?? 'oxigraph-server,fuseki,virtuoso').split(',');
+// virtuoso is held back (src/index/engine.ts): LODESTONE_UNSAFE_VIRTUOSO=1 LODESTONE_TEST_ENGINES=virtuoso shows where it stands
+const KINDS = (process.env.LODESTONE_TEST_ENGINES ?? 'oxigraph-server,fuseki').split(',');
 const EX = 'http://example.org/';
 const RUNAWAY = 'SELECT (COUNT(*) AS ?count) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l . ?m ?n ?o . ?x ?y ?z }';
 const TIMEOUT_MS = 8000;
@@ -99,8 +100,10 @@ for (const kind of KINDS) {
       assert.equal(res.status, 200, res.body);
       const graphs = (JSON.parse(res.body) as { results: { bindings: Array<{ g: { value: string } }> } }).results.bindings.map((b) => b.g.value);
       assert.ok(graphs.length >= 20, graphs.join(' '));
-      for (const graph of graphs) assert.ok(graph.startsWith(s.base), `${graph} is not a document of ${s.base}`);
-      const count = await sparql('SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o FILTER (!STRSTARTS(STR(?s), "' + s.base + '")) }');
+      // a known limit (README, "Index on a SPARQL server"): Virtuoso lets every user read its own graph of RDF views
+      const known = kind === 'virtuoso' ? ['http://www.openlinksw.com/schemas/virtrdf#'] : [];
+      for (const graph of graphs) assert.ok(graph.startsWith(s.base) || known.includes(graph), `${graph} is not a document of ${s.base}`);
+      const count = await sparql('SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER (!STRSTARTS(STR(?s), "' + s.base + '") && STR(?g) != "http://www.openlinksw.com/schemas/virtrdf#") }');
       assert.equal(count.status, 200, count.body);
       assert.equal((JSON.parse(count.body) as { results: { bindings: Array<{ n: { value: string } }> } }).results.bindings[0]!.n.value, '0');
     });

@@ -7,7 +7,13 @@ import sparqljs from 'sparqljs';
 
 /** The query, a DESCRIBE written again as CONSTRUCT { ?x ?p ?o } over its WHERE; any other as it is. */
 export function describeAsConstruct(query: string): string {
-  const parsed = new sparqljs.Parser().parse(query) as sparqljs.SparqlQuery;
+  if (!/\bDESCRIBE\b/i.test(query)) return query;
+  let parsed: sparqljs.SparqlQuery;
+  try {
+    parsed = new sparqljs.Parser().parse(query);
+  } catch {
+    return query; // the endpoint parsed it already; what sparqljs cannot read again goes as it is
+  }
   if (parsed.type !== 'query' || parsed.queryType !== 'DESCRIBE') return query;
   if (parsed.variables.some((v) => (v as { termType?: string }).termType === 'Wildcard')) return query; // DESCRIBE *: the engine's own
   const triples: sparqljs.Triple[] = [];

@@ -74,9 +74,11 @@ export const PROCEDURES: readonly string[] = [
   else
     USER_SET_PASSWORD (reader, secret);
   DB.DBA.RDF_DEFAULT_USER_PERMS_SET (reader, 0);
-  -- Virtuoso's description of its own SPARQL service, which every user may read whatever the
-  -- permissions say (RDF99 refuses a narrower one): gone from an engine that holds Lodestone's indexes
+  -- Virtuoso's description of its own SPARQL service and its copy of the LDP vocabulary, which every
+  -- user may read whatever the permissions say (RDF99 refuses a narrower one): gone from an engine
+  -- that holds Lodestone's indexes
   delete from DB.DBA.RDF_QUAD where G = iri_to_id ('http://localuriqaserver/sparql', 0);
+  delete from DB.DBA.RDF_QUAD where G = iri_to_id ('http://www.w3.org/ns/ldp#', 0);
   return DB.DBA.LODESTONE_MARKER (base);
 }`,
   `create procedure DB.DBA.LODESTONE_MARKER (in base varchar)
