@@ -6,9 +6,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../http-helpers.js';
 
 /** Where .ci/engines/fuseki.sh puts the jar, then where this machine's set-up put it. */
 const JAR_CANDIDATES = ['/opt/lodestone-engines/fuseki/jena-fuseki-server-5.6.0.jar', '/tmp/engines/fuseki/jena-fuseki-server-5.6.0.jar'];
@@ -24,13 +24,6 @@ export function fusekiJar(): string {
   return found;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export class FusekiProcess {
   /** The server's root URL, as `serve --index fuseki:<url>` takes it. */

@@ -4,7 +4,7 @@
  * stopped (or killed, for crash tests) by the test. A missing `oxigraph` fails, it does not skip.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../http-helpers.js';
 
 export interface RunningEngine {
   url: string;
@@ -16,16 +16,6 @@ export interface RunningEngine {
 
 const binary = process.env.LODESTONE_OXIGRAPH ?? 'oxigraph';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Polls `url` until it answers (any status), for at most `ms`. */
 export async function answering(url: string, child: ChildProcess, ms = 30_000): Promise<void> {
