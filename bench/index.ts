@@ -13,6 +13,7 @@
 import { open as openFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { engineFor } from '../src/index/engines.js';
+import { linesInGraph } from '../src/rdf/canonical-lines.js';
 import { Index } from '../src/index/index.js';
 import type { DataspaceIndex } from '../src/index/engine.js';
 import { RemoteIndex } from '../src/index/remote-index.js';
@@ -37,7 +38,7 @@ async function buildCorpus(dir: string, documents: number, log: (line: string) =
   for (let from = 0; from < documents; from += CHUNK) {
     const files = await Promise.all(Array.from({ length: Math.min(CHUNK, documents - from) }, (_, k) => makeDocument(from + k, 'containers')));
     head = await store.write({ changes: files.map((f) => ({ path: f.path, bytes: f.bytes })), author: BENCH_AUTHOR, message: `Import ${files.length} documents` });
-    await out.write(files.map((f) => f.bytes.toString('utf8').replace(/ \.\n/g, ` <${BASE}${f.document}> .\n`)).join(''));
+    await out.write(files.map((f) => linesInGraph(f.bytes.toString('utf8'), `<${BASE}${f.document}>`)).join(''));
     if ((from / CHUNK) % 10 === 0) log(`index: corpus ${from + files.length} of ${documents} documents`);
   }
   await out.close();

@@ -220,3 +220,17 @@ export function firstNonStatementLine(text: string): number {
   }
   return 0;
 }
+
+/**
+ * Canonical N-Triples (one statement a line, each ending in " .") as N-Quads in the graph written
+ * `graph` (an N-Triples IRI term, `<…>`): what a bulk load of several documents sends.
+ */
+export function linesInGraph(ntriples: string, graph: string): string {
+  let out = '';
+  for (const line of ntriples.split('\n')) {
+    const trimmed = line.trimEnd();
+    if (trimmed === '') continue;
+    out += `${trimmed.slice(0, -1).trimEnd()} ${graph} .\n`;
+  }
+  return out;
+}

@@ -27,7 +27,7 @@ import { Readable } from 'node:stream';
 import { DataFactory, Parser } from 'n3';
 import { LodestoneError } from '../../errors.js';
 import { NQUADS, NTRIPLES, RESULTS_JSON, SPARQL_UPDATE } from '../../rdf/media-types.js';
-import { firstNonStatementLine } from '../../rdf/canonical-lines.js';
+import { firstNonStatementLine, linesInGraph } from '../../rdf/canonical-lines.js';
 import { termToNTriples } from '../../rdf/ntriples.js';
 import type { Engine, EngineAnswer, EngineDataset, EngineSpace, GraphReplacement } from '../engine.js';
 import { engineError } from '../engine.js';
@@ -127,7 +127,7 @@ export class FusekiEngine implements Engine {
     const encoder = new TextEncoder();
     const marker = `${MARKER} ${BASE} ${iri(space.base)} .\n${MARKER} ${COMMIT} ${commitLiteral(commit)} .\n`;
     async function* nquads(): AsyncGenerator<Uint8Array> {
-      for await (const { graph, ntriples } of graphs) if (ntriples) yield encoder.encode(toNQuads(statements(graph, ntriples), iri(graph)));
+      for await (const { graph, ntriples } of graphs) if (ntriples) yield encoder.encode(linesInGraph(statements(graph, ntriples), iri(graph)));
       // Triples without a graph go to the real default graph: the marker, in the same transaction as the graphs.
       yield encoder.encode(marker);
     }
@@ -268,13 +268,3 @@ function statements(graph: string, ntriples: string): string {
   return ntriples;
 }
 
-/** Canonical N-Triples lines (each ending " .") as N-Quads in `graph`. */
-function toNQuads(ntriples: string, graph: string): string {
-  let out = '';
-  for (const line of ntriples.split('\n')) {
-    const trimmed = line.trimEnd();
-    if (trimmed === '') continue;
-    out += `${trimmed.slice(0, -1).trimEnd()} ${graph} .\n`;
-  }
-  return out;
-}

@@ -18,6 +18,7 @@
  *   (`oxigraph serve --timeout-s`), on one of its threads: other queries are not held up.
  */
 import { LodestoneError } from '../../errors.js';
+import { linesInGraph } from '../../rdf/canonical-lines.js';
 import { FORM, NQUADS, NTRIPLES, RESULTS_JSON, SPARQL_UPDATE } from '../../rdf/media-types.js';
 import { engineError, shownEndpoint, type Engine, type EngineAnswer, type EngineDataset, type EngineSpace, type GraphReplacement } from '../engine.js';
 
@@ -63,7 +64,7 @@ export class OxigraphServer implements Engine {
   /** Oxigraph's bulk loader: N-Quads posted to the store (no transaction: a failure leaves part loaded, and the index rebuilds). */
   async bulkLoad(space: EngineSpace, graphs: AsyncIterable<GraphReplacement>): Promise<void> {
     const body = async function* (): AsyncGenerator<Uint8Array> {
-      for await (const { graph, ntriples } of graphs) if (ntriples) yield Buffer.from(toQuads(ntriples, graph));
+      for await (const { graph, ntriples } of graphs) if (ntriples) yield Buffer.from(linesInGraph(ntriples, `<${graph}>`));
     };
     await this.request('store?no_transaction', { method: 'POST', headers: { 'content-type': NQUADS }, body: body() as unknown as BodyInit, duplex: 'half' } as RequestInit);
     void space;
@@ -113,9 +114,4 @@ export class OxigraphServer implements Engine {
 /** A SPARQL string literal. */
 function literal(value: string): string {
   return JSON.stringify(value);
-}
-
-/** N-Triples lines made N-Quads lines of `graph`. */
-export function toQuads(ntriples: string, graph: string): string {
-  return ntriples.replace(/ \.\n/g, ` <${graph}> .\n`);
 }
