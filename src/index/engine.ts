@@ -28,12 +28,6 @@ export function parseIndexChoice(text: string, where: string): IndexChoice {
   const endpoint = at < 0 ? undefined : text.slice(at + 1);
   const kinds = `embedded, ${INDEX_KINDS.slice(1).map((k) => `${k}:<URL>`).join(', ')}`;
   if (!INDEX_KINDS.includes(kind)) throw new Error(`${where}: "${text}" is not a kind of index; give one of ${kinds}`);
-  // held back: through the endpoint, a reader on Virtuoso was seen to list the marker graph and
-  // Virtuoso's own graphs (test/index-engines-http.test.ts with LODESTONE_TEST_ENGINES=virtuoso), so
-  // its isolation of dataspaces is not shown; LODESTONE_UNSAFE_VIRTUOSO=1 lets its tests and developers use it
-  if (kind === 'virtuoso' && process.env.LODESTONE_UNSAFE_VIRTUOSO !== '1') {
-    throw new Error(`${where}: the virtuoso index is held back in this version (its isolation of dataspaces is not yet shown); use fuseki or oxigraph-server`);
-  }
   if (kind === 'embedded') {
     if (endpoint !== undefined) throw new Error(`${where}: the embedded index takes no URL`);
     return { kind };
