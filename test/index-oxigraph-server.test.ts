@@ -154,7 +154,8 @@ describe('moving a dataspace onto an Oxigraph server', () => {
       } finally {
         console.log = log;
       }
-      assert.match(lines.join('\n'), /end-user: \d+ triples loaded into oxigraph-server/);
+      const loaded = /end-user: (\d+) triples loaded into oxigraph-server/.exec(lines.join('\n'));
+      assert.ok(loaded && Number(loaded[1]) >= 5, lines.join('\n')); // counted by the engine: the five documents' triples at least
       // a write made after the reindex, while the old server still serves
       assert.equal((await s.request('PUT', 'm9/', { headers: turtle, body: '<#this> <http://ex/n> 9 .' })).status, 201);
       await s.close();
