@@ -42,13 +42,22 @@ export function parseIndexChoice(text: string, where: string): IndexChoice {
   return { kind, endpoint: url.href };
 }
 
+/** An endpoint URL taken apart: the server's root (no credentials, query or fragment; a path ending in "/") and the user and password it carried. */
+export function splitEndpoint(endpoint: string): { root: URL; credentials?: { username: string; password: string } } {
+  const root = new URL(endpoint);
+  const credentials = root.username || root.password ? { username: decodeURIComponent(root.username), password: decodeURIComponent(root.password) } : undefined;
+  root.username = '';
+  root.password = '';
+  root.search = '';
+  root.hash = '';
+  if (!root.pathname.endsWith('/')) root.pathname += '/';
+  return credentials ? { root, credentials } : { root };
+}
+
 /** An endpoint URL as logs and messages show it: without credentials (a Virtuoso URL may carry its user and password). */
 export function shownEndpoint(endpoint: string | undefined): string {
   if (!endpoint || !URL.canParse(endpoint)) return String(endpoint);
-  const url = new URL(endpoint);
-  url.username = '';
-  url.password = '';
-  return url.href;
+  return splitEndpoint(endpoint).root.href;
 }
 
 const DEFAULT_PORTS: Record<Exclude<IndexKind, 'embedded'>, number> = { 'oxigraph-server': 7878, fuseki: 3030, virtuoso: 8890 };

@@ -30,7 +30,7 @@ import { NQUADS, NTRIPLES, RESULTS_JSON, SPARQL_UPDATE } from '../../rdf/media-t
 import { firstNonStatementLine, linesInGraph } from '../../rdf/canonical-lines.js';
 import { termToNTriples } from '../../rdf/ntriples.js';
 import type { Engine, EngineAnswer, EngineDataset, EngineSpace, GraphReplacement } from '../engine.js';
-import { engineError } from '../engine.js';
+import { engineError, splitEndpoint } from '../engine.js';
 
 /** Jena's names for the real default graph and the union graph: a query that names one reaches the marker or steps outside its dataset. */
 export const FUSEKI_SPECIAL_GRAPHS = ['urn:x-arq:DefaultGraph', 'urn:x-arq:DefaultGraphNode', 'urn:x-arq:UnionGraph'] as const;
@@ -65,25 +65,12 @@ export class FusekiEngine implements Engine {
 
   /** `endpoint`: the Fuseki server's root URL; a user and password in it are sent as Basic authentication, and never shown. */
   constructor(endpoint: string, options: FusekiOptions = {}) {
-    let url: URL;
-    try {
-      url = new URL(endpoint);
-    } catch {
-      throw new Error('the Fuseki endpoint is not a URL (expected fuseki:http://host:port/)'); // the text may hold a password: not repeated
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`the Fuseki endpoint must be an http or https URL, not ${url.protocol}`);
-    if (url.username || url.password) {
-      const user = decodeURIComponent(url.username);
-      const password = decodeURIComponent(url.password);
-      this.headers.authorization = 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64');
-      url.username = '';
-      url.password = '';
-    }
-    url.search = '';
-    url.hash = '';
-    if (!url.pathname.endsWith('/')) url.pathname += '/';
-    this.root = url.href;
-    this.shown = url.href;
+    if (!URL.canParse(endpoint)) throw new Error('the Fuseki endpoint is not a URL (expected fuseki:http://host:port/)'); // the text may hold a password: not repeated
+    const { root, credentials } = splitEndpoint(endpoint);
+    if (root.protocol !== 'http:' && root.protocol !== 'https:') throw new Error(`the Fuseki endpoint must be an http or https URL, not ${root.protocol}`);
+    if (credentials) this.headers.authorization = 'Basic ' + Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64');
+    this.root = root.href;
+    this.shown = root.href;
     this.queryTimeoutMs = options.queryTimeoutMs ?? 30_000;
     this.maxAnswerBytes = options.maxAnswerBytes ?? 256 * 1024 * 1024;
   }

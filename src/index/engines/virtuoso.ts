@@ -24,7 +24,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { LodestoneError } from '../../errors.js';
 import { NTRIPLES, RESULTS_JSON } from '../../rdf/media-types.js';
 import type { Engine, EngineAnswer, EngineDataset, EngineSpace, GraphReplacement } from '../engine.js';
-import { engineError } from '../engine.js';
+import { engineError, splitEndpoint } from '../engine.js';
 import { describeAsConstruct, withoutGraphListShortcut } from './virtuoso-query.js';
 import { digestFetch } from './digest-fetch.js';
 import { PROCEDURES } from './virtuoso-sql.js';
@@ -73,18 +73,14 @@ export class VirtuosoEngine implements Engine {
   private procedures: Promise<void> | undefined;
 
   constructor(options: VirtuosoOptions) {
-    const url = new URL(options.endpoint);
-    if (!url.username || !url.password) {
+    const { root, credentials } = splitEndpoint(options.endpoint);
+    if (!credentials?.username || !credentials.password) {
       throw new LodestoneError('BadRequest', 'a virtuoso index needs the dba credentials in its endpoint URL: virtuoso:http://dba:PASSWORD@host:8890/');
     }
-    const username = decodeURIComponent(url.username);
-    this.password = decodeURIComponent(url.password);
-    url.username = '';
-    url.password = '';
-    url.pathname = '/';
-    url.search = '';
-    url.hash = '';
-    this.root = url;
+    const { username } = credentials;
+    this.password = credentials.password;
+    root.pathname = '/';
+    this.root = root;
     this.dba = digestFetch({ username, password: this.password });
     this.queryTimeoutMs = options.queryTimeoutMs ?? 60_000;
     this.bulkBatchBytes = options.bulkBatchBytes ?? 4 * 1024 * 1024;
