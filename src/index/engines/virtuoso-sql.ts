@@ -57,6 +57,34 @@ export const PROCEDURES: readonly string[] = [
     }
   return lines;
 }`,
+  // a graph's quads, found by the indexes' prefixes: its subjects (the GS bitmap), their predicates
+  // (SP), then the rows by the primary key (P, S, O, G). A delete by G alone scans the table, and
+  // by G and S nearly so (measured at 2 M triples: 114 and 50 ms a graph, and growing; 1–3 ms this way)
+  `create procedure DB.DBA.LODESTONE_DROP (in graph varchar)
+{
+  declare gid, subjects, predicates any;
+  declare i, j int;
+  gid := iri_to_id (graph, 0);
+  if (gid is null)
+    return 0;
+  subjects := (select vector_agg (S) from (select distinct S from DB.DBA.RDF_QUAD table option (index RDF_QUAD_GS, index_only) where G = gid) x);
+  for (i := 0; i < length (subjects); i := i + 1)
+    {
+      predicates := (select vector_agg (P) from (select distinct P from DB.DBA.RDF_QUAD table option (index RDF_QUAD_SP, index_only) where S = subjects[i]) y);
+      for (j := 0; j < length (predicates); j := j + 1)
+        delete from DB.DBA.RDF_QUAD table option (index RDF_QUAD) where P = predicates[j] and S = subjects[i] and G = gid;
+    }
+  return length (subjects);
+}`,
+  // a reader's permission on a graph, set only when it is not already (setting it costs ~4 ms)
+  `create procedure DB.DBA.LODESTONE_GRANT (in graph varchar, in reader varchar)
+{
+  if (exists (select 1 from DB.DBA.RDF_GRAPH_USER, DB.DBA.SYS_USERS
+      where RGU_GRAPH_IID = iri_to_id (graph, 0) and RGU_USER_ID = U_ID and U_NAME = reader and RGU_PERMISSIONS = 1))
+    return 0;
+  DB.DBA.RDF_GRAPH_USER_PERMS_SET (graph, reader, 1);
+  return 1;
+}`,
   // Unauthenticated SPARQL reads nothing (it would see every document of every dataspace); a
   // reader's permissions cannot be narrower than these (Virtuoso refuses: RDF99).
   `create procedure DB.DBA.LODESTONE_OPEN (in reader varchar, in secret varchar, in base varchar)
@@ -77,8 +105,8 @@ export const PROCEDURES: readonly string[] = [
   -- Virtuoso's description of its own SPARQL service and its copy of the LDP vocabulary, which every
   -- user may read whatever the permissions say (RDF99 refuses a narrower one): gone from an engine
   -- that holds Lodestone's indexes
-  delete from DB.DBA.RDF_QUAD where G = iri_to_id ('http://localuriqaserver/sparql', 0);
-  delete from DB.DBA.RDF_QUAD where G = iri_to_id ('http://www.w3.org/ns/ldp#', 0);
+  DB.DBA.LODESTONE_DROP ('http://localuriqaserver/sparql');
+  DB.DBA.LODESTONE_DROP ('http://www.w3.org/ns/ldp#');
   return DB.DBA.LODESTONE_MARKER (base);
 }`,
   `create procedure DB.DBA.LODESTONE_MARKER (in base varchar)
@@ -106,15 +134,15 @@ export const PROCEDURES: readonly string[] = [
   trig := DB.DBA.LODESTONE_FIELD ('trig');
   for (i := 0; i < length (dropped); i := i + 1)
     {
-      delete from DB.DBA.RDF_QUAD where G = iri_to_id (dropped[i], 0);
+      DB.DBA.LODESTONE_DROP (dropped[i]);
       DB.DBA.RDF_GRAPH_USER_PERMS_DEL (dropped[i], reader);
     }
   for (i := 0; i < length (loaded); i := i + 1)
-    delete from DB.DBA.RDF_QUAD where G = iri_to_id (loaded[i], 0);
+    DB.DBA.LODESTONE_DROP (loaded[i]);
   if (length (trig) > 0)
     DB.DBA.TTLP (trig, '', '${NOWHERE}', 256);
   for (i := 0; i < length (loaded); i := i + 1)
-    DB.DBA.RDF_GRAPH_USER_PERMS_SET (loaded[i], reader, 1);
+    DB.DBA.LODESTONE_GRANT (loaded[i], reader);
   if (commit_id is not null)
     DB.DBA.LODESTONE_MARK (base, commit_id);
   return length (dropped) + length (loaded);
@@ -150,7 +178,7 @@ export const PROCEDURES: readonly string[] = [
     where RGU_USER_ID = U_ID and U_NAME = reader and RGU_PERMISSIONS > 0 and iri_id_num (RGU_GRAPH_IID) <> 0);
   for (i := 0; i < length (graphs); i := i + 1)
     {
-      delete from DB.DBA.RDF_QUAD where G = iri_to_id (graphs[i], 0);
+      DB.DBA.LODESTONE_DROP (graphs[i]);
       DB.DBA.RDF_GRAPH_USER_PERMS_DEL (graphs[i], reader);
     }
   DB.DBA.LODESTONE_MARK (base, null);
