@@ -374,6 +374,7 @@ export class RemoteIndex implements DataspaceIndex {
     this.closed = true;
     await this.running?.catch(() => undefined);
     await this.engine.close();
+    await this.objects.close(); // its packs' file handles
   }
 }
 
