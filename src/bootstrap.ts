@@ -8,7 +8,7 @@
  * finds its repositories empty. The secrets are written last, so an interrupted bootstrap runs
  * again on the next start. Later starts read the agents back from their certificates.
  */
-import { X509Certificate, randomUUID } from 'node:crypto';
+import { X509Certificate, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataFactory } from 'n3';
@@ -20,7 +20,7 @@ import { tripleLine } from './rdf/ntriples.js';
 import { defaultAccessDocuments } from './access/default-access.js';
 import { ONTOLOGIES } from './ontology/governing.js';
 import { agentDocument, publicKeyDocument } from './auth/agent-document.js';
-import { issueCredentials, readCredentials, rsaPublicKey, webIdsOf, writeCredentials, type Credentials } from './auth/certificates.js';
+import { issueCredentials, pkcs12Of, readCredentials, rsaPublicKey, webIdsOf, writeCredentials, writeSecretFile, type Credentials } from './auth/certificates.js';
 import { documentIri } from './rdf/iri.js';
 import { NTRIPLES, TURTLE } from './rdf/media-types.js';
 
@@ -44,6 +44,8 @@ export interface Bootstrapped {
   secretary: Agent;
   server: Credentials;
   serverFile: string;
+  /** The owner's certificate for a browser (PKCS#12) and the file that holds its password. */
+  ownerPkcs12: { file: string; passwordFile: string };
 }
 
 export function secretsDir(data: string): string {
@@ -141,7 +143,23 @@ export async function bootstrap(data: string, pairs: readonly PairServices[], lo
     await writeCredentials(secretaryFile, made.secretary);
     await writeCredentials(ownerFile, made.owner);
   }
-  return { owner, secretary, server, serverFile };
+  return { owner, secretary, server, serverFile, ownerPkcs12: await ownerPkcs12(dir, ownerFile, log) };
+}
+
+/**
+ * The owner's certificate as a browser imports it, `owner.p12`, made when missing (new data
+ * directories and those made before it), under a random password kept beside it in
+ * `owner.p12.password` (both 0600): a documented password would open anyone's copy.
+ */
+async function ownerPkcs12(dir: string, ownerFile: string, log: (line: string) => void): Promise<Bootstrapped['ownerPkcs12']> {
+  const file = join(dir, 'owner.p12');
+  const passwordFile = join(dir, 'owner.p12.password');
+  if (existsSync(file) && existsSync(passwordFile)) return { file, passwordFile };
+  const password = randomBytes(12).toString('base64url');
+  await writeSecretFile(passwordFile, `${password}\n`);
+  await writeSecretFile(file, pkcs12Of(await readCredentials(ownerFile), password, 'Lodestone owner'));
+  log(`wrote ${file}, the owner's certificate for a browser (its password is in ${passwordFile})`);
+  return { file, passwordFile };
 }
 
 /**

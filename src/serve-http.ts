@@ -47,6 +47,8 @@ export async function listen(config: ServeConfig, handle: RequestListener, agent
   log(`owner certificate: ${agents.owner.credentialsFile} (curl -k -E ${agents.owner.credentialsFile} ${config.base})`);
   log(`secretary certificate: ${agents.secretary.credentialsFile}`);
   log(readyLine(config, server.address() as AddressInfo));
+  const { file, passwordFile } = agents.ownerPkcs12;
+  log(`in a browser: import ${file} as your certificate (its password is in ${passwordFile}), then open ${config.base}`);
   return server;
 }
 

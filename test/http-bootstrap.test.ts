@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -132,6 +133,21 @@ describe('lodestone serve on an empty data directory', () => {
     }
     const server = new X509Certificate(certificateOf(readFileSync(join(data, 'secrets', 'server.pem'), 'utf8')));
     assert.ok(server.checkHost('localhost'), `the server certificate names localhost (${server.subjectAltName})`);
+  });
+
+  it('writes owner.p12 for a browser under a random password kept beside it (0600 both), and says what to import and open, never the password', () => {
+    const file = join(data, 'secrets', 'owner.p12');
+    const passwordFile = join(data, 'secrets', 'owner.p12.password');
+    for (const f of [file, passwordFile]) assert.equal(statSync(f).mode & 0o777, 0o600, `${f} is readable by its owner only`);
+    const password = readFileSync(passwordFile, 'utf8').trim();
+    assert.match(password, /^[\w-]{16}$/);
+    // it opens with that password and holds the owner's certificate and key
+    const context = createSecureContext({ pfx: readFileSync(file), passphrase: password });
+    assert.ok(context);
+    assert.throws(() => createSecureContext({ pfx: readFileSync(file), passphrase: 'lodestone' }));
+    const out = cli.stdout();
+    assert.ok(out.includes(`import ${file}`) && out.includes(passwordFile) && out.includes(`then open ${base}`), out);
+    assert.ok(!out.includes(password) && !cli.stderr().includes(password), 'the password is never printed');
   });
 
   it('issues client certificates whose SubjectAltName URI is the agent’s WebID', () => {

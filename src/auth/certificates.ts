@@ -71,10 +71,7 @@ export async function issueCredentials(request: CertificateRequest): Promise<Cre
 
 /** Writes certificate + key as one PEM file, readable by its owner only. */
 export async function writeCredentials(path: string, credentials: Credentials): Promise<void> {
-  await fsp.mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  await fsp.writeFile(tmp, credentials.certPem + credentials.keyPem, { mode: 0o600 });
-  await fsp.rename(tmp, path);
+  await writeSecretFile(path, credentials.certPem + credentials.keyPem);
 }
 
 export async function readCredentials(path: string): Promise<Credentials> {
@@ -104,14 +101,27 @@ export interface Pkcs12Request {
  */
 export async function pkcs12Credentials(request: Pkcs12Request): Promise<{ pkcs12: Uint8Array; key: RsaPublicKey }> {
   const keyPem = await generateKey();
-  const privateKey = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
   const certPem = selfSignedCertificate(keyPem, { commonName: request.commonName, webId: request.webId, days: request.days });
-  const certificate = forge.pki.certificateFromPem(certPem);
+  return { pkcs12: pkcs12Of({ certPem, keyPem }, request.password, request.friendlyName), key: rsaPublicKey(certPem)! };
+}
+
+/** Credentials as a PKCS#12 file (DER) protected by `password`: what a browser or an OS key store imports. */
+export function pkcs12Of(credentials: Credentials, password: string, friendlyName: string): Buffer {
+  const privateKey = forge.pki.privateKeyFromPem(credentials.keyPem) as forge.pki.rsa.PrivateKey;
+  const certificate = forge.pki.certificateFromPem(credentials.certPem);
   // 3DES (pbeWithSHAAnd3-KeyTripleDES-CBC) with a SHA-1 MAC: read by OpenSSL 3 without the legacy
   // provider, Node's tls `pfx`, curl, browsers and OS key stores. forge's AES (PBES2) would feed
   // PBKDF2 the password's UTF-16 code units cut to bytes, so a non-ASCII password would not open.
-  const asn1 = forge.pkcs12.toPkcs12Asn1(privateKey, certificate, request.password, { algorithm: '3des', count: PKCS12_ITERATIONS, friendlyName: request.friendlyName, generateLocalKeyId: true });
-  return { pkcs12: Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'), key: rsaPublicKey(certPem)! };
+  const asn1 = forge.pkcs12.toPkcs12Asn1(privateKey, certificate, password, { algorithm: '3des', count: PKCS12_ITERATIONS, friendlyName, generateLocalKeyId: true });
+  return Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary');
+}
+
+/** Writes a secret file whole (0600, written aside then renamed), its folder made 0700 if missing. */
+export async function writeSecretFile(path: string, bytes: string | Uint8Array): Promise<void> {
+  await fsp.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  await fsp.writeFile(tmp, bytes, { mode: 0o600 });
+  await fsp.rename(tmp, path);
 }
 
 export interface RsaPublicKey {
