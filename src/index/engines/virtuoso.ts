@@ -25,7 +25,7 @@ import { LodestoneError } from '../../errors.js';
 import { NTRIPLES, RESULTS_JSON } from '../../rdf/media-types.js';
 import type { Engine, EngineAnswer, EngineDataset, EngineSpace, GraphReplacement } from '../engine.js';
 import { engineError, splitEndpoint } from '../engine.js';
-import { describeAsConstruct, withoutGraphListShortcut } from './virtuoso-query.js';
+import { forVirtuoso } from './virtuoso-query.js';
 import { digestFetch } from './digest-fetch.js';
 import { PROCEDURES } from './virtuoso-sql.js';
 
@@ -150,7 +150,7 @@ export class VirtuosoEngine implements Engine {
     if (VIRTUOSO_FUNCTIONS.test(query)) {
       throw new LodestoneError('BadQuery', 'this dataspace\'s index is a Virtuoso, which runs its own SQL for IRIs in the bif: and sql: schemes: a query naming them is not run (bif: or sql: in a string counts too)');
     }
-    const form = fields({ query: graphResult ? describeAsConstruct(query) : withoutGraphListShortcut(query), timeout: String(this.queryTimeoutMs) });
+    const form = fields({ query: forVirtuoso(query), timeout: String(this.queryTimeoutMs) });
     // SPARQL 1.1 Protocol §2.1.4: the dataset given overrides the query's; the union needs none (the reader's graphs)
     if (!dataset.union) {
       for (const g of dataset.defaultGraphs) form.append('default-graph-uri', g);
