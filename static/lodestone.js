@@ -216,7 +216,31 @@
     say(form, response.ok ? form.querySelector('.status').dataset.done : await problem(response));
   }
 
-  const handlers = { 'turtle-editor': saveTurtle, 'property-form': patch, 'delete-document': remove, 'create-child': create, restore, 'access-request': requestAccess };
+  /** Grant: an authorization document as one written by hand (acl:agent, acl:accessTo, acl:mode), then the request deleted; refuse: deleted. */
+  async function grantRequest(form, submitter) {
+    const { request, etag, authorizations, agent, target, modes } = form.dataset;
+    const buttons = [...form.querySelectorAll('button')];
+    for (const button of buttons) button.disabled = true;
+    let done = false;
+    try {
+      if (submitter && submitter.value === 'grant') {
+        const url = `${authorizations}${crypto.randomUUID()}/`;
+        const body = `<#this> a <http://www.w3.org/ns/auth/acl#Authorization> ;\n`
+          + `  <http://www.w3.org/2000/01/rdf-schema#label> ${quoted(`Granted on request: ${modes}`)} ;\n`
+          + `  <http://www.w3.org/ns/auth/acl#agent> <${agent}> ;\n  <http://www.w3.org/ns/auth/acl#accessTo> <${target}> ;\n`
+          + `  <http://www.w3.org/ns/auth/acl#mode> ${modes.split(' ').map((m) => `<http://www.w3.org/ns/auth/acl#${m}>`).join(', ')} .\n`;
+        const written = await fetch(url, { method: 'PUT', headers: { 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
+        if (!written.ok) return say(form, await problem(written));
+      }
+      const deleted = await fetch(request, { method: 'DELETE', headers: { Accept: TURTLE, 'If-Match': etag }, credentials: 'same-origin' });
+      done = deleted.ok;
+      say(form, deleted.ok ? (submitter && submitter.value === 'grant' ? form.dataset.granted : form.dataset.refused) : await problem(deleted));
+    } finally {
+      for (const button of buttons) button.disabled = done; // what is done is not offered again
+    }
+  }
+
+  const handlers = { 'turtle-editor': saveTurtle, 'property-form': patch, 'delete-document': remove, 'create-child': create, restore, 'access-request': requestAccess, 'grant-request': grantRequest };
 
   document.addEventListener('submit', (event) => {
     const form = event.target;

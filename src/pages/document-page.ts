@@ -10,6 +10,7 @@ import { GraphView, blankAnchor, propertyTable, resourceOrder, termLink, type Vi
 import { html, type Html } from './html.js';
 import { labelOf, localName, type Labels } from './labels.js';
 import { assetUrls } from './assets.js';
+import { accessRequestOf, accessRequestPanel } from './access-request-panel.js';
 import { page, type Frame } from './layout.js';
 import { TURTLE } from '../rdf/media-types.js';
 
@@ -106,6 +107,7 @@ ${input.truncated && html`<p class="truncated" role="note">${t.truncated(input.t
 ${sections.length === 0 ? html`<p class="empty">${t.noTriples}</p>` : sections}
 ${input.children && childrenSection(input.children, documentUrl, frame)}
 ${!input.memento && input.modes.append && container && createForm(documentUrl, t)}
+${!input.memento && input.modes.write && grantPanel(input, frame)}
 ${!input.memento && input.modes.write && editor(input, t, frame.base)}
 ${metadata.quads.length > 0 && html`<section class="metadata"><h2>${t.aboutDocument}</h2>${propertyTable(metadata, `<${documentUrl}>`, context)}</section>`}
 </article>`;
@@ -168,6 +170,15 @@ function editor(input: DocumentPage, t: Frame['t'], base: string): Html {
 <p class="status" role="status" aria-live="polite"></p>
 </form>
 </section>`;
+}
+
+/** On an access request under `<admin>acl/access-requests/`, Grant and Refuse (access-request-panel.ts). */
+function grantPanel(input: DocumentPage, frame: DocumentPage['frame']): Html | undefined {
+  const at = input.documentUrl.lastIndexOf('acl/access-requests/');
+  const request = at >= 0 ? accessRequestOf(input.quads, input.documentUrl) : undefined;
+  // the asker may write its own request (it made it), but grants itself nothing
+  if (!request || request.agent === frame.visitor.webId) return undefined;
+  return accessRequestPanel(request, { documentUrl: input.documentUrl, etag: input.etag, authorizations: `${input.documentUrl.slice(0, at)}acl/authorizations/` }, frame.t);
 }
 
 function restoreForm(input: DocumentPage, t: Frame['t']): Html {

@@ -1,0 +1,92 @@
+/**
+ * Access requests in the web interface (issue 28): a stranger who signed up asks for access from the
+ * 403 page's endpoint; the owner opens the request in Chromium, sees who asks for what on which
+ * document, and grants it in one click (an authorization document in acl/authorizations/, as one
+ * written by hand, checked in git) or refuses it (the request deleted); the stranger's next GET
+ * answers accordingly. The panel is shown to those who may write the request, and to nobody else.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser } from 'playwright-core';
+import { ns } from '../src/rdf/namespaces.js';
+import { git, removeTempDirs, tempDir } from './helpers.js';
+import { header, putTurtle, signUp, startServer, type Stranger, type TestServer } from './http-helpers.js';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
+
+after(removeTempDirs);
+
+describe('access requests, granted and refused from their page in Chromium', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let stranger: Stranger;
+
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is not installed: apt-get install chromium`);
+    s = await startServer([], tempDir('access-requests'), undefined, {}, { tls: true }); // Chromium over the wire
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    stranger = await signUp(s, 'Sam Stranger');
+    for (const slug of ['wanted', 'refused']) await putTurtle(s, `${slug}/`, `<#this> <${ns.dct}title> "The ${slug} one" .`);
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  /** The stranger asks for `mode` on a document; the request's URL. */
+  async function ask(path: string, mode: string): Promise<string> {
+    const asked = await s.request('POST', '/admin/access/request', { as: { pem: stranger.pem }, headers: FORM, body: new URLSearchParams({ this: `${s.base}${path}`, mode }).toString() });
+    assert.equal(asked.status, 201, asked.body);
+    return header(asked, 'location')!;
+  }
+
+  async function asOwner(url: string) {
+    const origin = new URL(s.base).origin;
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, clientCertificates: [{ origin, cert: Buffer.from(s.ownerPem), key: Buffer.from(s.ownerPem) }] });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(url);
+    return { context, page, problems };
+  }
+
+  it('grants in one click: an authorization document in git, the request gone, and the stranger reads', async () => {
+    assert.equal((await s.request('GET', 'wanted/', { as: { pem: stranger.pem } })).status, 403);
+    const request = await ask('wanted/', 'Read');
+    const { context, page, problems } = await asOwner(request);
+    const panel = page.locator('section.grant');
+    assert.match((await panel.textContent())!, new RegExp(`${stranger.webId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*asks for.*read.*on.*${s.base}wanted/`, 's'));
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    assert.deepEqual(violations.map((v) => v.id), [], 'axe');
+    await page.click('section.grant button[value="grant"]');
+    await page.locator('section.grant .status', { hasText: 'Granted' }).waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+
+    assert.equal((await s.request('GET', 'wanted/', { as: { pem: stranger.pem } })).status, 200, 'the stranger reads it now');
+    assert.equal((await s.request('GET', new URL(request).pathname)).status, 404, 'the request is gone');
+    // the grant is a document like one written by hand, committed in the admin repository
+    const repo = s.running.runtimes[1]!.dataspace.store.dir;
+    const files = git(repo, 'ls-tree', '-r', '--name-only', 'HEAD', 'graphs/acl/authorizations/').split('\n').filter(Boolean);
+    const granted = files.map((f) => git(repo, 'show', `HEAD:${f}`)).filter((text) => text.includes(stranger.webId));
+    assert.equal(granted.length, 1, files.join('\n'));
+    assert.ok(granted[0]!.includes(`<${ns.acl}accessTo> <${s.base}wanted/>`) && granted[0]!.includes(`<${ns.acl}mode> <${ns.acl}Read>`), granted[0]);
+  });
+
+  it('refuses in one click: the request deleted and nothing granted; the asker sees no panel on its own request', async () => {
+    const request = await ask('refused/', 'Write');
+    const own = await s.request('GET', new URL(request).pathname, { as: { pem: stranger.pem }, headers: { Accept: 'text/html' } });
+    assert.ok(!own.body.includes('grant-request'), 'the asker is offered no grant');
+    const { context, page, problems } = await asOwner(request);
+    await page.click('section.grant button[value="refuse"]');
+    await page.locator('section.grant .status', { hasText: 'Refused' }).waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+    assert.equal((await s.request('GET', new URL(request).pathname)).status, 404);
+    assert.equal((await s.request('GET', 'refused/', { as: { pem: stranger.pem } })).status, 403);
+  });
+});
