@@ -1,9 +1,10 @@
 /**
  * Reading packed objects through file handles (packs too large to be read whole): readers of one
- * pack at once share one open file, so none is left for the garbage collector to close.
+ * pack at once share one open file, so none is left for the garbage collector to close; and a
+ * reader that saw a merged pack before its old packs were deleted still finds their objects.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { PackSet } from '../src/store/packs.js';
@@ -45,5 +46,33 @@ describe('packs read through file handles', () => {
       await packs.close();
     }
     assert.equal(openOn(pack), 0, 'closed with the pack set');
+  });
+});
+
+describe('a reader while another merges packs', () => {
+  it('finds an object in the merged pack once the pack it was located in is deleted', async () => {
+    const dir = tempDir('packs-merged');
+    git(dir, 'init', '-q', '-b', 'main');
+    for (let i = 0; i < 3; i++) {
+      writeFileSync(join(dir, `f${i}.txt`), `file ${i}\n`);
+      git(dir, 'add', '.');
+      git(dir, '-c', 'user.name=t', '-c', 'user.email=t@t.invalid', 'commit', '-q', '-m', `file ${i}`);
+      git(dir, 'repack', '-q', '-d'); // a pack per commit, as a writer makes them
+    }
+    const packDir = join(dir, '.git', 'objects', 'pack');
+    const oldPacks = readdirSync(packDir).filter((name) => name.endsWith('.pack'));
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    const packs = new PackSet(join(dir, '.git'), { wholePackBytes: 0 });
+    try {
+      await packs.rescan();
+      // the writer merges (the new pack first, the old ones deleted after), and this reader rescans in between
+      git(dir, 'repack', '-q', '-a', '--window=0');
+      await packs.rescan();
+      for (const name of oldPacks) for (const ext of ['.pack', '.idx']) rmSync(join(packDir, name.replace(/\.pack$/, ext)), { force: true });
+      const commit = await packs.read(head);
+      assert.ok(typeof commit === 'object' && commit.type === 'commit', 'the commit is read from the merged pack');
+    } finally {
+      await packs.close();
+    }
   });
 });

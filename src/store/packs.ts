@@ -74,7 +74,8 @@ export class PackSet {
   /** Loads the indexes of packs not seen yet (and forgets packs that are gone). */
   async rescan(): Promise<void> {
     const names = new Set((await fsp.readdir(this.dir).catch(() => [] as string[])).filter((n) => n.endsWith('.idx')).map((n) => join(this.dir, n.slice(0, -4) + '.pack')));
-    for (const pack of [...this.loaded.keys()]) if (!names.has(pack)) this.forget(pack);
+    const unlocated = new Set<string>();
+    for (const pack of [...this.loaded.keys()]) if (!names.has(pack)) for (const id of this.forget(pack)) unlocated.add(id);
     for (const pack of names) {
       if (this.loaded.has(pack)) continue;
       try {
@@ -88,10 +89,27 @@ export class PackSet {
         // a pack being replaced under us: the next rescan sees the new state
       }
     }
+    // objects of a pack gone (merged) that a pack seen by an earlier rescan also holds (the merged
+    // pack, seen before the old one was deleted): found there again, not lost
+    for (const id of unlocated) if (this.locations.has(id)) unlocated.delete(id);
+    for (const [pack, ids] of unlocated.size ? this.loaded : []) {
+      if (!ids.some((id) => unlocated.has(id))) continue;
+      const index = await fsp.readFile(pack.slice(0, -5) + '.idx').then(decodePackIndex, () => undefined);
+      const base = this.packNumber(pack) * 2 ** 32;
+      index?.ids.forEach((id, k) => {
+        if (unlocated.delete(id)) this.locations.set(id, base + index.offsets[k]!);
+      });
+    }
   }
 
-  private forget(pack: string): void {
-    for (const id of this.loaded.get(pack) ?? []) if (this.locate(id)?.pack === pack) this.locations.delete(id);
+  /** Forgets a pack; returns the ids it was where to find. */
+  private forget(pack: string): string[] {
+    const located: string[] = [];
+    for (const id of this.loaded.get(pack) ?? []) {
+      if (this.locate(id)?.pack !== pack) continue;
+      this.locations.delete(id);
+      located.push(id);
+    }
     this.loaded.delete(pack);
     this.sortedOffsets.delete(pack);
     this.indexOffsets.delete(pack);
@@ -100,6 +118,7 @@ export class PackSet {
     const handle = this.handles.get(pack);
     this.handles.delete(pack);
     void closeQuietly(handle);
+    return located;
   }
 
   async close(): Promise<void> {
