@@ -70,6 +70,8 @@ export class RemoteIndex implements DataspaceIndex {
   private target: { commit: string | undefined; seq: number } | undefined;
   private reached = 0;
   private running: Promise<void> | undefined;
+  /** syncTo and queries waiting for a target (by its number) to be reached. */
+  private waiters: Array<{ seq: number; done: (error?: Error) => void }> = [];
   private closed = false;
   private readonly inFlight = new Map<string, number>();
   private readonly waiting: Array<{ holder: string; go: () => void }> = [];
@@ -95,7 +97,7 @@ export class RemoteIndex implements DataspaceIndex {
   follow(commit: string | undefined): void {
     if (this.closed) return;
     if (!this.target || this.target.commit !== commit) this.target = { commit, seq: (this.target?.seq ?? 0) + 1 };
-    this.running ??= this.run().finally(() => (this.running = undefined));
+    this.start();
   }
 
   async syncTo(commit: string | undefined): Promise<void> {
@@ -103,16 +105,27 @@ export class RemoteIndex implements DataspaceIndex {
     await this.reach(this.target!.seq);
   }
 
-  /** Resolves once the index reflects the target numbered `seq` or a later one. */
-  private async reach(seq: number): Promise<void> {
-    while (this.reached < seq) {
-      if (this.closed) throw new Error('the index is closed');
-      this.running ??= this.run().finally(() => (this.running = undefined));
-      await this.running;
-    }
+  /** Resolves once the index reflects the target numbered `seq` or a later one: after the round that reaches it, not after the last round of a busy spell. */
+  private reach(seq: number): Promise<void> {
+    if (this.reached >= seq) return Promise.resolve();
+    if (this.closed) return Promise.reject(new Error('the index is closed'));
+    const reached = new Promise<void>((resolve, reject) => this.waiters.push({ seq, done: (error) => (error ? reject(error) : resolve()) }));
+    this.start();
+    return reached;
   }
 
-  /** Syncs to the newest target until it is reached; a failure is logged and fails the waiters of this round. */
+  /** Runs rounds unless they run; once they stop, again for a waiter that came as they stopped. */
+  private start(): void {
+    this.running ??= this.run().finally(() => {
+      this.running = undefined;
+      if (this.waiters.length && !this.closed) this.start();
+    });
+  }
+
+  /**
+   * Syncs to the newest target, round after round, until it is reached; each round releases the
+   * waiters it reached. A failure is logged and fails every waiter (the next call tries again).
+   */
   private async run(): Promise<void> {
     while (this.target && this.reached < this.target.seq && !this.closed) {
       const { commit, seq } = this.target;
@@ -120,11 +133,20 @@ export class RemoteIndex implements DataspaceIndex {
         await this.open();
         await this.syncOnce(commit);
         this.reached = seq;
+        this.settle((waiter) => waiter.seq <= seq);
       } catch (error) {
         this.log(`index (${this.kind}) could not sync to ${commit ?? 'an empty branch'}: ${detailOf(error)}`);
-        throw asEngineError(error);
+        this.settle(() => true, asEngineError(error));
+        return;
       }
     }
+    if (this.closed) this.settle(() => true, new Error('the index is closed'));
+  }
+
+  private settle(which: (waiter: { seq: number }) => boolean, error?: Error): void {
+    const done = this.waiters.filter(which);
+    this.waiters = this.waiters.filter((waiter) => !which(waiter));
+    for (const waiter of done) waiter.done(error);
   }
 
   /** Reads the marker once: repairs an interrupted sync, or loads everything when there is none. */
@@ -369,6 +391,7 @@ export class RemoteIndex implements DataspaceIndex {
   async close(): Promise<void> {
     this.closed = true;
     await this.running?.catch(() => undefined);
+    this.settle(() => true, new Error('the index is closed'));
     await this.engine.close();
   }
 }
