@@ -1,7 +1,10 @@
 /**
  * A dataspace's index on a SPARQL server (engine.ts Engine: Oxigraph server, Fuseki, Virtuoso).
  * Its one input is `syncTo(commit)`: the trees of the indexed commit and the target are diffed and
- * the changed documents' graphs replaced, in batches, with whole graphs (so a replay is harmless).
+ * the changed documents' graphs replaced, in batches, with whole graphs (so a replay is harmless),
+ * or, from a marker at one commit, by the lines changed since it where the engine takes them
+ * (graph-change.ts; a graph the engine refused is listed beside the repository and sent whole).
+ * Targets that come during a round collapse into the next; each round releases the syncs it reached.
  *
  * The marker, exact after a crash at any point: it names the commit the graphs reflect and, while
  * a sync is under way, the commit it goes to ("<from> <to>"). It is written with the first batch
@@ -25,6 +28,7 @@ import { serialise } from '../rdf/formats.js';
 import { RESULTS_JSON, readResults, resultTypes, writeResults } from '../rdf/sparql-results.js';
 import { ObjectStore } from '../store/objects.js';
 import { TreeCache, diffTrees, type FileDiff } from '../store/trees.js';
+import { graphChange } from './graph-change.js';
 import { engineError, type DataspaceIndex, type Engine, type EngineDataset, type EngineSpace, type GraphReplacement } from './engine.js';
 import type { QueryRequest } from './index-core.js';
 
@@ -66,6 +70,8 @@ export class RemoteIndex implements DataspaceIndex {
   private readonly log: (line: string) => void;
   private readonly graphs = new Set<string>();
   private marker: Marker | undefined;
+  /** Graphs the engine refused and holds empty (kept beside the repository): never changed by lines, only replaced whole. */
+  private refused: Set<string> | undefined;
   private opened: Promise<void> | undefined;
   private target: { commit: string | undefined; seq: number } | undefined;
   private reached = 0;
@@ -199,6 +205,10 @@ export class RemoteIndex implements DataspaceIndex {
     for (const file of files) if (file.after) this.graphs.add(this.graphName(file.path)!);
     this.marker = { at: commit };
     if (!this.engine.keepsMarker) await this.writeMarkerFile(this.marker);
+    if ((await this.refusedGraphs()).size) {
+      this.refused = new Set(); // every graph was just loaded whole
+      await this.writeDurably(this.stateFile('refused'), '');
+    }
     this.log(`${this.space.id}: index (${this.kind}) loaded ${files.length} documents from ${commit ?? 'an empty branch'} in ${Date.now() - started} ms`);
   }
 
@@ -216,10 +226,15 @@ export class RemoteIndex implements DataspaceIndex {
     const size = this.options.batch ?? 200;
     const going: Marker = { at: marker.at, to: commit };
     const several = files.length > size || !this.engine.transactional;
-    if (several || !this.engine.keepsMarker) await this.writeMarker(going, several);
+    if (several || !this.engine.keepsMarker) {
+      await this.writeMarker(going, several);
+      this.marker = going; // a retry after a failure here replays from both commits
+    }
+    // with the marker at one commit, each graph holds its version there: only the changed lines need sending
+    const exact = !('to' in marker);
     for (let i = 0; i < files.length || i === 0; i += size) {
       const last = i + size >= files.length;
-      const batch = await Promise.all(files.slice(i, i + size).map((file) => this.replacement(file)));
+      const batch = await Promise.all(files.slice(i, i + size).map((file) => this.replacement(file, exact)));
       await this.replaceBatch(batch, showMarker(last ? { at: commit } : going));
     }
     this.marker = { at: commit };
@@ -236,6 +251,7 @@ export class RemoteIndex implements DataspaceIndex {
         await this.engine.replace(this.space, [one], marker).catch(async (alone: unknown) => {
           if (!isLodestoneError(alone, 'SyntaxError')) throw alone;
           this.options.onInvalid?.(one.graph, (alone as Error).message);
+          await this.refuse(one.graph); // before the graph is emptied: its next version is then sent whole
           await this.engine.replace(this.space, [{ graph: one.graph, ntriples: null }], marker);
         });
       }
@@ -251,19 +267,43 @@ export class RemoteIndex implements DataspaceIndex {
     if (inEngine) await this.engine.replace(this.space, [], showMarker(marker));
   }
 
-  /** A document's graph and its N-Triples, blank nodes labelled apart per document. */
-  private async replacement(file: FileDiff): Promise<GraphReplacement> {
+  /**
+   * A document's graph and its N-Triples, blank nodes labelled apart per document; with the lines
+   * changed since `file.before` too when `exact` (the engine holds that version: graph-change.ts).
+   */
+  private async replacement(file: FileDiff, exact = false): Promise<GraphReplacement> {
     const graph = this.graphName(file.path)!;
     if (!file.after) return { graph, ntriples: null };
-    const text = (await this.objects.readTyped(file.after, 'blob')).toString('utf8');
+    const ntriples = await this.indexedText(file.after, graph, file.path);
+    if (!exact || !file.before || !ntriples || (await this.refusedGraphs()).has(graph)) return { graph, ntriples };
+    const change = graphChange((await this.indexedText(file.before, graph)) ?? '', ntriples);
+    return change ? { graph, ntriples, change } : { graph, ntriples };
+  }
+
+  /** A blob's N-Triples as the engine is given them, or null when empty or left out (reported when `path` is given). */
+  private async indexedText(blob: string, graph: string, path?: string): Promise<string | null> {
+    const text = (await this.objects.readTyped(blob, 'blob')).toString('utf8');
     // the text goes inside an update or a load as it is: a line that is not one whole statement
     // (a file edited by hand) could close the block it is put in and write elsewhere, so it is left out
     const bad = firstNonStatementLine(text);
     if (bad) {
-      this.options.onInvalid?.(file.path, `line ${bad} is not one N-Triples statement`);
-      return { graph, ntriples: null };
+      if (path) this.options.onInvalid?.(path, `line ${bad} is not one N-Triples statement`);
+      return null;
     }
-    return { graph, ntriples: scopeBlankNodes(text.endsWith('\n') || text === '' ? text : text + '\n', graph) || null };
+    return scopeBlankNodes(text.endsWith('\n') || text === '' ? text : text + '\n', graph) || null;
+  }
+
+  private async refusedGraphs(): Promise<Set<string>> {
+    this.refused ??= new Set(((await fsp.readFile(this.stateFile('refused'), 'utf8').catch(() => '')) as string).split('\n').filter(Boolean));
+    return this.refused;
+  }
+
+  /** Records a graph the engine refused, durably, before it is emptied. */
+  private async refuse(graph: string): Promise<void> {
+    const refused = await this.refusedGraphs();
+    if (refused.has(graph)) return;
+    refused.add(graph);
+    await this.writeDurably(this.stateFile('refused'), [...refused].join('\n') + '\n');
   }
 
   private graphName(path: string): string | undefined {
@@ -271,21 +311,25 @@ export class RemoteIndex implements DataspaceIndex {
     return relative === undefined ? undefined : this.options.base + relative;
   }
 
-  private markerFile(): string {
-    return join(this.options.gitdir, 'lodestone', `index-marker-${this.kind}`);
+  /** The index's own files beside the repository: the marker (for an engine that keeps none) and the graphs refused. */
+  private stateFile(what: 'marker' | 'refused'): string {
+    return join(this.options.gitdir, 'lodestone', `index-${what}-${this.kind}`);
   }
 
   private async readMarkerFile(): Promise<string | undefined> {
-    return fsp.readFile(this.markerFile(), 'utf8').catch(() => undefined);
+    return fsp.readFile(this.stateFile('marker'), 'utf8').catch(() => undefined);
   }
 
-  /** Writes the marker beside the repository, durably (written whole, synced, renamed). */
   private async writeMarkerFile(marker: Marker): Promise<void> {
-    const file = this.markerFile();
+    await this.writeDurably(this.stateFile('marker'), showMarker(marker) + '\n');
+  }
+
+  /** Writes a file beside the repository, durably (written whole, synced, renamed). */
+  private async writeDurably(file: string, text: string): Promise<void> {
     await fsp.mkdir(join(this.options.gitdir, 'lodestone'), { recursive: true });
     const handle = await fsp.open(file + '.tmp', 'w');
     try {
-      await handle.writeFile(showMarker(marker) + '\n');
+      await handle.writeFile(text);
       await handle.datasync();
     } finally {
       await handle.close();
