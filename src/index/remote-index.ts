@@ -19,8 +19,6 @@
  * and for everyone else's. A query waits for the target at its call (read-your-writes).
  */
 import { createHash } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
-import { join } from 'node:path';
 import { LodestoneError, isLodestoneError } from '../errors.js';
 import { fileDocument } from '../document-paths.js';
 import { firstNonStatementLine } from '../rdf/canonical-lines.js';
@@ -29,6 +27,7 @@ import { RESULTS_JSON, readResults, resultTypes, writeResults } from '../rdf/spa
 import { ObjectStore } from '../store/objects.js';
 import { TreeCache, diffTrees, type FileDiff } from '../store/trees.js';
 import { graphChange } from './graph-change.js';
+import { IndexFiles } from './index-files.js';
 import { engineError, type DataspaceIndex, type Engine, type EngineDataset, type EngineSpace, type GraphReplacement } from './engine.js';
 import type { QueryRequest } from './index-core.js';
 
@@ -70,8 +69,7 @@ export class RemoteIndex implements DataspaceIndex {
   private readonly log: (line: string) => void;
   private readonly graphs = new Set<string>();
   private marker: Marker | undefined;
-  /** Graphs the engine refused and holds empty (kept beside the repository): never changed by lines, only replaced whole. */
-  private refused: Set<string> | undefined;
+  private readonly files: IndexFiles;
   private opened: Promise<void> | undefined;
   private target: { commit: string | undefined; seq: number } | undefined;
   private reached = 0;
@@ -89,6 +87,7 @@ export class RemoteIndex implements DataspaceIndex {
     this.space = { id: options.id, base: options.base };
     this.objects = new ObjectStore(options.gitdir);
     this.trees = new TreeCache(this.objects);
+    this.files = new IndexFiles(options.gitdir, this.kind);
     this.log = options.log ?? ((line) => console.error(line));
   }
 
@@ -158,7 +157,7 @@ export class RemoteIndex implements DataspaceIndex {
   /** Reads the marker once: repairs an interrupted sync, or loads everything when there is none. */
   private open(): Promise<void> {
     this.opened ??= (async () => {
-      const found = this.engine.keepsMarker ? await this.engine.open(this.space) : (await this.engine.open(this.space), await this.readMarkerFile());
+      const found = this.engine.keepsMarker ? await this.engine.open(this.space) : (await this.engine.open(this.space), await this.files.readMarker());
       if (found === undefined || (found !== null && !found.trim())) return this.loadAll(this.target?.commit);
       const marker = readMarker(found ?? EMPTY);
       const files = await this.filesAt(marker.at);
@@ -204,11 +203,8 @@ export class RemoteIndex implements DataspaceIndex {
     await this.engine.bulkLoad(this.space, graphs(), showMarker({ at: commit }));
     for (const file of files) if (file.after) this.graphs.add(this.graphName(file.path)!);
     this.marker = { at: commit };
-    if (!this.engine.keepsMarker) await this.writeMarkerFile(this.marker);
-    if ((await this.refusedGraphs()).size) {
-      this.refused = new Set(); // every graph was just loaded whole
-      await this.writeDurably(this.stateFile('refused'), '');
-    }
+    if (!this.engine.keepsMarker) await this.files.writeMarker(showMarker(this.marker));
+    await this.files.loadedWhole();
     this.log(`${this.space.id}: index (${this.kind}) loaded ${files.length} documents from ${commit ?? 'an empty branch'} in ${Date.now() - started} ms`);
   }
 
@@ -238,7 +234,7 @@ export class RemoteIndex implements DataspaceIndex {
       await this.replaceBatch(batch, showMarker(last ? { at: commit } : going));
     }
     this.marker = { at: commit };
-    if (!this.engine.keepsMarker) await this.writeMarkerFile(this.marker);
+    if (!this.engine.keepsMarker) await this.files.writeMarker(showMarker(this.marker));
   }
 
   /** Replaces one batch; when the engine refuses a batch as invalid RDF, each graph alone, an invalid one left empty. */
@@ -251,7 +247,7 @@ export class RemoteIndex implements DataspaceIndex {
         await this.engine.replace(this.space, [one], marker).catch(async (alone: unknown) => {
           if (!isLodestoneError(alone, 'SyntaxError')) throw alone;
           this.options.onInvalid?.(one.graph, (alone as Error).message);
-          await this.refuse(one.graph); // before the graph is emptied: its next version is then sent whole
+          await this.files.refuse(one.graph); // before the graph is emptied: its next version is then sent whole
           await this.engine.replace(this.space, [{ graph: one.graph, ntriples: null }], marker);
         });
       }
@@ -263,7 +259,7 @@ export class RemoteIndex implements DataspaceIndex {
   }
 
   private async writeMarker(marker: Marker, inEngine: boolean): Promise<void> {
-    if (!this.engine.keepsMarker) return this.writeMarkerFile(marker);
+    if (!this.engine.keepsMarker) return this.files.writeMarker(showMarker(marker));
     if (inEngine) await this.engine.replace(this.space, [], showMarker(marker));
   }
 
@@ -275,7 +271,7 @@ export class RemoteIndex implements DataspaceIndex {
     const graph = this.graphName(file.path)!;
     if (!file.after) return { graph, ntriples: null };
     const ntriples = await this.indexedText(file.after, graph, file.path);
-    if (!exact || !file.before || !ntriples || (await this.refusedGraphs()).has(graph)) return { graph, ntriples };
+    if (!exact || !file.before || !ntriples || (await this.files.refusedGraphs()).has(graph)) return { graph, ntriples };
     const change = graphChange((await this.indexedText(file.before, graph)) ?? '', ntriples);
     return change ? { graph, ntriples, change } : { graph, ntriples };
   }
@@ -293,48 +289,9 @@ export class RemoteIndex implements DataspaceIndex {
     return scopeBlankNodes(text.endsWith('\n') || text === '' ? text : text + '\n', graph) || null;
   }
 
-  private async refusedGraphs(): Promise<Set<string>> {
-    this.refused ??= new Set(((await fsp.readFile(this.stateFile('refused'), 'utf8').catch(() => '')) as string).split('\n').filter(Boolean));
-    return this.refused;
-  }
-
-  /** Records a graph the engine refused, durably, before it is emptied. */
-  private async refuse(graph: string): Promise<void> {
-    const refused = await this.refusedGraphs();
-    if (refused.has(graph)) return;
-    refused.add(graph);
-    await this.writeDurably(this.stateFile('refused'), [...refused].join('\n') + '\n');
-  }
-
   private graphName(path: string): string | undefined {
     const relative = fileDocument(path, this.options.prefix);
     return relative === undefined ? undefined : this.options.base + relative;
-  }
-
-  /** The index's own files beside the repository: the marker (for an engine that keeps none) and the graphs refused. */
-  private stateFile(what: 'marker' | 'refused'): string {
-    return join(this.options.gitdir, 'lodestone', `index-${what}-${this.kind}`);
-  }
-
-  private async readMarkerFile(): Promise<string | undefined> {
-    return fsp.readFile(this.stateFile('marker'), 'utf8').catch(() => undefined);
-  }
-
-  private async writeMarkerFile(marker: Marker): Promise<void> {
-    await this.writeDurably(this.stateFile('marker'), showMarker(marker) + '\n');
-  }
-
-  /** Writes a file beside the repository, durably (written whole, synced, renamed). */
-  private async writeDurably(file: string, text: string): Promise<void> {
-    await fsp.mkdir(join(this.options.gitdir, 'lodestone'), { recursive: true });
-    const handle = await fsp.open(file + '.tmp', 'w');
-    try {
-      await handle.writeFile(text);
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await fsp.rename(file + '.tmp', file);
   }
 
   async query(request: QueryRequest, timeoutMs: number, holder = 'anonymous'): Promise<string | boolean> {
