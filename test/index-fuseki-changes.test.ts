@@ -2,13 +2,14 @@
  * The index on a real Fuseki (started here) synced by changed lines (graph-change.ts): a commit
  * that edits a document sends Fuseki the lines that changed, and the index still answers as HEAD,
  * where a deletion takes a literal Fuseki holds as the same term, or the same triple spaced
- * otherwise, and where Fuseki refused the previous version (the next is sent whole, after a restart too).
+ * otherwise, where Fuseki refused the previous version (the next is sent whole, after a restart
+ * too), and after an update Fuseki applied but whose answer was lost.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LodestoneError } from '../src/errors.js';
-import type { GraphReplacement } from '../src/index/engine.js';
+import { engineError, type GraphReplacement } from '../src/index/engine.js';
 import { FusekiEngine } from '../src/index/engines/fuseki.js';
 import { RemoteIndex } from '../src/index/remote-index.js';
 import { RESULTS_JSON } from '../src/rdf/media-types.js';
@@ -24,13 +25,21 @@ const INT = '<http://www.w3.org/2001/XMLSchema#integer>';
 const author = { name: 't', email: 't@t.invalid' };
 const filler = (tag: string) => Array.from({ length: 10 }, (_, i) => `${s} <http://ex/f${i}> "${tag}${i}" .\n`).join('');
 
-/** A Fuseki engine that counts the graphs sent as changed lines, and refuses (as Fuseki refuses invalid RDF) any text holding "REFUSE". */
+/**
+ * A Fuseki engine that counts the graphs sent as changed lines, refuses (as Fuseki refuses invalid
+ * RDF) any text holding "REFUSE", and loses the answer to the next replace once `loseAnswer` is set.
+ */
 class Recording extends FusekiEngine {
   changes = 0;
+  loseAnswer = false;
   override async replace(space: Parameters<FusekiEngine['replace']>[0], graphs: readonly GraphReplacement[], marker: string | undefined): Promise<void> {
     if (graphs.some((g) => `${g.ntriples} ${g.change?.added}`.includes('REFUSE'))) throw new LodestoneError('SyntaxError', 'refused here');
     this.changes += graphs.filter((g) => g.change).length;
-    return super.replace(space, graphs, marker);
+    await super.replace(space, graphs, marker);
+    if (this.loseAnswer) {
+      this.loseAnswer = false;
+      throw engineError('the connection was reset (after Fuseki applied the update)');
+    }
   }
 }
 
@@ -88,6 +97,25 @@ describe('the index on Fuseki, synced by changed lines', () => {
       await index.syncTo(await write(filler('v').replace('"v3"', '"w3"'))); // the refused line gone, one line changed
       assert.deepEqual(await objects(index, 'http://ex/f4'), ['v4'], 'the graph is whole again');
       assert.deepEqual(await objects(index, 'http://ex/f3'), ['w3']);
+    } finally {
+      await index.close();
+      await store.close();
+    }
+  });
+
+  it('replays whole after an update whose answer was lost, though Fuseki applied it', async () => {
+    const dir = tempDir('fuseki-lost');
+    const store = await GitStore.open({ dir });
+    const write = (text: string) => store.write({ changes: [{ path: 'graphs/a.nt', bytes: Buffer.from(text) }], author, message: 'PUT a' });
+    const { index, engine } = await open(dir, 'lost');
+    try {
+      await index.syncTo(await write(filler('v')));
+      engine.loseAnswer = true;
+      await assert.rejects(index.syncTo(await write(filler('v').replace('"v3"', '"w3"'))));
+      // f3 goes back to what the last commit indexed had, and f4 changes: Fuseki holds w3, which only a replay from both commits sees
+      await index.syncTo(await write(filler('v').replace('"v4"', '"w4"')));
+      assert.deepEqual(await objects(index, 'http://ex/f3'), ['v3']);
+      assert.deepEqual(await objects(index, 'http://ex/f4'), ['w4']);
     } finally {
       await index.close();
       await store.close();

@@ -222,10 +222,10 @@ export class RemoteIndex implements DataspaceIndex {
     const size = this.options.batch ?? 200;
     const going: Marker = { at: marker.at, to: commit };
     const several = files.length > size || !this.engine.transactional;
-    if (several || !this.engine.keepsMarker) {
-      await this.writeMarker(going, several);
-      this.marker = going; // a retry after a failure here replays from both commits
-    }
+    // from here until the last batch is answered the engine holds one commit's graphs or the other's
+    // (a request that failed may yet have been applied): a retry replays from both, whole
+    this.marker = going;
+    if (several || !this.engine.keepsMarker) await this.writeMarker(going, several);
     // with the marker at one commit, each graph holds its version there: only the changed lines need sending
     const exact = !('to' in marker);
     for (let i = 0; i < files.length || i === 0; i += size) {
