@@ -1,7 +1,8 @@
 /**
  * The index on a real Oxigraph server (`oxigraph serve` on loopback, started here): sync, queries
  * over the union and over lists, blank nodes kept per document, the marker repaired after a crash
- * between the graphs and the marker, a store that is another's refused, and a rebuild.
+ * between the graphs and the marker, a store that is another's refused, a rebuild, and a sync
+ * released by the round that reaches it while later writes keep the index busy.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { Dataspace } from '../src/dataspace.js';
 import { RESULTS_JSON } from '../src/rdf/media-types.js';
 import { OxigraphServer } from '../src/index/engines/oxigraph-server.js';
+import { RemoteIndex } from '../src/index/remote-index.js';
+import { GitStore } from '../src/store/git-store.js';
 import { git, graphsAtHead, graphsInIndex, nt, removeTempDirs, tempDir } from './helpers.js';
 import { startOxigraph, type RunningEngine } from './engines/oxigraph-server-engine.js';
 
@@ -96,6 +99,47 @@ describe('the index on an Oxigraph server', () => {
       assert.deepEqual(await graphsInIndex(await ds.index.dump()), await graphsAtHead(dir, base));
       await ds.close();
     } finally {
+      await own.stop();
+    }
+  });
+
+  it('releases a sync once the round that reaches its commit is done, while later writes keep the index syncing', async () => {
+    const dir = tempDir('oxigraph-rounds');
+    const own = await startOxigraph();
+    const store = await GitStore.open({ dir });
+    const author = { name: 't', email: 't@t.invalid' };
+    const write = (n: number) => store.write({ changes: [{ path: 'graphs/a.nt', bytes: Buffer.from(`<${base}a/#this> <http://ex/p> "${n}" .\n`) }], author, message: `PUT ${n}` });
+    const engine = new OxigraphServer(own.url);
+    const index = new RemoteIndex({ engine, id: 'end-user', gitdir: join(dir, '.git'), prefix: 'graphs', base, log: () => undefined });
+    const entered: Array<() => void> = []; // the replaces held
+    try {
+      await index.syncTo(await write(0));
+      // each replace waits to be let through: the test decides when a round ends
+      const replace = engine.replace.bind(engine);
+      let enter: () => void = () => undefined;
+      let next = new Promise<void>((resolve) => (enter = resolve));
+      engine.replace = async (...args) => {
+        enter();
+        await new Promise<void>((resolve) => entered.push(resolve));
+        return replace(...args);
+      };
+      const first = index.syncTo(await write(1));
+      let firstDone = false;
+      void first.then(() => (firstDone = true));
+      await next;
+      next = new Promise<void>((resolve) => (enter = resolve));
+      const second = index.syncTo(await write(2)); // comes while the first round runs
+      entered.shift()!(); // the first round ends; the second starts and is held
+      await next;
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(firstDone, true, 'the first sync is released by its own round, not held until the index is idle');
+      entered.shift()!();
+      await second;
+      assert.equal(index.indexedCommit, store.head);
+    } finally {
+      for (const go of entered.splice(0)) go();
+      await index.close();
+      await store.close();
       await own.stop();
     }
   });

@@ -96,6 +96,13 @@ export interface EngineSpace {
 export interface GraphReplacement {
   graph: string;
   ntriples: string | null;
+  /**
+   * Given when the engine's graph holds the previous version exactly (no blank nodes in either):
+   * N-Triples lines to delete, then lines to add, that make it `ntriples`. An engine may apply them
+   * instead of replacing the graph (fewer triples to parse and index); the lines to add include the
+   * kept literals a deletion could take with it where the engine stores literals by value.
+   */
+  change?: { removed: string; added: string };
 }
 
 /**

@@ -1,7 +1,10 @@
 /**
  * A dataspace's index on a SPARQL server (engine.ts Engine: Oxigraph server, Fuseki, Virtuoso).
  * Its one input is `syncTo(commit)`: the trees of the indexed commit and the target are diffed and
- * the changed documents' graphs replaced, in batches, with whole graphs (so a replay is harmless).
+ * the changed documents' graphs replaced, in batches, with whole graphs (so a replay is harmless),
+ * or, from a marker at one commit, by the lines changed since it where the engine takes them
+ * (graph-change.ts; a graph the engine refused is listed beside the repository and sent whole).
+ * Targets that come during a round collapse into the next; each round releases the syncs it reached.
  *
  * The marker, exact after a crash at any point: it names the commit the graphs reflect and, while
  * a sync is under way, the commit it goes to ("<from> <to>"). It is written with the first batch
@@ -16,8 +19,6 @@
  * and for everyone else's. A query waits for the target at its call (read-your-writes).
  */
 import { createHash } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
-import { join } from 'node:path';
 import { LodestoneError, isLodestoneError } from '../errors.js';
 import { fileDocument } from '../document-paths.js';
 import { firstNonStatementLine } from '../rdf/canonical-lines.js';
@@ -25,6 +26,8 @@ import { serialise } from '../rdf/formats.js';
 import { RESULTS_JSON, readResults, resultTypes, writeResults } from '../rdf/sparql-results.js';
 import { ObjectStore } from '../store/objects.js';
 import { TreeCache, diffTrees, type FileDiff } from '../store/trees.js';
+import { graphChange } from './graph-change.js';
+import { IndexFiles } from './index-files.js';
 import { engineError, type DataspaceIndex, type Engine, type EngineDataset, type EngineSpace, type GraphReplacement } from './engine.js';
 import type { QueryRequest } from './index-core.js';
 
@@ -66,10 +69,13 @@ export class RemoteIndex implements DataspaceIndex {
   private readonly log: (line: string) => void;
   private readonly graphs = new Set<string>();
   private marker: Marker | undefined;
+  private readonly files: IndexFiles;
   private opened: Promise<void> | undefined;
   private target: { commit: string | undefined; seq: number } | undefined;
   private reached = 0;
   private running: Promise<void> | undefined;
+  /** syncTo and queries waiting for a target (by its number) to be reached. */
+  private waiters: Array<{ seq: number; done: (error?: Error) => void }> = [];
   private closed = false;
   private readonly inFlight = new Map<string, number>();
   private readonly waiting: Array<{ holder: string; go: () => void }> = [];
@@ -81,6 +87,7 @@ export class RemoteIndex implements DataspaceIndex {
     this.space = { id: options.id, base: options.base };
     this.objects = new ObjectStore(options.gitdir);
     this.trees = new TreeCache(this.objects);
+    this.files = new IndexFiles(options.gitdir, this.kind);
     this.log = options.log ?? ((line) => console.error(line));
   }
 
@@ -95,7 +102,7 @@ export class RemoteIndex implements DataspaceIndex {
   follow(commit: string | undefined): void {
     if (this.closed) return;
     if (!this.target || this.target.commit !== commit) this.target = { commit, seq: (this.target?.seq ?? 0) + 1 };
-    this.running ??= this.run().finally(() => (this.running = undefined));
+    this.start();
   }
 
   async syncTo(commit: string | undefined): Promise<void> {
@@ -103,16 +110,27 @@ export class RemoteIndex implements DataspaceIndex {
     await this.reach(this.target!.seq);
   }
 
-  /** Resolves once the index reflects the target numbered `seq` or a later one. */
-  private async reach(seq: number): Promise<void> {
-    while (this.reached < seq) {
-      if (this.closed) throw new Error('the index is closed');
-      this.running ??= this.run().finally(() => (this.running = undefined));
-      await this.running;
-    }
+  /** Resolves once the index reflects the target numbered `seq` or a later one: after the round that reaches it, not after the last round of a busy spell. */
+  private reach(seq: number): Promise<void> {
+    if (this.reached >= seq) return Promise.resolve();
+    if (this.closed) return Promise.reject(new Error('the index is closed'));
+    const reached = new Promise<void>((resolve, reject) => this.waiters.push({ seq, done: (error) => (error ? reject(error) : resolve()) }));
+    this.start();
+    return reached;
   }
 
-  /** Syncs to the newest target until it is reached; a failure is logged and fails the waiters of this round. */
+  /** Runs rounds unless they run; once they stop, again for a waiter that came as they stopped. */
+  private start(): void {
+    this.running ??= this.run().finally(() => {
+      this.running = undefined;
+      if (this.waiters.length && !this.closed) this.start();
+    });
+  }
+
+  /**
+   * Syncs to the newest target, round after round, until it is reached; each round releases the
+   * waiters it reached. A failure is logged and fails every waiter (the next call tries again).
+   */
   private async run(): Promise<void> {
     while (this.target && this.reached < this.target.seq && !this.closed) {
       const { commit, seq } = this.target;
@@ -120,17 +138,26 @@ export class RemoteIndex implements DataspaceIndex {
         await this.open();
         await this.syncOnce(commit);
         this.reached = seq;
+        this.settle((waiter) => waiter.seq <= seq);
       } catch (error) {
         this.log(`index (${this.kind}) could not sync to ${commit ?? 'an empty branch'}: ${detailOf(error)}`);
-        throw asEngineError(error);
+        this.settle(() => true, asEngineError(error));
+        return;
       }
     }
+    if (this.closed) this.settle(() => true, new Error('the index is closed'));
+  }
+
+  private settle(which: (waiter: { seq: number }) => boolean, error?: Error): void {
+    const done = this.waiters.filter(which);
+    this.waiters = this.waiters.filter((waiter) => !which(waiter));
+    for (const waiter of done) waiter.done(error);
   }
 
   /** Reads the marker once: repairs an interrupted sync, or loads everything when there is none. */
   private open(): Promise<void> {
     this.opened ??= (async () => {
-      const found = this.engine.keepsMarker ? await this.engine.open(this.space) : (await this.engine.open(this.space), await this.readMarkerFile());
+      const found = this.engine.keepsMarker ? await this.engine.open(this.space) : (await this.engine.open(this.space), await this.files.readMarker());
       if (found === undefined || (found !== null && !found.trim())) return this.loadAll(this.target?.commit);
       const marker = readMarker(found ?? EMPTY);
       const files = await this.filesAt(marker.at);
@@ -176,7 +203,8 @@ export class RemoteIndex implements DataspaceIndex {
     await this.engine.bulkLoad(this.space, graphs(), showMarker({ at: commit }));
     for (const file of files) if (file.after) this.graphs.add(this.graphName(file.path)!);
     this.marker = { at: commit };
-    if (!this.engine.keepsMarker) await this.writeMarkerFile(this.marker);
+    if (!this.engine.keepsMarker) await this.files.writeMarker(showMarker(this.marker));
+    await this.files.loadedWhole();
     this.log(`${this.space.id}: index (${this.kind}) loaded ${files.length} documents from ${commit ?? 'an empty branch'} in ${Date.now() - started} ms`);
   }
 
@@ -194,14 +222,19 @@ export class RemoteIndex implements DataspaceIndex {
     const size = this.options.batch ?? 200;
     const going: Marker = { at: marker.at, to: commit };
     const several = files.length > size || !this.engine.transactional;
+    // from here until the last batch is answered the engine holds one commit's graphs or the other's
+    // (a request that failed may yet have been applied): a retry replays from both, whole
+    this.marker = going;
     if (several || !this.engine.keepsMarker) await this.writeMarker(going, several);
+    // with the marker at one commit, each graph holds its version there: only the changed lines need sending
+    const exact = !('to' in marker);
     for (let i = 0; i < files.length || i === 0; i += size) {
       const last = i + size >= files.length;
-      const batch = await Promise.all(files.slice(i, i + size).map((file) => this.replacement(file)));
+      const batch = await Promise.all(files.slice(i, i + size).map((file) => this.replacement(file, exact)));
       await this.replaceBatch(batch, showMarker(last ? { at: commit } : going));
     }
     this.marker = { at: commit };
-    if (!this.engine.keepsMarker) await this.writeMarkerFile(this.marker);
+    if (!this.engine.keepsMarker) await this.files.writeMarker(showMarker(this.marker));
   }
 
   /** Replaces one batch; when the engine refuses a batch as invalid RDF, each graph alone, an invalid one left empty. */
@@ -214,6 +247,7 @@ export class RemoteIndex implements DataspaceIndex {
         await this.engine.replace(this.space, [one], marker).catch(async (alone: unknown) => {
           if (!isLodestoneError(alone, 'SyntaxError')) throw alone;
           this.options.onInvalid?.(one.graph, (alone as Error).message);
+          await this.files.refuse(one.graph); // before the graph is emptied: its next version is then sent whole
           await this.engine.replace(this.space, [{ graph: one.graph, ntriples: null }], marker);
         });
       }
@@ -225,50 +259,39 @@ export class RemoteIndex implements DataspaceIndex {
   }
 
   private async writeMarker(marker: Marker, inEngine: boolean): Promise<void> {
-    if (!this.engine.keepsMarker) return this.writeMarkerFile(marker);
+    if (!this.engine.keepsMarker) return this.files.writeMarker(showMarker(marker));
     if (inEngine) await this.engine.replace(this.space, [], showMarker(marker));
   }
 
-  /** A document's graph and its N-Triples, blank nodes labelled apart per document. */
-  private async replacement(file: FileDiff): Promise<GraphReplacement> {
+  /**
+   * A document's graph and its N-Triples, blank nodes labelled apart per document; with the lines
+   * changed since `file.before` too when `exact` (the engine holds that version: graph-change.ts).
+   */
+  private async replacement(file: FileDiff, exact = false): Promise<GraphReplacement> {
     const graph = this.graphName(file.path)!;
     if (!file.after) return { graph, ntriples: null };
-    const text = (await this.objects.readTyped(file.after, 'blob')).toString('utf8');
+    const ntriples = await this.indexedText(file.after, graph, file.path);
+    if (!exact || !file.before || !ntriples || (await this.files.refusedGraphs()).has(graph)) return { graph, ntriples };
+    const change = graphChange((await this.indexedText(file.before, graph)) ?? '', ntriples);
+    return change ? { graph, ntriples, change } : { graph, ntriples };
+  }
+
+  /** A blob's N-Triples as the engine is given them, or null when empty or left out (reported when `path` is given). */
+  private async indexedText(blob: string, graph: string, path?: string): Promise<string | null> {
+    const text = (await this.objects.readTyped(blob, 'blob')).toString('utf8');
     // the text goes inside an update or a load as it is: a line that is not one whole statement
     // (a file edited by hand) could close the block it is put in and write elsewhere, so it is left out
     const bad = firstNonStatementLine(text);
     if (bad) {
-      this.options.onInvalid?.(file.path, `line ${bad} is not one N-Triples statement`);
-      return { graph, ntriples: null };
+      if (path) this.options.onInvalid?.(path, `line ${bad} is not one N-Triples statement`);
+      return null;
     }
-    return { graph, ntriples: scopeBlankNodes(text.endsWith('\n') || text === '' ? text : text + '\n', graph) || null };
+    return scopeBlankNodes(text.endsWith('\n') || text === '' ? text : text + '\n', graph) || null;
   }
 
   private graphName(path: string): string | undefined {
     const relative = fileDocument(path, this.options.prefix);
     return relative === undefined ? undefined : this.options.base + relative;
-  }
-
-  private markerFile(): string {
-    return join(this.options.gitdir, 'lodestone', `index-marker-${this.kind}`);
-  }
-
-  private async readMarkerFile(): Promise<string | undefined> {
-    return fsp.readFile(this.markerFile(), 'utf8').catch(() => undefined);
-  }
-
-  /** Writes the marker beside the repository, durably (written whole, synced, renamed). */
-  private async writeMarkerFile(marker: Marker): Promise<void> {
-    const file = this.markerFile();
-    await fsp.mkdir(join(this.options.gitdir, 'lodestone'), { recursive: true });
-    const handle = await fsp.open(file + '.tmp', 'w');
-    try {
-      await handle.writeFile(showMarker(marker) + '\n');
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await fsp.rename(file + '.tmp', file);
   }
 
   async query(request: QueryRequest, timeoutMs: number, holder = 'anonymous'): Promise<string | boolean> {
@@ -373,6 +396,7 @@ export class RemoteIndex implements DataspaceIndex {
   async close(): Promise<void> {
     this.closed = true;
     await this.running?.catch(() => undefined);
+    this.settle(() => true, new Error('the index is closed'));
     await this.engine.close();
     await this.objects.close(); // its packs' file handles
   }
