@@ -1,6 +1,6 @@
 /**
  * The HTTP layer as one ordered list of middleware: the headers every answer carries (origins.ts)
- * outermost, then errors; finding the request's dataspace (an unknown host or base is a 404 with an
+ * outermost, then compression (compression.ts), then errors; finding the request's dataspace (an unknown host or base is a 404 with an
  * RDF body); CORS, with credentials for the origins the dataspace trusts only; refusing other sites'
  * forms (cross-site.ts); authentication (who is asking, given where from: authenticate.ts), then the
  * route table (routes.ts). Nothing below this layer imports Koa.
@@ -15,6 +15,7 @@ import type { Outbound } from '../proxy/outbound.js';
 import { credentialsCount, type Authenticator } from './authenticate.js';
 import type { PageDrawer } from './page-drawer.js';
 import type { ReadCaches } from './read-caches.js';
+import { Compressor } from './compression.js';
 import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
@@ -85,6 +86,7 @@ export function createApp(options: AppOptions): Koa<State> {
     ctx.set(headersOf.get(ctx.state.runtime?.documents.base) ?? answerHeaders(undefined));
     ctx.vary('Origin'); // credentials count or not by Origin (authenticate.ts), so every answer may depend on it
   });
+  app.use(new Compressor().middleware()); // every body, error bodies included (compression.ts)
   app.use(errorMiddleware(options.log));
   app.use(async (ctx, next) => {
     const host = ctx.get('Host');

@@ -26,6 +26,7 @@ import { documentPathIn, locate } from './locate.js';
 import { answerHeaders, varyOrigin } from './origins.js';
 import { HTML } from '../rdf/formats.js';
 import { choose } from './offers.js';
+import { codingOf, THRESHOLD, varyEncoding } from './compression.js';
 import { judge } from './reply.js';
 import type { Etags, RepresentationCache } from './representations.js';
 import { offerFor, routeOf, type Route } from './routes.js';
@@ -163,7 +164,8 @@ export function fastReader(options: FastReaderOptions): FastReader {
 
   /** The headers of `reply` sent with `status`, as the one reply path sends them: its own, its validator and type, those of every answer, Vary with Origin, the length of `body`. */
   const headOf = (place: Place, reply: ReadReply, status: 200 | 304, body: Buffer | undefined): Record<string, string | number> => {
-    const head: Record<string, string | number> = { ...reply.headers, ETag: reply.etag, ...(status === 200 && { 'Content-Type': reply.contentType }), ...place.common, Vary: varyOrigin(reply.headers.Vary) };
+    const vary = status === 200 ? varyEncoding(reply.headers.Vary, reply.contentType) : reply.headers.Vary;
+    const head: Record<string, string | number> = { ...reply.headers, ETag: reply.etag, ...(status === 200 && { 'Content-Type': reply.contentType }), ...place.common, Vary: varyOrigin(vary) };
     if (body) head['Content-Length'] = body.length;
     return head;
   };
@@ -207,11 +209,15 @@ export function fastReader(options: FastReaderOptions): FastReader {
     if (place.sha !== undefined && conditional) return undefined;
     const agent = options.authenticator.known(req, place.runtime.documents.base);
     if (agent === UNKNOWN) return undefined;
+    // an answer to be sent encoded (a body of THRESHOLD bytes or more, or a 304 of a variant): Koa encodes it (compression.ts)
+    const encoded = headers['accept-encoding'] !== undefined && codingOf(headers['accept-encoding']) !== 'identity';
+    if (encoded && conditional) return undefined;
     // no Accept and an empty one negotiate alike (negotiate.ts: the first type offered)
     const keepable = place.sha === undefined && !conditional;
     const answer = keepable ? kept(place, agent ?? '', headers.accept ?? '') : undefined;
     const body = answer && representations.peekKey(answer.bodyKey);
     if (answer && body) {
+      if (encoded && body.length >= THRESHOLD) return undefined;
       if (body.length !== answer.length) {
         answer.head = { ...answer.head, 'Content-Length': body.length };
         answer.length = body.length;
@@ -221,6 +227,7 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const decided = decide(req, place, agent);
     if (!decided) return undefined;
     const { reply, status } = decided;
+    if (encoded && decided.body && decided.body.length >= THRESHOLD) return undefined;
     if (keepable && status === 200 && decided.body) return { status: 200, head: keep(place, agent ?? '', headers.accept ?? '', reply, decided.body).head, body: decided.body };
     return { status, head: headOf(place, reply, status, decided.body), body: decided.body };
   };
