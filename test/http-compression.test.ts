@@ -211,3 +211,15 @@ describe('in Chromium', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is n
     }
   });
 });
+
+describe('error bodies', () => {
+  it('an error page of 1 KiB or more is compressed too, and decodes to the identity bytes', async () => {
+    const headers = { Accept: 'text/html' };
+    const plain = await s.requestBytes('GET', 'nothing-here/', { headers });
+    assert.equal(plain.status, 404);
+    const encoded = await s.requestBytes('GET', 'nothing-here/', { headers: { ...headers, 'Accept-Encoding': 'gzip' } });
+    assert.equal(encoded.status, 404);
+    assert.equal(header(encoded, 'content-encoding'), 'gzip');
+    assert.ok(gunzipSync(encoded.bytes).equals(plain.bytes));
+  });
+});

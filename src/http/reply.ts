@@ -2,9 +2,9 @@
  * The one reply path of reads (issue 26): a handler returns what it answers as a value (status,
  * headers, the strong validator, a body made only when it is sent) and `send` does what every read
  * shares: the conditional GET of RFC 9110 §13.2.2 against the validator (412 for a failed
- * If-Match, with why; 304 for a matching If-None-Match, without a body, the variant of an encoded
- * answer included: compression.ts), and the headers. HEAD
- * gets the same headers (Koa sends no body, and the length of the one a GET would get).
+ * If-Match, with why; 304 for a matching If-None-Match, the ETag of the encoded variant the request
+ * would get included: compression.ts), and the headers. HEAD gets the same headers (Koa sends no
+ * body, and the length of the one a GET would get).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { LodestoneError } from '../errors.js';
