@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer, request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { performance } from 'node:perf_hooks';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Koa from 'koa';
 import { chromium } from 'playwright-core';
@@ -84,6 +85,45 @@ describe('compressed answers decode to the identity bytes', () => {
       assert.equal(header(res, 'transfer-encoding'), 'chunked');
       assert.ok(gunzipSync(res.bytes).equals(big));
     } finally {
+      server.close();
+    }
+  });
+});
+
+describe('liveness', () => {
+  it('while huge bodies are compressed for clients that read slowly, another GET is answered within 1 s', async () => {
+    const app = new Koa();
+    app.use(new Compressor().middleware());
+    const big = Buffer.from(Array.from({ length: 400_000 }, (_, i) => `<https://example.org/s${i}> <https://example.org/p> "${(i * 7919) % 100_003} ${i}" .\n`).join('')); // ~30 MB
+    const small = Buffer.from('<a> <b> "c" .\n'.repeat(200));
+    app.use((ctx) => {
+      ctx.type = 'application/n-triples';
+      ctx.body = ctx.path === '/big' ? big : small;
+    });
+    const server = createServer(app.callback()).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const slow: ReturnType<typeof httpRequest>[] = [];
+    try {
+      for (const coding of ['gzip', 'br', 'gzip', 'br']) {
+        const req = httpRequest({ port, host: '127.0.0.1', path: '/big', headers: { 'Accept-Encoding': coding } }, (res) => res.pause()); // reads nothing
+        req.on('error', () => undefined);
+        req.end();
+        slow.push(req);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        const res = await new Promise<Awaited<ReturnType<typeof collect>>>((resolve, reject) => {
+          httpRequest({ port, host: '127.0.0.1', path: '/small', headers: { 'Accept-Encoding': 'gzip' } }, (r) => collect(r).then(resolve, reject)).on('error', reject).end();
+        });
+        assert.equal(res.status, 200);
+        assert.ok(gunzipSync(res.bytes).equals(small));
+        assert.ok(performance.now() - started < 1000, `a small GET took ${Math.round(performance.now() - started)} ms beside the huge ones`);
+      }
+    } finally {
+      for (const req of slow) req.destroy();
+      server.closeAllConnections();
       server.close();
     }
   });
