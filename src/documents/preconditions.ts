@@ -9,6 +9,7 @@
  * judges under its lock against the version it is about to replace; a write authorized to create
  * only carries that too.
  */
+import { sameContent } from '../entity-tags.js';
 import { LodestoneError } from '../errors.js';
 
 export interface Conditions {
@@ -24,24 +25,6 @@ function list(header: string | undefined): string[] | undefined {
 
 export function conditionsOf(headers: { 'if-match'?: string; 'if-none-match'?: string }): Conditions {
   return { ifMatch: list(headers['if-match']), ifNoneMatch: list(headers['if-none-match']) };
-}
-
-/** The content codings a representation is sent in besides identity (http/compression.ts). */
-export const CODINGS = ['br', 'gzip'] as const;
-export type Coding = (typeof CODINGS)[number];
-
-/**
- * RFC 9110 §8.8.3: the ETag of a representation sent with a content coding differs from the
- * identity one's, as its bytes do: `"x"` sent gzip-encoded is `"x-gzip"`, Brotli-encoded `"x-br"`.
- * Both name the same content, so a write's If-Match takes either (`sameContent`).
- */
-export function encodedTag(etag: string, coding: Coding): string {
-  return `${etag.slice(0, -1)}-${coding}"`;
-}
-
-/** Whether `tag` names the content `current` names, in any coding (identity, gzip, br). */
-function sameContent(tag: string, current: string): boolean {
-  return tag === current || CODINGS.some((coding) => tag === encodedTag(current, coding));
 }
 
 /** If-Match: strong comparison, a weak tag never matches; an encoded variant's tag is the same content. */

@@ -2,7 +2,7 @@
  * HTTP compression (RFC 9110 §8.4, §12.5.3): a body of a textual type (pages, scripts, styles, RDF,
  * SPARQL results, errors) of at least THRESHOLD bytes is sent Brotli- or gzip-encoded when the
  * request's Accept-Encoding allows it, with `Content-Encoding`, `Vary: Accept-Encoding` and the
- * variant's own ETag (`"x-gzip"`, documents/preconditions.ts). The work runs in libuv's thread pool
+ * variant's own ETag (`"x-gzip"`, entity-tags.ts). The work runs in libuv's thread pool
  * (zlib's async API), never on the thread that answers requests; a Buffer body's encodings are kept
  * while the Buffer lives (cached representations; static files, once at their best); a body over
  * STREAMED bytes, or a stream, is encoded as it is sent. No compression for a request another site
@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type Koa from 'koa';
 import Negotiator from 'negotiator';
-import { encodedTag, type Coding } from '../documents/preconditions.js';
+import { encodedTag, type Coding } from '../entity-tags.js';
 
 /** Smaller bodies go as they are: the coding's headers and framing would eat most of what it saves. */
 export const THRESHOLD = 1024;
