@@ -179,7 +179,11 @@ describe('RFC 9110 §8.8.3: an ETag per encoded variant', () => {
     assert.equal(otherVariant.status, 200, 'the br variant is not the one a gzip-only request gets');
     assert.equal(header(otherVariant, 'etag'), gzip);
     assert.equal((await get('long/', { 'Accept-Encoding': 'br', 'If-None-Match': br })).status, 304);
-    assert.equal((await get('long/', { 'If-None-Match': identity })).status, 304);
+    for (let i = 0; i < 2; i++) {
+      const identity304 = await get('long/', { 'If-None-Match': identity }); // the read fast path's, once it knows the answer
+      assert.equal(identity304.status, 304);
+      assert.match(header(identity304, 'vary')!, /Accept-Encoding/, 'a 304 varies as its 200 would');
+    }
     assert.equal((await get('long/', { 'If-None-Match': gzip })).status, 200, 'no Accept-Encoding: identity, which the gzip ETag does not name');
     assert.equal((await get('long/', { 'Accept-Encoding': 'gzip', 'If-Match': gzip })).status, 200, 'If-Match on GET takes the variant');
   });

@@ -164,7 +164,7 @@ export function fastReader(options: FastReaderOptions): FastReader {
 
   /** The headers of `reply` sent with `status`, as the one reply path sends them: its own, its validator and type, those of every answer, Vary with Origin, the length of `body`. */
   const headOf = (place: Place, reply: ReadReply, status: 200 | 304, body: Buffer | undefined): Record<string, string | number> => {
-    const vary = status === 200 ? varyEncoding(reply.headers.Vary, reply.contentType) : reply.headers.Vary;
+    const vary = varyEncoding(reply.headers.Vary, reply.contentType); // a 304 too (RFC 9110 §15.4.5), as Koa's (compression.ts)
     const head: Record<string, string | number> = { ...reply.headers, ETag: reply.etag, ...(status === 200 && { 'Content-Type': reply.contentType }), ...place.common, Vary: varyOrigin(vary) };
     if (body) head['Content-Length'] = body.length;
     return head;
