@@ -211,6 +211,21 @@ describe('RFC 9110 §8.8.3: an ETag per encoded variant', () => {
     assert.match(stale.body, /changed since/);
   });
 
+  it('the read fast path sends the encoding Koa made: the same headers and bytes, GET and HEAD', async () => {
+    await putTurtle(s, 'repeated/', `<#this> <${ns.dct}title> "Repeated" .\n${Array.from({ length: 40 }, (_, i) => `<#n${i}> <${ns.dct}title> "a note of the repeated document, number ${i}" .`).join('\n')}`);
+    for (const coding of ['gzip', 'br'] as const) {
+      const headers = { Accept: 'text/turtle', 'Accept-Encoding': coding };
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await s.requestBytes('GET', 'repeated/', { headers })); // Koa, then the fast path
+      const head = await s.request('HEAD', 'repeated/', { headers });
+      for (const res of [...answers, head]) {
+        for (const name of ['content-encoding', 'etag', 'content-length', 'vary', 'content-type', 'cache-control']) assert.equal(header(res, name), header(answers[0]!, name), `${coding}: ${name}`);
+      }
+      for (const res of answers) assert.ok(res.bytes.equals(answers[0]!.bytes));
+      assert.equal(header(answers[0]!, 'content-encoding'), coding);
+    }
+  });
+
   it('HEAD answers the headers GET does', async () => {
     for (const accept of ['text/turtle', 'text/html']) {
       const headers = { Accept: accept, 'Accept-Encoding': 'gzip' };

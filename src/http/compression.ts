@@ -8,6 +8,7 @@
  * STREAMED bytes, or a stream, is encoded as it is sent. No compression for a request another site
  * made with the user's credentials (docs/security.md, "Compression").
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline, Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -59,7 +60,7 @@ export function varyEncoding(vary: string | undefined, type: string | undefined)
  * from another site keeps the user's credentials (http/authenticate.ts), so its answer may hold
  * private data next to what the linking site put in the URL: it goes uncompressed (BREACH).
  */
-function fromAnotherSite(headers: Koa.Context['headers']): boolean {
+export function fromAnotherSite(headers: IncomingHttpHeaders): boolean {
   const site = headers['sec-fetch-site'];
   return site === 'cross-site' || site === 'same-site';
 }
@@ -74,9 +75,9 @@ const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 const compress = (bytes: Buffer, coding: Coding, best: boolean) => (coding === 'br' ? brotli(bytes, options(coding, best)) : gzip(bytes, options(coding, best)));
 
-/** Encodes bodies, keeping the encodings of each Buffer while it lives (one per server: createApp builds it). */
+/** Encodes bodies, keeping the encodings of each Buffer while it lives (one per server, built by the composition root). */
 export class Compressor {
-  private readonly kept = new WeakMap<Buffer, Map<Coding, Promise<Buffer>>>();
+  private readonly kept = new WeakMap<Buffer, Map<Coding, { encoding: Promise<Buffer>; bytes?: Buffer }>>();
 
   /**
    * `bytes` encoded with `coding` (in the thread pool). `best`: a static file (no validator, the
@@ -87,12 +88,17 @@ export class Compressor {
     let encodings = this.kept.get(bytes);
     if (!encodings) this.kept.set(bytes, (encodings = new Map()));
     const known = encodings.get(coding);
-    if (known) return known;
-    const quick = compress(bytes, coding, false);
-    encodings.set(coding, quick);
-    quick.catch(() => encodings.delete(coding));
-    if (best) compress(bytes, coding, true).then((encoded) => encodings.set(coding, Promise.resolve(encoded)), () => undefined);
-    return quick;
+    if (known) return known.encoding;
+    const entry: { encoding: Promise<Buffer>; bytes?: Buffer } = { encoding: compress(bytes, coding, false) };
+    encodings.set(coding, entry);
+    entry.encoding.then((encoded) => (entry.bytes = encoded), () => encodings.delete(coding));
+    if (best) compress(bytes, coding, true).then((encoded) => encodings.set(coding, { encoding: Promise.resolve(encoded), bytes: encoded }), () => undefined);
+    return entry.encoding;
+  }
+
+  /** The encoding of `bytes` with `coding` already made, if there is one (the read fast path sends it). */
+  made(bytes: Buffer, coding: Coding): Buffer | undefined {
+    return this.kept.get(bytes)?.get(coding)?.bytes;
   }
 
   /** The Koa middleware: encodes the answer `next` leaves (errors included), as the request allows. */
