@@ -167,7 +167,7 @@ async function compare(context: BenchContext, scheme: 'http' | 'https'): Promise
         section: 'get',
         measure: `${label}: the same GET with Accept-Encoding: br (its encoding made once by Koa, then sent by the fast path), one run after the rounds; baseline: Koa's identity answer (Origin), the fast path's`,
         value: figures(encoded),
-        baseline: `${figures(koaIdentity)} Koa identity; ${figures(results[0]![0]!)} fast path`,
+        baseline: `${figures(koaIdentity)} Koa identity; ${rate(median(0, 'rps'))} (${us(median(0, 'cpu'))} CPU) fast path, identity (medians)`,
         ratio: `${percent(encoded.rps / koaIdentity.rps)}; ${percent(encoded.rps / median(0, 'rps'))}`,
       },
     );
