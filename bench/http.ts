@@ -24,6 +24,9 @@ interface Reply {
   status: number;
   etag: string | undefined;
   body: string;
+  /** The body as it came over the wire (encoded, when Content-Encoding says so). */
+  bytes: Buffer;
+  encoding: string | undefined;
 }
 
 export function client(pem: string) {
@@ -33,7 +36,10 @@ export function client(pem: string) {
       const req = request(url, { method, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, body: Buffer.concat(chunks).toString() }));
+        res.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, body: bytes.toString(), bytes, encoding: res.headers['content-encoding'] });
+        });
       });
       req.on('error', reject);
       if (body !== undefined) req.write(body);

@@ -27,7 +27,7 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => voi
 /** The server's one request listener: the access log, then the read fast path, else the app. */
 export function requestListener(app: AppOptions, accessLog: AccessLog | undefined): RequestListener {
   const koa = createApp(app).callback();
-  const fast = fastReader({ runtimes: app.runtimes, scheme: app.scheme, authenticator: app.authenticator, representations: app.representations, etags: app.etags, caches: app.caches });
+  const fast = fastReader({ runtimes: app.runtimes, scheme: app.scheme, authenticator: app.authenticator, representations: app.representations, etags: app.etags, caches: app.caches, compressor: app.compressor });
   return (req, res) => {
     accessLog?.track(req, res);
     if (!fast(req, res)) void koa(req, res);

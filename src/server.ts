@@ -27,6 +27,7 @@ import { PageDrawer } from './http/page-drawer.js';
 import { QueryShapes } from './http/query-shapes.js';
 import { Quotas } from './http/quotas.js';
 import { ReadCaches } from './http/read-caches.js';
+import { Compressor } from './http/compression.js';
 import { Etags, RepresentationCache } from './http/representations.js';
 import { SettingsUpdates } from './http/settings-updates.js';
 import { authenticatorFor, oidcEndpoints } from './identity.js';
@@ -186,6 +187,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       representations: new RepresentationCache(),
       etags: new Etags(await readEtagKey(config.data, log)), // stable across restarts: clients hold ETags for If-Match
       caches: new ReadCaches(),
+      compressor: new Compressor(),
       bodyLimit: config.bodyLimit,
       sparqlTimeoutMs: config.sparqlTimeoutMs,
       queryShapes,

@@ -122,7 +122,7 @@ describe('the Linked Data proxy: reads', () => {
           assert.equal(res.status, 200, `${type} as ${accept}: ${res.body}`);
           assert.equal((header(res, 'content-type') ?? '').split(';')[0], accept);
           assert.deepEqual(triplesOf(res, url), expected, `${type} as ${accept}`);
-          assert.equal(header(res, 'vary'), 'Accept, Origin'); // Origin: every answer (http/origins.ts)
+          assert.equal(header(res, 'vary'), 'Accept, Accept-Encoding, Origin'); // Origin: every answer (http/origins.ts); Accept-Encoding: every compressible one (http/compression.ts)
         }
       }
     });
@@ -163,6 +163,22 @@ describe('the Linked Data proxy: reads', () => {
       assert.equal(failed.status, 412);
       assert.equal(failed.body, 'stale validator');
       assert.equal(header(failed, 'etag'), '"v2"');
+    });
+
+    it('an answer it compressed has the variant of the origin’s ETag, and a precondition holding it reaches the origin with the origin’s own', async () => {
+      const body = Array.from({ length: 40 }, (_, i) => `<#n${i}> <${dct}title> "a note long enough to be compressed, number ${i}" .`).join('\n');
+      origin.on('/large', (request): Reply => {
+        if (request.headers['if-none-match']?.split(', ').includes('"v3"')) return { status: 304, headers: { ETag: '"v3"' } };
+        return { headers: { 'Content-Type': 'text/turtle', ETag: '"v3"' }, body };
+      });
+      const first = await s.request('GET', proxied(origin.url('/large')), { headers: { Accept: 'text/turtle', 'Accept-Encoding': 'gzip' } });
+      assert.equal(first.status, 200);
+      assert.equal(header(first, 'content-encoding'), 'gzip');
+      assert.equal(header(first, 'etag'), '"v3-gzip"');
+      const again = await s.request('GET', proxied(origin.url('/large')), { headers: { Accept: 'text/turtle', 'Accept-Encoding': 'gzip', 'If-None-Match': '"v3-gzip"' } });
+      assert.equal(origin.requests('/large').at(-1)!.headers['if-none-match'], '"v3-gzip", "v3"');
+      assert.equal(again.status, 304);
+      assert.equal(header(again, 'etag'), '"v3-gzip"');
     });
 
     it('passes the origin’s error statuses and bodies through, markup as text', async () => {

@@ -9,6 +9,7 @@
  * judges under its lock against the version it is about to replace; a write authorized to create
  * only carries that too.
  */
+import { sameContent } from '../entity-tags.js';
 import { LodestoneError } from '../errors.js';
 
 export interface Conditions {
@@ -26,20 +27,20 @@ export function conditionsOf(headers: { 'if-match'?: string; 'if-none-match'?: s
   return { ifMatch: list(headers['if-match']), ifNoneMatch: list(headers['if-none-match']) };
 }
 
-/** If-Match: strong comparison, a weak tag never matches. */
+/** If-Match: strong comparison, a weak tag never matches; an encoded variant's tag is the same content. */
 function matches(tags: string[], current: string): boolean {
-  return tags.some((tag) => tag === '*' || tag === current);
+  return tags.some((tag) => tag === '*' || sameContent(tag, current));
 }
 
-/** If-None-Match: weak comparison, `W/"x"` matches `"x"`. */
-function matchesWeakly(tags: string[], current: string): boolean {
+/** If-None-Match: weak comparison, `W/"x"` matches `"x"`; `current` and the `variants` sent for this request all match. */
+function matchesWeakly(tags: string[], current: string, variants: readonly string[] = []): boolean {
   const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
-  return tags.some((tag) => tag === '*' || opaque(tag) === opaque(current));
+  return tags.some((tag) => tag === '*' || opaque(tag) === opaque(current) || variants.some((variant) => opaque(tag) === opaque(variant)));
 }
 
 const ENTITY_TAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
-/** The form of the ETags this server makes (representations.ts): a quoted base64url 160-bit HMAC. */
-const OWN_TAG = /^"[A-Za-z0-9_-]{27}"$/;
+/** The form of the ETags this server makes (representations.ts): a quoted base64url 160-bit HMAC, with the suffix of an encoded variant or not. */
+const OWN_TAG = /^"[A-Za-z0-9_-]{27}(-gzip|-br)?"$/;
 
 /**
  * Why none of `tags` is the current ETag, in a sentence for the client. `others` gives the ETags
@@ -50,7 +51,7 @@ export function mismatch(tags: string[], others: ReadonlyMap<string, string> | u
   if (!ENTITY_TAG.test(tag)) return `If-Match holds ${JSON.stringify(tag.slice(0, 80))}, which is not an ETag: send the ETag exactly as the server sent it, double quotes included`;
   if (tag.startsWith('W/')) return 'If-Match holds a weak ETag, and If-Match compares strongly: send the ETag the server sent, without W/';
   for (const [type, other] of others ?? []) {
-    if (tags.includes(other)) return `the ETag in If-Match is the one of the ${type} representation, and this request's Accept selects another: a validator holds for the representation it was read in, so send the Accept of that read (or read again with this Accept)`;
+    if (tags.some((tag) => sameContent(tag, other))) return `the ETag in If-Match is the one of the ${type} representation, and this request's Accept selects another: a validator holds for the representation it was read in, so send the Accept of that read (or read again with this Accept)`;
   }
   if (!OWN_TAG.test(tag)) return 'the ETag in If-Match is not one this server makes: GET the document and send its ETag';
   return 'the document has changed since the ETag in If-Match was read';
@@ -82,10 +83,13 @@ export function checkWrite(conditions: Conditions, current: string | undefined, 
   }
 }
 
-/** For GET and HEAD: 'ok', 'not-modified' (304) or 'failed' (412), RFC 9110 §13.2.2. */
-export function checkRead(conditions: Conditions, current: string): 'ok' | 'not-modified' | 'failed' {
+/**
+ * For GET and HEAD: 'ok', 'not-modified' (304) or 'failed' (412), RFC 9110 §13.2.2. `variants`: the
+ * ETags of the encoded variants this request may be sent (If-None-Match matches those too).
+ */
+export function checkRead(conditions: Conditions, current: string, variants: readonly string[] = []): 'ok' | 'not-modified' | 'failed' {
   if (conditions.ifMatch && !matches(conditions.ifMatch, current)) return 'failed';
-  if (conditions.ifNoneMatch && matchesWeakly(conditions.ifNoneMatch, current)) return 'not-modified';
+  if (conditions.ifNoneMatch && matchesWeakly(conditions.ifNoneMatch, current, variants)) return 'not-modified';
   return 'ok';
 }
 

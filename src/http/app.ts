@@ -1,6 +1,6 @@
 /**
  * The HTTP layer as one ordered list of middleware: the headers every answer carries (origins.ts)
- * outermost, then errors; finding the request's dataspace (an unknown host or base is a 404 with an
+ * outermost, then compression (compression.ts), then errors; finding the request's dataspace (an unknown host or base is a 404 with an
  * RDF body); CORS, with credentials for the origins the dataspace trusts only; refusing other sites'
  * forms (cross-site.ts); authentication (who is asking, given where from: authenticate.ts), then the
  * route table (routes.ts). Nothing below this layer imports Koa.
@@ -15,6 +15,7 @@ import type { Outbound } from '../proxy/outbound.js';
 import { credentialsCount, type Authenticator } from './authenticate.js';
 import type { PageDrawer } from './page-drawer.js';
 import type { ReadCaches } from './read-caches.js';
+import type { Compressor } from './compression.js';
 import { crossSiteForms } from './cross-site.js';
 import { errorMiddleware } from './error-middleware.js';
 import { locate } from './locate.js';
@@ -45,6 +46,8 @@ export interface AppOptions {
   settings?: SystemSettings;
   /** Where pages are drawn. */
   pages: PageDrawer;
+  /** Encodes answers and keeps the encodings of cached bodies (shared with the read fast path). */
+  compressor: Compressor;
   /** What the read routes keep between requests (shared with the read fast path). */
   caches: ReadCaches;
   /** The scheme the server is reached by (the base's: https, or http behind a proxy without TLS). */
@@ -85,6 +88,7 @@ export function createApp(options: AppOptions): Koa<State> {
     ctx.set(headersOf.get(ctx.state.runtime?.documents.base) ?? answerHeaders(undefined));
     ctx.vary('Origin'); // credentials count or not by Origin (authenticate.ts), so every answer may depend on it
   });
+  app.use(options.compressor.middleware()); // every body, error bodies included (compression.ts)
   app.use(errorMiddleware(options.log));
   app.use(async (ctx, next) => {
     const host = ctx.get('Host');

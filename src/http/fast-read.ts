@@ -26,6 +26,8 @@ import { documentPathIn, locate } from './locate.js';
 import { answerHeaders, varyOrigin } from './origins.js';
 import { HTML } from '../rdf/formats.js';
 import { choose } from './offers.js';
+import { codingOf, fromAnotherSite, THRESHOLD, varyEncoding, type Compressor } from './compression.js';
+import { encodedTag, type Coding } from '../entity-tags.js';
 import { judge } from './reply.js';
 import type { Etags, RepresentationCache } from './representations.js';
 import { offerFor, routeOf, type Route } from './routes.js';
@@ -52,6 +54,8 @@ export interface FastReaderOptions {
   etags: Etags;
   /** The mementos the Koa routes found (read-caches.ts). */
   caches: ReadCaches;
+  /** The encodings of cached bodies the Koa path made (compression.ts): without it, encoded answers are Koa's. */
+  compressor?: Compressor;
 }
 
 /** A document a request URL names, as the fast path may answer it. */
@@ -163,7 +167,8 @@ export function fastReader(options: FastReaderOptions): FastReader {
 
   /** The headers of `reply` sent with `status`, as the one reply path sends them: its own, its validator and type, those of every answer, Vary with Origin, the length of `body`. */
   const headOf = (place: Place, reply: ReadReply, status: 200 | 304, body: Buffer | undefined): Record<string, string | number> => {
-    const head: Record<string, string | number> = { ...reply.headers, ETag: reply.etag, ...(status === 200 && { 'Content-Type': reply.contentType }), ...place.common, Vary: varyOrigin(reply.headers.Vary) };
+    const vary = varyEncoding(reply.headers.Vary, reply.contentType); // a 304 too (RFC 9110 §15.4.5), as Koa's (compression.ts)
+    const head: Record<string, string | number> = { ...reply.headers, ETag: reply.etag, ...(status === 200 && { 'Content-Type': reply.contentType }), ...place.common, Vary: varyOrigin(vary) };
     if (body) head['Content-Length'] = body.length;
     return head;
   };
@@ -196,6 +201,12 @@ export function fastReader(options: FastReaderOptions): FastReader {
     return answer;
   };
 
+  /** The 200 of `head` and `body` as the encoding Koa made of `body` (compression.ts), when it made one and may send it (else undefined: Koa answers). */
+  const encodedAnswer = (req: IncomingMessage, head: Record<string, string | number>, body: Buffer, coding: Coding): { status: number; head: Record<string, string | number>; body: Buffer } | undefined => {
+    const made = fromAnotherSite(req.headers) ? undefined : options.compressor?.made(body, coding);
+    return made && { status: 200, head: { ...head, 'Content-Encoding': coding, ETag: encodedTag(String(head.ETag), coding), 'Content-Length': made.length }, body: made };
+  };
+
   /** What to send, when the fast path answers `req` (else undefined: Koa answers). */
   const answerOf = (req: IncomingMessage): { status: number; head: Record<string, string | number>; body: Buffer | undefined } | undefined => {
     const { method, url, headers } = req;
@@ -207,11 +218,17 @@ export function fastReader(options: FastReaderOptions): FastReader {
     if (place.sha !== undefined && conditional) return undefined;
     const agent = options.authenticator.known(req, place.runtime.documents.base);
     if (agent === UNKNOWN) return undefined;
+    // an answer to be sent encoded (a body of THRESHOLD bytes or more, or a 304 of a variant): Koa encodes it (compression.ts),
+    // and a kept answer is sent with the encoding Koa made of its body
+    const coding = headers['accept-encoding'] === undefined ? 'identity' : codingOf(headers['accept-encoding']);
+    const encoded = coding !== 'identity';
+    if (encoded && conditional) return undefined;
     // no Accept and an empty one negotiate alike (negotiate.ts: the first type offered)
     const keepable = place.sha === undefined && !conditional;
     const answer = keepable ? kept(place, agent ?? '', headers.accept ?? '') : undefined;
     const body = answer && representations.peekKey(answer.bodyKey);
     if (answer && body) {
+      if (coding !== 'identity' && body.length >= THRESHOLD) return encodedAnswer(req, answer.head, body, coding);
       if (body.length !== answer.length) {
         answer.head = { ...answer.head, 'Content-Length': body.length };
         answer.length = body.length;
@@ -221,7 +238,12 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const decided = decide(req, place, agent);
     if (!decided) return undefined;
     const { reply, status } = decided;
-    if (keepable && status === 200 && decided.body) return { status: 200, head: keep(place, agent ?? '', headers.accept ?? '', reply, decided.body).head, body: decided.body };
+    if (keepable && status === 200 && decided.body) {
+      const { head } = keep(place, agent ?? '', headers.accept ?? '', reply, decided.body);
+      if (coding !== 'identity' && decided.body.length >= THRESHOLD) return encodedAnswer(req, head, decided.body, coding);
+      return { status: 200, head, body: decided.body };
+    }
+    if (encoded && decided.body && decided.body.length >= THRESHOLD) return undefined;
     return { status, head: headOf(place, reply, status, decided.body), body: decided.body };
   };
 

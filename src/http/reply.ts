@@ -2,12 +2,14 @@
  * The one reply path of reads (issue 26): a handler returns what it answers as a value (status,
  * headers, the strong validator, a body made only when it is sent) and `send` does what every read
  * shares: the conditional GET of RFC 9110 §13.2.2 against the validator (412 for a failed
- * If-Match, with why; 304 for a matching If-None-Match, without a body), and the headers. HEAD
- * gets the same headers (Koa sends no body, and the length of the one a GET would get).
+ * If-Match, with why; 304 for a matching If-None-Match, the ETag of the encoded variant the request
+ * would get included: compression.ts), and the headers. HEAD gets the same headers (Koa sends no
+ * body, and the length of the one a GET would get).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { LodestoneError } from '../errors.js';
 import { checkRead, conditionsOf, mismatch } from '../documents/preconditions.js';
+import { variantTags } from './compression.js';
 import type { Context, Reply } from './state.js';
 
 export type { Reply } from './state.js';
@@ -21,7 +23,7 @@ export type { Reply } from './state.js';
 export function judge(request: IncomingHttpHeaders, etag: string, others?: () => ReadonlyMap<string, string>, headers?: Record<string, string>): 'send' | 'not-modified' {
   if (request['if-match'] === undefined && request['if-none-match'] === undefined) return 'send';
   const conditions = conditionsOf(request);
-  const outcome = checkRead(conditions, etag);
+  const outcome = checkRead(conditions, etag, variantTags(etag, request['accept-encoding'])); // the encoded variant this request may get (compression.ts)
   if (outcome === 'failed') throw new LodestoneError('PreconditionFailed', mismatch(conditions.ifMatch!, others?.()), { etag, headers });
   return outcome === 'not-modified' ? 'not-modified' : 'send';
 }

@@ -7,6 +7,7 @@
  * and sends what this gives back.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { withIdentityTags } from '../entity-tags.js';
 import { LodestoneError, isLodestoneError } from '../errors.js';
 import type { RemoteRdf } from '../net/remote-rdf.js';
 import type { SafeResponse } from '../net/safe-fetch.js';
@@ -93,7 +94,8 @@ function sentHeaders(request: OriginRequest): Record<string, string> {
   if (request.accept) headers.accept = request.accept; // SPEC §4.5.5 and LinkedDataHub: the client's Accept as it came
   for (const name of PASSED) {
     const value = request.headers[name];
-    if (typeof value === 'string' && value !== '') headers[name] = value;
+    // an ETag this server sent for an encoded variant of the origin's answer goes with the origin's own (entity-tags.ts)
+    if (typeof value === 'string' && value !== '') headers[name] = name === 'if-match' || name === 'if-none-match' ? withIdentityTags(value) : value;
   }
   const type = request.headers['content-type'];
   if (request.body !== undefined && type) headers['content-type'] = type;
