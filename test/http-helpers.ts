@@ -141,10 +141,13 @@ export async function startServer(extraArgs: string[] = [], data?: string, log: 
   const base = fromTemplate.has(dir) && !extraArgs.includes('--base') ? ['--base', TEMPLATE_BASE] : [];
   // extraArgs come last: a later flag wins (say --access-log FILE for a test that reads the log)
   const where = [...base, '--port', copied ? '0' : String(await freePort())];
+  // one query lane per dataspace, not the default two (each a worker holding a copy of the index):
+  // a test of lanes, or of queries answered beside a slow one, names its --query-lanes
+  const lanes = ['--query-lanes', '1'];
   // LODESTONE_TEST_INDEX=<kind>: the end-user dataspace's index on a fresh engine of that kind (test/engines/)
   const engine = process.env.LODESTONE_TEST_INDEX && !extraArgs.includes('--index') ? await testEngines.take(process.env.LODESTONE_TEST_INDEX) : undefined;
   const onEngine = engine ? ['--index', `${engine.kind}:${engine.url}`] : [];
-  const config = serveConfig(['--data', dir, ...where, '--host', 'localhost', '--no-watch', '--access-log', 'off', ...onEngine, ...extraArgs]);
+  const config = serveConfig(['--data', dir, ...where, '--host', 'localhost', '--no-watch', '--access-log', 'off', ...lanes, ...onEngine, ...extraArgs]);
   if (config === 'help') throw new Error('unexpected --help');
   const running = await serve(config, log, seams).catch(async (error: unknown) => {
     if (engine) await testEngines.give(engine);

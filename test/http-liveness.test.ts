@@ -47,7 +47,7 @@ let dir: string;
 
 before(async () => {
   const poolDeadlinesMs = { writes: WORK_DEADLINE_MS, updates: WORK_DEADLINE_MS, queryShapes: WORK_DEADLINE_MS, labelling: LABELLING_DEADLINE_MS };
-  s = await startServer(['--sparql-timeout', String(SPARQL_TIMEOUT_MS)], undefined, undefined, { poolDeadlinesMs }, { tls: true }); // slow clients on real connections
+  s = await startServer(['--sparql-timeout', String(SPARQL_TIMEOUT_MS), '--query-lanes', '2'], undefined, undefined, { poolDeadlinesMs }, { tls: true }); // slow clients on real connections
   dir = s.running.runtimes[0]!.dataspace.store.dir;
   const res = await s.request('PUT', PROBE, { headers: turtle, body: `<#this> <http://purl.org/dc/terms/title> "Probe" .` });
   assert.equal(res.status, 201, res.body);
