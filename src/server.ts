@@ -51,7 +51,8 @@ import { SystemSettings } from './settings.js';
 import { DiskClient } from './store/disk.js';
 import { readDataspaces, readEtagKey, readProxySecret, readSessionKey, readSystemConfig, systemConfigFile } from './system-config.js';
 import { SystemFile } from './system-file.js';
-import { startPool } from './threads.js';
+import { startPool, type PoolName } from './threads.js';
+import type { CallRequest } from './util/worker.js';
 
 export interface Running {
   server: Server;
@@ -70,6 +71,8 @@ export interface Running {
 export type ServeSeams = Pick<OutboundOptions, 'seams' | 'limits'> & {
   /** The bounds of the namespace ontologies' imports (tests shorten the deadline). */
   importLimits?: Partial<ImportLimits>;
+  /** The worker pools' deadlines (tests shorten them, to see a costly job stopped without waiting out the production bound). */
+  poolDeadlinesMs?: Partial<Record<PoolName, number>>;
 };
 
 /** Starts a server on the data directory, which no other may serve meanwhile and which must have been made for `config.base`. */
@@ -95,13 +98,17 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     // the threads of the thread map, and what reads the shipped vocabularies (once, for the proxy, the ontologies and the pages)
     const vocabularies = new Vocabularies();
     const disk = new DiskClient(); // one disk worker makes the writes of every dataspace
-    const composer = new Composer({ writes: startPool('writes'), updates: startPool('updates'), labelling: startPool('labelling') }, log);
-    const remoteRdf = new RemoteRdf(startPool('remoteRdf')); // the proxy's translations, remote WebIDs, ontology documents
-    const queryShapes = new QueryShapes(startPool('queryShapes'));
-    const settingsUpdates = new SettingsUpdates(startPool('settingsUpdates'));
-    const ontologyWorkers = new OntologyWorkers({ validation: startPool('shapes'), queries: startPool('ontologyQueries', { deadlineMs: config.sparqlTimeoutMs }) });
-    const signups = new SignupWorkers(startPool('signups'));
-    const pages = new PageDrawer({ pool: startPool('pages'), vocabularies, log });
+    const pool = <Request extends CallRequest>(name: PoolName, deadlineMs?: number) => {
+      const shortened = seams.poolDeadlinesMs?.[name] ?? deadlineMs;
+      return startPool<Request>(name, shortened === undefined ? {} : { deadlineMs: shortened });
+    };
+    const composer = new Composer({ writes: pool('writes'), updates: pool('updates'), labelling: pool('labelling') }, log);
+    const remoteRdf = new RemoteRdf(pool('remoteRdf')); // the proxy's translations, remote WebIDs, ontology documents
+    const queryShapes = new QueryShapes(pool('queryShapes'));
+    const settingsUpdates = new SettingsUpdates(pool('settingsUpdates'));
+    const ontologyWorkers = new OntologyWorkers({ validation: pool('shapes'), queries: pool('ontologyQueries', config.sparqlTimeoutMs) });
+    const signups = new SignupWorkers(pool('signups'));
+    const pages = new PageDrawer({ pool: pool('pages'), vocabularies, log });
     built.push(() => Promise.all([disk.close(), composer.close(), remoteRdf.close(), queryShapes.close(), settingsUpdates.close(), signups.close(), ontologyWorkers.close(), pages.close()]));
     const compose = composer.compose.bind(composer);
     const toNTriples = remoteRdf.toNTriples.bind(remoteRdf);

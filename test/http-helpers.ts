@@ -18,7 +18,7 @@ import { after, before } from 'node:test';
 import { removeTempDirs, tempDir } from './helpers.js';
 import { inProcess } from './in-process.js';
 import { bootstrapTemplate, TEMPLATE_BASE } from './bootstrap-template.js';
-import { startEngine } from './engines/engines.js';
+import { EnginePool } from './engines/engine-pool.js';
 
 export interface Response {
   status: number;
@@ -114,6 +114,9 @@ export interface StartOptions {
   bootstrap?: boolean;
 }
 
+/** The engines of this file's servers on LODESTONE_TEST_INDEX, kept between servers (on-engine.ts stops them after the file). */
+export const testEngines = new EnginePool();
+
 /** The data directories started as copies of the template. */
 const fromTemplate = new Set<string>();
 
@@ -138,13 +141,16 @@ export async function startServer(extraArgs: string[] = [], data?: string, log: 
   const base = fromTemplate.has(dir) && !extraArgs.includes('--base') ? ['--base', TEMPLATE_BASE] : [];
   // extraArgs come last: a later flag wins (say --access-log FILE for a test that reads the log)
   const where = [...base, '--port', copied ? '0' : String(await freePort())];
+  // one query lane per dataspace, not the default two (each a worker holding a copy of the index):
+  // a test of lanes, or of queries answered beside a slow one, names its --query-lanes
+  const lanes = ['--query-lanes', '1'];
   // LODESTONE_TEST_INDEX=<kind>: the end-user dataspace's index on a fresh engine of that kind (test/engines/)
-  const engine = process.env.LODESTONE_TEST_INDEX && !extraArgs.includes('--index') ? await startEngine(process.env.LODESTONE_TEST_INDEX) : undefined;
+  const engine = process.env.LODESTONE_TEST_INDEX && !extraArgs.includes('--index') ? await testEngines.take(process.env.LODESTONE_TEST_INDEX) : undefined;
   const onEngine = engine ? ['--index', `${engine.kind}:${engine.url}`] : [];
-  const config = serveConfig(['--data', dir, ...where, '--host', 'localhost', '--no-watch', '--access-log', 'off', ...onEngine, ...extraArgs]);
+  const config = serveConfig(['--data', dir, ...where, '--host', 'localhost', '--no-watch', '--access-log', 'off', ...lanes, ...onEngine, ...extraArgs]);
   if (config === 'help') throw new Error('unexpected --help');
   const running = await serve(config, log, seams).catch(async (error: unknown) => {
-    await engine?.stop();
+    if (engine) await testEngines.give(engine);
     throw error;
   });
   const ownerPem = readFileSync(running.agents.owner.credentialsFile, 'utf8');
@@ -198,7 +204,7 @@ export async function startServer(extraArgs: string[] = [], data?: string, log: 
     async close() {
       for (const agent of agents.values()) agent.destroy();
       await running.close();
-      await engine?.stop();
+      if (engine) await testEngines.give(engine);
     },
   };
 }

@@ -22,8 +22,9 @@ let s: TestServer;
 let dir: string;
 
 before(async () => {
-  // internal URLs allowed, so that only the parser's refusal keeps the remote @context from being fetched
-  s = await startServer(['--allow-internal-urls']);
+  // internal URLs allowed, so that only the parser's refusal keeps the remote @context from being fetched;
+  // deep labelling stopped after 2.5 s, not the production 5 s (src/threads.ts), so a blank-node cycle is refused sooner
+  s = await startServer(['--allow-internal-urls'], undefined, undefined, { poolDeadlinesMs: { labelling: 2500 } });
   dir = s.running.runtimes[0]!.dataspace.store.dir;
 });
 after(async () => {

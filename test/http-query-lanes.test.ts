@@ -27,7 +27,7 @@ describe(`query lanes (--sparql-timeout ${TIMEOUT_MS}, two lanes by default)`, (
   const DOCUMENTS = 20;
 
   before(async () => {
-    s = await startServer(['--sparql-timeout', String(TIMEOUT_MS)], undefined, (line) => logs.push({ at: Date.now(), line }));
+    s = await startServer(['--sparql-timeout', String(TIMEOUT_MS), '--query-lanes', '2'], undefined, (line) => logs.push({ at: Date.now(), line }));
     for (let i = 0; i < DOCUMENTS; i++) {
       const res = await s.request('PUT', `doc-${i}/`, { headers: turtle, body: `<#this> <${EX}n> ${i} ; <${EX}label> "document ${i}" .` });
       assert.equal(res.status, 201, res.body);

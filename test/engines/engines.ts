@@ -14,7 +14,7 @@ import { startVirtuoso } from './virtuoso-engine.js';
 export async function startEngine(kind: string): Promise<RunningEngine & { kind: string }> {
   const engine = benchEngines([kind])[0];
   if (!engine) throw new Error(`LODESTONE_TEST_INDEX=${kind}: no such engine for tests (${ENGINES.map((e) => e.kind).join(', ')})`);
-  return { kind, ...(await engine.start()) };
+  return { kind, ...(await engine.start(undefined, 'test')) };
 }
 
 /** An engine as the bench drives it. */
@@ -22,8 +22,8 @@ export interface BenchEngine {
   kind: 'oxigraph-server' | 'fuseki' | 'virtuoso';
   /** The engine's own bulk loader, as the row names it. */
   loaderName: string;
-  /** Starts the engine (on `location`, a folder of its own, or in memory / a temporary folder). */
-  start(location?: string): Promise<RunningEngine>;
+  /** Starts the engine (on `location`, a folder of its own, or in memory / a temporary folder), for the bench (default) or a test. */
+  start(location?: string, purpose?: 'bench' | 'test'): Promise<RunningEngine>;
   /** Loads `nquads` into a fresh store at `location` with the engine's own bulk loader; the milliseconds it took. */
   bulkLoadCli(nquads: string, location: string): Promise<number>;
 }
@@ -50,8 +50,8 @@ const ENGINES: BenchEngine[] = [
   {
     kind: 'fuseki',
     loaderName: 'tdb2.tdbloader',
-    start: async () => {
-      const fuseki = await FusekiProcess.start();
+    start: async (_location, purpose = 'bench') => {
+      const fuseki = await FusekiProcess.start({ fullJit: purpose === 'bench' });
       return { url: fuseki.url, stop: () => fuseki.stop(), kill: () => fuseki.kill() };
     },
     bulkLoadCli: (nquads, location) => timed('java', ['-Xmx1g', '-cp', fusekiJar(), 'tdb2.tdbloader', '--loc', location, nquads]),

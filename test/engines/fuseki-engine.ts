@@ -34,15 +34,20 @@ export class FusekiProcess {
   readonly logged: string[] = [];
   private partial = '';
 
-  private constructor(readonly dir: string, readonly port: number, private readonly jar: string, private readonly union: boolean) {
+  private constructor(readonly dir: string, readonly port: number, private readonly jar: string, private readonly union: boolean, private readonly fullJit: boolean) {
     this.url = `http://127.0.0.1:${port}/`;
   }
 
-  /** Starts a fresh Fuseki; resolves once it answers /$/ping. `unionDefaultGraph: false` starts it as Lodestone must not find it. */
-  static async start(options: { unionDefaultGraph?: boolean } = {}): Promise<FusekiProcess> {
+  /**
+   * Starts a fresh Fuseki; resolves once it answers /$/ping. `unionDefaultGraph: false` starts it as
+   * Lodestone must not find it. `fullJit` (the bench's) lets the JVM compile hot code fully; without
+   * it (a test's few hundred requests) only its first-tier compiler runs, which halves the CPU a
+   * start and a test's requests take.
+   */
+  static async start(options: { unionDefaultGraph?: boolean; fullJit?: boolean } = {}): Promise<FusekiProcess> {
     const jar = fusekiJar();
     const dir = mkdtempSync(join(tmpdir(), 'lodestone-fuseki-'));
-    const fuseki = new FusekiProcess(dir, await freePort(), jar, options.unionDefaultGraph ?? true);
+    const fuseki = new FusekiProcess(dir, await freePort(), jar, options.unionDefaultGraph ?? true, options.fullJit ?? false);
     try {
       await fuseki.launch();
     } catch (error) {
@@ -58,7 +63,8 @@ export class FusekiProcess {
     // second wall), and a JVM that exits when out of memory rather than lingering unresponsive. A small heap
     // (other engines share this machine); serial GC starts fastest and uses the fewest threads.
     const union = this.union ? ['--set', 'tdb:unionDefaultGraph=true'] : [];
-    const args = ['-Xmx512m', '-XX:+UseSerialGC', '-XX:+ExitOnOutOfMemoryError', '-jar', this.jar, '--localhost', `--port=${this.port}`, ...union, '--set', 'arq:httpServiceAllowed=false'];
+    const jit = this.fullJit ? [] : ['-XX:TieredStopAtLevel=1'];
+    const args = ['-Xmx512m', '-XX:+UseSerialGC', ...jit, '-XX:+ExitOnOutOfMemoryError', '-jar', this.jar, '--localhost', `--port=${this.port}`, ...union, '--set', 'arq:httpServiceAllowed=false'];
     const child = spawn('java', args, { cwd: this.dir, env: { ...process.env, FUSEKI_BASE: join(this.dir, 'run') }, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     const keep = (chunk: Buffer): void => {

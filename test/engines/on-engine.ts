@@ -1,11 +1,11 @@
 /**
  * The SPARQL, access-control, history and hostile suites again, with every test server's end-user
- * dataspace indexed on a fresh engine of `kind` (test/engines/engines.ts): each test/on-<kind>.test.ts
+ * dataspace indexed on an engine of `kind` of its own, fresh or emptied (test/engines/engine-pool.ts): each test/on-<kind>.test.ts
  * calls this, so one `npm test` runs them on every engine. A missing engine fails.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { startServer } from '../http-helpers.js';
+import { startServer, testEngines } from '../http-helpers.js';
 
 export async function suitesOn(kind: string): Promise<void> {
   process.env.LODESTONE_TEST_INDEX = kind;
@@ -24,4 +24,6 @@ export async function suitesOn(kind: string): Promise<void> {
   await import('../http-memento.test.js');
   await import('../http-hostile.test.js');
   await import('../http-attacks.test.js');
+  // after the suites' own after hooks (hooks run in the order they are added), which close their servers
+  testEngines.keepSpares();
 }
