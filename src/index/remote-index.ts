@@ -27,6 +27,7 @@ import { RESULTS_JSON, readResults, resultTypes, writeResults } from '../rdf/spa
 import { ObjectStore } from '../store/objects.js';
 import { TreeCache, diffTrees, type FileDiff } from '../store/trees.js';
 import { graphChange } from './graph-change.js';
+import { Admission } from './admission.js';
 import { IndexFiles } from './index-files.js';
 import { engineError, type DataspaceIndex, type Engine, type EngineDataset, type EngineSpace, type GraphReplacement } from './engine.js';
 import type { QueryRequest } from './index-core.js';
@@ -77,9 +78,7 @@ export class RemoteIndex implements DataspaceIndex {
   /** syncTo and queries waiting for a target (by its number) to be reached. */
   private waiters: Array<{ seq: number; done: (error?: Error) => void }> = [];
   private closed = false;
-  private readonly inFlight = new Map<string, number>();
-  private readonly waiting: Array<{ holder: string; go: () => void }> = [];
-  private total = 0;
+  private readonly admission: Admission;
 
   constructor(private readonly options: RemoteIndexOptions) {
     this.engine = options.engine;
@@ -88,6 +87,8 @@ export class RemoteIndex implements DataspaceIndex {
     this.objects = new ObjectStore(options.gitdir);
     this.trees = new TreeCache(this.objects);
     this.files = new IndexFiles(options.gitdir, this.kind);
+    const max = options.maxQueries ?? 16;
+    this.admission = new Admission(max, options.maxPerHolder ?? Math.max(2, Math.floor(max / 2)));
     this.log = options.log ?? ((line) => console.error(line));
   }
 
@@ -302,7 +303,9 @@ export class RemoteIndex implements DataspaceIndex {
     const stop = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(overTime()), { once: true }));
     stop.catch(() => undefined);
     await Promise.race([this.reach(this.target!.seq), stop]);
-    await Promise.race([this.slot(holder), stop]);
+    await this.admission.acquire(holder, signal).catch(() => {
+      throw overTime();
+    });
     try {
       const graphResult = !resultTypes.includes(request.format);
       const answer = await this.engine.query(this.space, request.query, this.datasetOf(request), graphResult, signal).catch((error: unknown) => {
@@ -314,7 +317,7 @@ export class RemoteIndex implements DataspaceIndex {
       if (isLodestoneError(error, 'IndexUnavailable')) this.log(`${this.space.id}: index (${this.kind}): ${detailOf(error)}`);
       throw error;
     } finally {
-      this.release(holder);
+      this.admission.release(holder);
     }
   }
 
@@ -331,38 +334,6 @@ export class RemoteIndex implements DataspaceIndex {
     };
     if (request.defaultGraphs || request.namedGraphs) return { union: false, defaultGraphs: ours(request.defaultGraphs), namedGraphs: ours(request.namedGraphs) };
     return { union: true, graphs: () => [...this.graphs] };
-  }
-
-  /** Waits for room: fewer than maxQueries in flight, and fewer than maxPerHolder of `holder`'s. */
-  private slot(holder: string): Promise<void> {
-    return new Promise((go) => {
-      this.waiting.push({ holder, go });
-      this.admit();
-    });
-  }
-
-  private admit(): void {
-    const max = this.options.maxQueries ?? 16;
-    const perHolder = this.options.maxPerHolder ?? Math.max(2, Math.floor(max / 2));
-    for (let i = 0; i < this.waiting.length && this.total < max; ) {
-      const { holder, go } = this.waiting[i]!;
-      if ((this.inFlight.get(holder) ?? 0) >= perHolder) {
-        i++;
-        continue;
-      }
-      this.waiting.splice(i, 1);
-      this.inFlight.set(holder, (this.inFlight.get(holder) ?? 0) + 1);
-      this.total++;
-      go();
-    }
-  }
-
-  private release(holder: string): void {
-    const left = (this.inFlight.get(holder) ?? 1) - 1;
-    if (left) this.inFlight.set(holder, left);
-    else this.inFlight.delete(holder);
-    this.total--;
-    this.admit();
   }
 
   /** Clears the dataspace in the engine and loads `commit` again, by the bulk path. */
