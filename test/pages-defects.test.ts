@@ -243,7 +243,7 @@ describe('the web interface’s dead ends (issue 28)', { skip: !present && proce
     await putTurtle(s, '/admin/hidden-agent/', `<#this> a <${ns.foaf}Person> ; <${ns.foaf}name> "Hidden Name" .`);
     const hidden = `${s.admin}hidden-agent/#this`;
     assert.equal((await s.request('GET', '/admin/hidden-agent/', { as: { pem: reader.pem } })).status, 403);
-    await putTurtle(s, 'notes/people/', `<#this> <${ns.dct}title> "People" ; <${ns.foaf}knows> <${reader.webId}>, <${hidden}> .`);
+    await putTurtle(s, 'notes/people/', `<#this> <${ns.dct}title> "People" ; <${ns.foaf}knows> <${reader.webId}>, <${hidden}>, <${s.admin}no//such/%2e%2e/#x> .`); // and an IRI that names no document
     const again = await visitor(s.ownerPem);
     await again.page.goto(`${s.base}notes/people/`);
     assert.equal(await again.page.locator(`section#this a[href="${hidden}"]`).textContent(), 'Hidden Name', 'the owner may read it');

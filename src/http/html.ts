@@ -22,21 +22,12 @@ import { byCertificate } from './authenticate.js';
 import { hasSitemap } from './sitemap.js';
 import { loginProviders } from './oidc-endpoints.js';
 import { judge } from './reply.js';
-import type { Context, Decided } from './state.js';
+import type { Context, DataspaceRuntime, Decided } from './state.js';
+import { canonicalDocumentPath as documentPath } from '../document-paths.js';
 import { documentIri } from '../rdf/iri.js';
 
 /** No inline script or style, nothing from elsewhere but images; forms post only here. */
 export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-
-/** The agent's foaf:name when its WebID document is one of this server's; else undefined. */
-async function nameOf(ctx: Context, webId: string): Promise<string | undefined> {
-  const document = documentIri(webId);
-  // the dataspace whose base is the longest prefix (an admin dataspace lies under its end-user one)
-  const runtime = (ctx.state.served?.runtimes ?? []).filter((r) => document.startsWith(r.documents.base)).sort((a, b) => b.documents.base.length - a.documents.base.length)[0];
-  if (!runtime) return undefined;
-  const found = await runtime.documents.read(document.slice(runtime.documents.base.length)).catch(() => undefined);
-  return found && literalObject(found.bytes.toString('utf8'), webId, ns.foaf + 'name');
-}
 
 /** Names looked up for one page at most: a page names a few people (its creator, owner, authors), not a list of them all. */
 const NAMES_PER_PAGE = 50;
@@ -55,13 +46,19 @@ export async function namesOf(ctx: Context, iris: Iterable<string>): Promise<Rec
     const document = documentIri(iri);
     const runtime = admins.find((r) => document.startsWith(r.documents.base));
     if (!runtime || document === iri || ++looked > NAMES_PER_PAGE) continue;
-    const relativePath = document.slice(runtime.documents.base.length);
-    if (!holds(await runtime.access.modesOn(runtime, relativePath, agent), 'Read')) continue;
-    const found = await runtime.documents.read(relativePath).catch(() => undefined);
-    const name = found && literalObject(found.bytes.toString('utf8'), iri, ns.foaf + 'name');
+    // an IRI in a document is anyone's to write: one that names no document (`a//b/`) is shown as it is
+    const name = await nameIn(runtime, document.slice(runtime.documents.base.length), iri, agent).catch(() => undefined);
     if (name) names[iri] = name;
   }
   return names;
+}
+
+/** The foaf:name `webId`'s document at `path` (as written in an IRI) gives it, when `agent` may read that document. */
+async function nameIn(runtime: DataspaceRuntime, path: string, webId: string, agent: string | undefined): Promise<string | undefined> {
+  const relativePath = documentPath(path);
+  if (!holds(await runtime.access.modesOn(runtime, relativePath, agent), 'Read')) return undefined;
+  const found = await runtime.documents.read(relativePath);
+  return found && literalObject(found.bytes.toString('utf8'), webId, ns.foaf + 'name');
 }
 
 /** Who is browsing and how they may log in. */
@@ -70,7 +67,7 @@ export async function visitorOf(ctx: Context): Promise<Visitor> {
   const admin = runtime && served ? adminOf(served.runtimes, runtime) : undefined;
   return {
     webId: agent,
-    name: agent ? await nameOf(ctx, agent) : undefined,
+    name: agent ? (await namesOf(ctx, [agent]))[agent] : undefined,
     certificate: agent !== undefined && byCertificate(ctx.req),
     adminBase: admin?.documents.base ?? '/',
     providers: admin ? loginProviders(admin) : [],
