@@ -196,7 +196,7 @@ describe('the web interface’s dead ends (issue 28)', { skip: !present && proce
     const long = `https://example.org/a/very/long/path/that/goes/on/and/on/${'segment'.repeat(12)}/end#fragment`;
     await putTurtle(s, 'notes/place/', `<#this> <${ns.dct}title> "A place" ; <http://www.w3.org/2003/01/geo/wgs84_pos#latitude> 52.5 ; <http://www.w3.org/2003/01/geo/wgs84_pos#longitude> 13.4 ; <${ns.rdfs}seeAlso> <${long}> ; <${ns.dct}description> "Supercalifragilistic words stay whole when the column is narrow" .`);
     const { context, page, problems } = await visitor(s.ownerPem, { width: 375 });
-    for (const path of ['notes/place/', 'notes/place/?timemap', 'notes/', '']) {
+    for (const path of ['notes/place/', 'notes/place/?timemap', 'notes/', '', 'sparql', 'notes/nothing-here/']) {
       await page.goto(`${s.base}${path}`);
       const found = await page.evaluate(() => {
         const root = document.documentElement;
