@@ -107,6 +107,25 @@ export class DocumentService {
   }
 
   /**
+   * The built-in constraint (SPEC §7) that refuses `method` on the document whoever asks, or
+   * undefined: pages offer only what would not be refused so.
+   */
+  refusal(relativePath: string, method: WriteRequest['method']): LodestoneError | undefined {
+    if (this.protectedPaths.has(relativePath)) {
+      return new LodestoneError('MethodNotAllowed', 'the owner’s and the secretary’s agent documents cannot be modified or deleted', { allow: READ_ONLY_ALLOW });
+    }
+    if (method === 'DELETE' && relativePath === '') {
+      return new LodestoneError('MethodNotAllowed', 'the root document cannot be deleted', { allow: ROOT_ALLOW });
+    }
+    return undefined;
+  }
+
+  /** Whether the document is a container that holds documents at HEAD (a DELETE of it is refused, SPEC §7). */
+  hasChildren(relativePath: string): boolean {
+    return this.dataspace.store.hasFilesUnder(this.dataspace.fileOf(relativePath).slice(0, -3));
+  }
+
+  /**
    * SPEC §4.6.8: read, change in memory, write back. The change is composed off the write lock
    * (parsing, a PATCH's WHERE, blank-node labelling: work whose cost the request decides), against
    * the document as HEAD has it; under the lock the write goes in only if the document is still
@@ -116,15 +135,11 @@ export class DocumentService {
   async write(request: WriteRequest): Promise<WriteResult> {
     const { method, relativePath } = request;
     if (method === 'PATCH') boundNesting(request.update ?? '', 'the update', 'InvalidUpdate'); // before a worker parses it
-    const segments = documentSegments(relativePath);
+    documentSegments(relativePath); // a malformed path is refused first
     const path = this.dataspace.fileOf(relativePath);
     const url = this.url(relativePath);
-    if (this.protectedPaths.has(relativePath)) {
-      throw new LodestoneError('MethodNotAllowed', 'the owner’s and the secretary’s agent documents cannot be modified or deleted', { allow: READ_ONLY_ALLOW });
-    }
-    if (method === 'DELETE' && segments.length === 0) {
-      throw new LodestoneError('MethodNotAllowed', 'the root document cannot be deleted', { allow: ROOT_ALLOW });
-    }
+    const refused = this.refusal(relativePath, method);
+    if (refused) throw refused;
     const parentPath = parentDocumentPath(relativePath);
     const parentUrl = parentPath === undefined ? undefined : this.url(parentPath);
     const author = agentIdentity(request.agent);

@@ -58,6 +58,18 @@ export function agentOf(req: IncomingMessage): string | undefined {
   return (req as WithAgent)[AGENT];
 }
 
+const BY_CERTIFICATE = Symbol('lodestone.byCertificate');
+
+/** Whether the request's agent was found by its client certificate (which the browser holds: no logout ends it), not by a session cookie. */
+export function byCertificate(req: IncomingMessage): boolean {
+  return (req as WithAgent & { [BY_CERTIFICATE]?: true })[BY_CERTIFICATE] === true;
+}
+
+function certified(req: IncomingMessage, agent: string | undefined): string | undefined {
+  if (agent !== undefined) (req as WithAgent & { [BY_CERTIFICATE]?: true })[BY_CERTIFICATE] = true;
+  return agent;
+}
+
 function remember<T extends string | undefined | typeof UNKNOWN>(req: IncomingMessage, agent: T): T {
   if (typeof agent === 'string') (req as WithAgent)[AGENT] = agent;
   return agent;
@@ -142,13 +154,14 @@ export class Authenticator {
   /** The agent of a request to the dataspace at `base` (undefined: anonymous) when it is known without reading documents, else UNKNOWN. */
   known(req: IncomingMessage, base: string): string | undefined | typeof UNKNOWN {
     if (!credentialsCount(req, base, this.trusts)) return undefined;
-    return remember(req, this.options.verifier.known(this.certificateOf(req)) ?? this.sessionAgent(req));
+    const known = this.options.verifier.known(this.certificateOf(req));
+    return remember(req, known === UNKNOWN ? known : (certified(req, known) ?? this.sessionAgent(req)));
   }
 
   /** The agent of a request to the dataspace at `base`, reading WebID documents when needed; throws 401 for a key the WebID does not list. */
   async identify(req: IncomingMessage, base: string): Promise<string | undefined> {
     if (!credentialsCount(req, base, this.trusts)) return undefined;
-    return (await this.options.verifier.verify(this.certificateOf(req), clientOf(req))) ?? this.sessionAgent(req);
+    return certified(req, await this.options.verifier.verify(this.certificateOf(req), clientOf(req))) ?? this.sessionAgent(req);
   }
 
   /** The agent of the request's session cookie, when it has a valid one. */

@@ -17,8 +17,11 @@ import { firstLines, hasTriple } from '../rdf/canonical-lines.js';
 import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import { holds } from './authorize.js';
 import { documentLinks, linesInView, viewOf } from './document-read.js';
-import { frameDataOf, frameOf, sendPage } from './html.js';
+import { frameDataOf, frameOf, namesOf, sendPage } from './html.js';
 import type { Context } from './state.js';
+import type { LodestoneError } from '../errors.js';
+import { sendError } from './error-middleware.js';
+import { toHttpError } from './http-error.js';
 
 const FORMAT_NAMES: Record<string, string> = {
   [TURTLE]: 'Turtle',
@@ -42,6 +45,11 @@ function shownTriples(ntriples: string): { ntriples: string; truncated?: { shown
   return firstLines(ntriples, TRIPLES_PER_PAGE);
 }
 
+/** The IRIs in object position of canonical N-Triples lines (a person named by a document: its creator, owner, a foaf:knows). */
+function objectIris(ntriples: string): string[] {
+  return [...ntriples.matchAll(/ <([^>]*)> \.$/gm)].map((match) => match[1]!);
+}
+
 /** The children of a container to show: a page of those the agent may read, counted and ordered over those only. */
 async function childList(ctx: Context, documentUrl: string): Promise<ChildList> {
   const { runtime, agent, served } = ctx.state;
@@ -55,7 +63,7 @@ async function childList(ctx: Context, documentUrl: string): Promise<ChildList> 
 
 /** What a page of a document is drawn from besides its data: who looks, with which modes, in which language, at which URL. */
 function keyOf(frame: FrameData, agent: string | undefined, modes: ReadonlySet<Mode>, ...more: string[]): string {
-  return [frame.url, frame.language, agent ?? '', frame.visitor.name ?? '', [...modes].sort().join(' '), frame.visitor.providers.join(' '), ...more].join('\n');
+  return [frame.url, frame.language, agent ?? '', frame.visitor.name ?? '', frame.visitor.certificate ? 'certificate' : '', frame.sitemap ? 'sitemap' : '', [...modes].sort().join(' '), frame.visitor.providers.join(' '), ...more].join('\n');
 }
 
 /** The page of the current document at `relativePath` (authorized: the agent holds `modes`). */
@@ -64,24 +72,30 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
   const documentUrl = runtime.documents.url(relativePath);
   const canonical = document.bytes.toString('utf8');
   const text = linesInView(canonical, viewOf(runtime, relativePath, agent, modes));
-  const write = holds(modes, 'Write');
+  const { documents } = runtime;
+  // what the server would refuse whoever asks is not offered (SPEC §7: the root is never deleted, the owner's and secretary's agent documents never changed)
+  const write = holds(modes, 'Write') && !documents.refusal(relativePath, 'PATCH');
+  const remove = !write || documents.refusal(relativePath, 'DELETE') ? 'refused' : documents.hasChildren(relativePath) ? 'not-empty' : 'offered';
   const container = documentUrl === runtime.documents.base || hasTriple(text, documentUrl, RDF_TYPE, ns.dh + 'Container');
   const children = container ? await childList(ctx, documentUrl) : undefined;
+  const shown = shownTriples(text);
+  const names = await namesOf(ctx, objectIris(shown.ntriples));
   // the page echoes only what it reads of the query (a container's order and page): any other query string is the same page
   const frame = await frameDataOf(ctx, children ? { order: children.order, page: String(children.page) } : {});
   const links = documentLinks(runtime, documentUrl, agent, modes);
   if (links) ctx.set('Link', links);
   ctx.set('Accept-Patch', SPARQL_UPDATE);
   // kept by everything it is drawn from: the blob, the children shown, who looks, how
-  const key = keyOf(frame, agent, modes, document.blobId, children ? JSON.stringify(children) : '');
+  const key = keyOf(frame, agent, modes, document.blobId, remove, JSON.stringify(names), children ? JSON.stringify(children) : '');
   const drawing: Drawing = {
     page: 'document',
     input: {
       frame,
       documentUrl,
-      ...shownTriples(text),
+      ...shown,
       formats: DOCUMENT_FORMATS,
-      modes: { write, append: holds(modes, 'Append') },
+      modes: { write, append: holds(modes, 'Append'), delete: remove },
+      names,
       // the editor writes Turtle, so it quotes the Turtle representation's ETag
       etag: write ? served.etags.of(documentUrl, document.blobId, TURTLE) : undefined,
       turtle: write ? (await served.representations.get(document.blobId, TURTLE, () => text)).toString('utf8') : undefined,
@@ -99,12 +113,15 @@ export async function mementoHtml(ctx: Context, relativePath: string, modes: Rea
   const frame = await frameDataOf(ctx, { version: found.commit });
   const write = holds(modes, 'Write');
   const current = runtime.documents.blobId(relativePath);
+  const shown = shownTriples(linesInView(bytes.toString('utf8'), viewOf(runtime, relativePath, agent, modes)));
+  const names = await namesOf(ctx, objectIris(shown.ntriples));
   const drawing: Drawing = {
     page: 'document',
     input: {
       frame,
       documentUrl,
-      ...shownTriples(linesInView(bytes.toString('utf8'), viewOf(runtime, relativePath, agent, modes))),
+      ...shown,
+      names,
       formats: DOCUMENT_FORMATS,
       modes: { write, append: false },
       versioned: true,
@@ -112,13 +129,32 @@ export async function mementoHtml(ctx: Context, relativePath: string, modes: Rea
       memento: { sha: found.commit, time: new Date(found.time * 1000), currentEtag: write && current ? served.etags.of(documentUrl, current, TURTLE) : undefined },
     },
   };
-  const key = keyOf(frame, agent, modes, found.blob, current ?? '');
+  const key = keyOf(frame, agent, modes, found.blob, current ?? '', JSON.stringify(names));
   sendPage(ctx, 200, frame.language, await served.pages.draw(drawing, runtime.labels.current(), key));
 }
 
-export async function timemapHtml(ctx: Context, documentUrl: string, versions: readonly Version[]): Promise<void> {
+/**
+ * The 404 page of a deleted document: to an agent that may read its last version, a link to its
+ * history and, with Write, restore; to any other, the plain 404 (a refusal never says what it
+ * guards: that a document was there is told only to those who could read it). False: no history to show.
+ */
+export async function deletedHtml(ctx: Context, relativePath: string, modes: ReadonlySet<Mode>, notFound: LodestoneError): Promise<boolean> {
+  const { runtime, agent } = ctx.state;
+  const history = runtime.documents.history;
+  if (!history || !holds(modes, 'Read')) return false;
+  const last = [...(await history.mementos(relativePath))].reverse().find((v) => v.blob !== null);
+  if (!last || !holds(await runtime.access.modesOn(runtime, relativePath, agent, { blob: last.blob! }), 'Read')) return false;
+  const http = toHttpError(notFound);
+  await sendError(ctx, http.status, http.message, http.headers, undefined, { past: { documentUrl: runtime.documents.url(relativePath), restore: holds(modes, 'Write') ? last.commit : undefined } });
+  return true;
+}
+
+/** The TimeMap's page; `relativePath` absent now: its newest version was deleted after. */
+export async function timemapHtml(ctx: Context, relativePath: string, documentUrl: string, versions: readonly Version[]): Promise<void> {
   const frame = await frameOf(ctx);
-  sendPage(ctx, 200, frame.language, timemapPage(frame, documentUrl, versions.map((v) => ({ commit: v.commit, time: v.time, author: v.author, deleted: v.blob === null }))));
+  const deleted = ctx.state.runtime.documents.blobId(relativePath) === undefined;
+  const names = await namesOf(ctx, versions.map((v) => v.author));
+  sendPage(ctx, 200, frame.language, timemapPage(frame, documentUrl, versions.map((v) => ({ commit: v.commit, time: v.time, author: v.author, name: names[v.author] })), deleted));
 }
 
 /** The page of a comparison of two versions, of the lines the agent may be shown (memento.ts `diff`). */

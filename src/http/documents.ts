@@ -15,7 +15,7 @@ import { HTML, readableTypes } from '../rdf/formats.js';
 import { forbidden, holds } from './authorize.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { currentDocumentReply, documentLinks, linesInView, type ReadReply } from './document-read.js';
-import { documentHtml } from './document-pages.js';
+import { deletedHtml, documentHtml } from './document-pages.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import { clientOf } from './quotas.js';
 import type { Reply } from './reply.js';
@@ -52,7 +52,14 @@ export async function readDocument(ctx: Context, { path: relativePath, modes, ty
   const { runtime, agent } = ctx.state;
   const document = await runtime.documents.read(relativePath);
   if (type === HTML && document) return documentHtml(ctx, relativePath, modes, document);
-  const reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, etags: ctx.state.served.etags });
+  let reply: ReadReply;
+  try {
+    reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, etags: ctx.state.served.etags });
+  } catch (error) {
+    // a deleted document's page links to its history, for those who may read it
+    if (type === HTML && isLodestoneError(error, 'NotFound') && (await deletedHtml(ctx, relativePath, modes, error))) return;
+    throw error;
+  }
   // SPEC §4.6.7: HEAD gives an agent that may not read the validator, and nothing of the content (no page, no length)
   if (!holds(modes, 'Read')) reply.body = undefined;
   const answer = readReply(ctx, reply, async () => document!.bytes.toString('utf8'));

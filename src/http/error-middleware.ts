@@ -13,6 +13,7 @@ import { parseRdf } from '../rdf/ntriples.js';
 import { reasonPhrase, toHttpError } from './http-error.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { errorHtml } from './html.js';
+import type { ErrorPage } from '../pages/error-page.js';
 import type { Context } from './state.js';
 import { contentTypeOf } from './representations.js';
 
@@ -23,7 +24,8 @@ export function errorType(ctx: Pick<Koa.Context, 'headers' | 'querystring'>): st
   return negotiate(acceptOf(ctx.headers, ctx.querystring), [...writableTypes, HTML]) ?? writableTypes[0]!;
 }
 
-export async function sendError(ctx: Koa.Context, status: number, title: string, headers: Record<string, string> = {}, report?: string): Promise<void> {
+/** Sends the error; `page`: what its HTML page shows besides (a deleted document's history). */
+export async function sendError(ctx: Koa.Context, status: number, title: string, headers: Record<string, string> = {}, report?: string, page: Pick<ErrorPage, 'past'> = {}): Promise<void> {
   const kept: Record<string, string> = {};
   for (const name of KEPT) {
     const value = ctx.response.get(name);
@@ -34,7 +36,7 @@ export async function sendError(ctx: Koa.Context, status: number, title: string,
   const reason = reasonPhrase(status);
   const type = errorType(ctx);
   const resource = [...errorResource(status, reason, title), ...(report ? parseRdf(report) : [])];
-  if (type === HTML) return errorHtml(ctx as Context, status, reason, title, await serialiseQuads(resource, JSONLD));
+  if (type === HTML) return errorHtml(ctx as Context, status, reason, title, await serialiseQuads(resource, JSONLD), page);
   ctx.status = status;
   ctx.type = contentTypeOf(type);
   ctx.body = await serialiseQuads(resource, type);

@@ -16,22 +16,48 @@ import { literalObject } from '../rdf/canonical-lines.js';
 import { HTML } from '../rdf/formats.js';
 import { contentTypeOf } from './representations.js';
 import { ns } from '../rdf/namespaces.js';
-import { adminOf } from './dataspace-role.js';
+import { adminOf, isAdminDataspace } from './dataspace-role.js';
+import { holds } from './authorize.js';
+import { byCertificate } from './authenticate.js';
+import { hasSitemap } from './sitemap.js';
 import { loginProviders } from './oidc-endpoints.js';
 import { judge } from './reply.js';
-import type { Context, Decided } from './state.js';
+import type { Context, DataspaceRuntime, Decided } from './state.js';
+import { canonicalDocumentPath as documentPath } from '../document-paths.js';
 import { documentIri } from '../rdf/iri.js';
 
 /** No inline script or style, nothing from elsewhere but images; forms post only here. */
 export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-/** The agent's foaf:name when its WebID document is one of this server's; else undefined. */
-async function nameOf(ctx: Context, webId: string): Promise<string | undefined> {
-  const document = documentIri(webId);
-  // the dataspace whose base is the longest prefix (an admin dataspace lies under its end-user one)
-  const runtime = (ctx.state.served?.runtimes ?? []).filter((r) => document.startsWith(r.documents.base)).sort((a, b) => b.documents.base.length - a.documents.base.length)[0];
-  if (!runtime) return undefined;
-  const found = await runtime.documents.read(document.slice(runtime.documents.base.length)).catch(() => undefined);
+/** Names looked up for one page at most: a page names a few people (its creator, owner, authors), not a list of them all. */
+const NAMES_PER_PAGE = 50;
+
+/**
+ * The foaf:name of each of `iris` that is an agent of this server (its WebID document in an admin
+ * dataspace) whose document the request's agent may read; the others are left out, to be shown
+ * as their WebID: a name the viewer may not read is never shown (SPEC §7).
+ */
+export async function namesOf(ctx: Context, iris: Iterable<string>): Promise<Record<string, string>> {
+  const { served, agent } = ctx.state;
+  const names: Record<string, string> = {};
+  const admins = (served?.runtimes ?? []).filter(isAdminDataspace);
+  let looked = 0;
+  for (const iri of new Set(iris)) {
+    const document = documentIri(iri);
+    const runtime = admins.find((r) => document.startsWith(r.documents.base));
+    if (!runtime || document === iri || ++looked > NAMES_PER_PAGE) continue;
+    // an IRI in a document is anyone's to write: one that names no document (`a//b/`) is shown as it is
+    const name = await nameIn(runtime, document.slice(runtime.documents.base.length), iri, agent).catch(() => undefined);
+    if (name) names[iri] = name;
+  }
+  return names;
+}
+
+/** The foaf:name `webId`'s document at `path` (as written in an IRI) gives it, when `agent` may read that document. */
+async function nameIn(runtime: DataspaceRuntime, path: string, webId: string, agent: string | undefined): Promise<string | undefined> {
+  const relativePath = documentPath(path);
+  if (!holds(await runtime.access.modesOn(runtime, relativePath, agent), 'Read')) return undefined;
+  const found = await runtime.documents.read(relativePath);
   return found && literalObject(found.bytes.toString('utf8'), webId, ns.foaf + 'name');
 }
 
@@ -41,7 +67,8 @@ export async function visitorOf(ctx: Context): Promise<Visitor> {
   const admin = runtime && served ? adminOf(served.runtimes, runtime) : undefined;
   return {
     webId: agent,
-    name: agent ? await nameOf(ctx, agent) : undefined,
+    name: agent ? (await namesOf(ctx, [agent]))[agent] : undefined,
+    certificate: agent !== undefined && byCertificate(ctx.req),
     adminBase: admin?.documents.base ?? '/',
     providers: admin ? loginProviders(admin) : [],
     signup: admin !== undefined,
@@ -58,11 +85,12 @@ export async function frameDataOf(ctx: Context, echo?: Record<string, string>): 
   const language = pageLanguage(ctx.get('Accept-Language') || undefined, new URLSearchParams(ctx.querystring).get('lang'));
   const base = ctx.state.runtime?.documents.base ?? `${ctx.protocol}://${ctx.host}/`;
   const query = echo ? new URLSearchParams(echo).toString() : ctx.querystring;
-  return { language, base, url: ctx.state.url ? ctx.state.url + (query ? `?${query}` : '') : ctx.href, visitor: await visitorOf(ctx) };
+  const sitemap = ctx.state.runtime ? await hasSitemap(ctx.state.runtime).catch(() => false) : false;
+  return { language, base, url: ctx.state.url ? ctx.state.url + (query ? `?${query}` : '') : ctx.href, visitor: await visitorOf(ctx), sitemap };
 }
 
 /** The parts of a page's frame that come from the request, with the messages of its language. */
-export async function frameOf(ctx: Context): Promise<Pick<Frame, 'language' | 't' | 'base' | 'url' | 'visitor'>> {
+export async function frameOf(ctx: Context): Promise<Pick<Frame, 'language' | 't' | 'base' | 'url' | 'visitor' | 'sitemap'>> {
   const data = await frameDataOf(ctx);
   return { ...data, t: messages(data.language) };
 }
@@ -99,14 +127,16 @@ export function sendPage(ctx: Context, status: number, language: string, content
 
 /**
  * The page of an error status (the RDF error embedded); the request's document is the one an access
- * request names. `foreign`: the error is another origin's, read through the proxy, and its body is shown as text.
+ * request names. `foreign`: the error is another origin's, read through the proxy, and its body is shown as text;
+ * `past`: a 404 of a deleted document, shown to a reader with its history.
  */
-export async function errorHtml(ctx: Context, status: number, reason: string, message: string, jsonld: string, foreign?: ErrorPage['foreign']): Promise<void> {
+export async function errorHtml(ctx: Context, status: number, reason: string, message: string, jsonld: string, more: Pick<ErrorPage, 'foreign' | 'past'> = {}): Promise<void> {
+  const { foreign, past } = more;
   const frame = await frameOf(ctx);
   const target = ctx.state.url && ctx.state.runtime && !foreign ? ctx.state.url : undefined;
   ctx.set(pageHeaders(frame.language));
   ctx.status = status;
-  ctx.body = errorPage({ frame, status, reason, message, jsonld, target, foreign }).text;
+  ctx.body = errorPage({ frame, status, reason, message, jsonld, target, foreign, past }).text;
 }
 
 /** `GET <base>static/<name>`: a script or style of the pages, named by its digest, cached for a year. */

@@ -102,7 +102,7 @@ export async function timemap(ctx: Context, decided: Decided): Promise<Reply | v
   const { relativePath, documentUrl, history } = historyOf(ctx, decided);
   const list = await versionsOf(history, relativePath, documentUrl);
   const type = decided.type!;
-  if (type === HTML) return timemapHtml(ctx, documentUrl, list);
+  if (type === HTML) return timemapHtml(ctx, relativePath, documentUrl, list);
   const key = `${documentUrl}\n${list[list.length - 1]!.commit}\n${list.length}\n${type}`;
   const { timemaps } = ctx.state.served.caches;
   const body = async () => {

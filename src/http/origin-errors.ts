@@ -34,7 +34,7 @@ export async function originErrorPage(ctx: Context, response: StoredResponse): P
   const message = `${url} answered ${status} ${reason}`;
   const text = decodeBody(bytes.subarray(0, SHOWN), charset);
   const jsonld = await serialiseQuads(errorResource(status, reason, message), JSONLD);
-  await errorHtml(ctx, status, reason, message, jsonld, { url, text, truncatedAt: bytes.length > SHOWN ? SHOWN : undefined });
+  await errorHtml(ctx, status, reason, message, jsonld, { foreign: { url, text, truncatedAt: bytes.length > SHOWN ? SHOWN : undefined } });
 }
 
 /** The origin's body as it came (its status and forwarded headers are set), markup as text/plain. */

@@ -14,6 +14,11 @@ async function publicDocuments(runtime: DataspaceRuntime): Promise<string[]> {
   return (await runtime.access.readableGraphs(runtime, undefined))?.graphs ?? [];
 }
 
+/** Whether the dataspace has a sitemap (pages link it only then). */
+export async function hasSitemap(runtime: DataspaceRuntime): Promise<boolean> {
+  return (await publicDocuments(runtime)).length > 0;
+}
+
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export async function sitemap(ctx: Context): Promise<void> {

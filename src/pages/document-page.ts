@@ -40,12 +40,15 @@ export interface DocumentPage {
   formats: readonly { type: string; name: string }[];
   /** Where the document is had in other formats: a URL that `accept=<type>` is added to (default: the document's URL; the proxy's for another server's). */
   formatsAt?: string;
-  modes: { write: boolean; append: boolean };
+  /** What the page offers: `write` edits, `append` creates a child; `delete`: offered, refused whoever asks (the root, a protected agent document), or refused until the container's documents are deleted. */
+  modes: { write: boolean; append: boolean; delete?: 'offered' | 'refused' | 'not-empty' };
   /** The representation's ETag, which the editor sends as If-Match. */
   etag?: string;
   /** The document as Turtle, for the editor (agents with Write). */
   turtle?: string;
   children?: ChildList;
+  /** The names of the people the document names, by WebID, that the viewer may read (graph-view.ts ViewContext). */
+  names?: Readonly<Record<string, string>>;
   /** Whether the dataspace keeps history (a link to it). */
   versioned: boolean;
   /** For a memento: its commit and time; the page then carries the banner and, with Write, restore. */
@@ -76,7 +79,7 @@ export function documentPage(input: DocumentPage): Html {
   const { t, language } = frame;
   const view = new GraphView(input.quads);
   const editing = !input.memento && input.modes.write;
-  const context: ViewContext = { language, t, documentUrl, base: frame.base, labels: input.labels, editable: editing ? `<${documentUrl}#this>` : undefined };
+  const context: ViewContext = { language, t, documentUrl, base: frame.base, labels: input.labels, names: input.names, editable: editing ? `<${documentUrl}#this>` : undefined };
   const title = documentTitle(view, documentUrl, frame);
   const container = view.typesOf(documentUrl).includes(`${DH}Container`) || documentUrl === frame.base;
   const primaryTypes = view.typesOf(`${documentUrl}#this`);
@@ -104,7 +107,7 @@ ${propertyTable(content, key, context)}</section>`;
 </header>
 ${input.memento && input.modes.write && restoreForm(input, t)}
 ${input.truncated && html`<p class="truncated" role="note">${t.truncated(input.truncated.shown, input.truncated.total)}</p>`}
-${sections.length === 0 ? html`<p class="empty">${t.noTriples}</p>` : sections}
+${sections.length === 0 && !input.children && metadata.quads.length === 0 ? html`<p class="empty">${t.noTriples}</p>` : sections}
 ${input.children && childrenSection(input.children, documentUrl, frame)}
 ${!input.memento && input.modes.append && container && createForm(documentUrl, t)}
 ${!input.memento && input.modes.write && grantPanel(input, frame)}
@@ -165,10 +168,11 @@ function editor(input: DocumentPage, t: Frame['t'], base: string): Html {
 <p><button type="submit" name="op" value="add">${t.addValue}</button> <button type="submit" name="op" value="set">${t.setValue}</button> <button type="submit" name="op" value="remove">${t.remove}</button></p>
 <p class="status" role="status" aria-live="polite"></p>
 </form></details>
-<form class="delete-document" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}" data-confirm="${t.deleteConfirm}">
+${input.modes.delete === 'offered' && html`<form class="delete-document" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}" data-confirm="${t.deleteConfirm}">
 <p><button type="submit" class="danger">${t.delete}</button></p>
 <p class="status" role="status" aria-live="polite"></p>
-</form>
+</form>`}
+${input.modes.delete === 'not-empty' && html`<p class="delete-note">${t.deleteChildrenFirst}</p>`}
 </section>`;
 }
 

@@ -12,7 +12,7 @@ import { sparqlPage, type SparqlPage, type SparqlResultsJson } from './sparql-pa
 import { parseRdf } from '../rdf/ntriples.js';
 
 /** The frame of a page as it crosses threads: everything but its messages. */
-export type FrameData = Pick<Frame, 'language' | 'base' | 'url' | 'visitor'>;
+export type FrameData = Pick<Frame, 'language' | 'base' | 'url' | 'visitor' | 'sitemap'>;
 
 export type DocumentDrawing = Omit<DocumentPage, 'frame' | 'quads' | 'labels'> & { frame: FrameData; ntriples: string };
 export type SparqlDrawing = Omit<SparqlPage, 'frame' | 'answer' | 'labels'> & { frame: FrameData; answer?: { select: string } | { graph: string } };

@@ -19,11 +19,23 @@ export interface ErrorPage {
   target?: string;
   /** An error of another origin read through the proxy: its URL and the body it answered, shown as text. */
   foreign?: { url: string; text: string; truncatedAt?: number };
+  /** A 404 of a deleted document, to an agent that may read its last version: its TimeMap, and with Write the version to restore. */
+  past?: { documentUrl: string; restore?: string };
 }
 
 /** JSON in a `<script>` data block: `<` escaped so no `</script>` can end the block. */
 function dataBlock(json: string): Html {
   return raw(`<script type="${JSONLD}" id="error-resource">${json.replace(/</g, '\\u003c')}</script>`);
+}
+
+/** What a reader is told of a deleted document: that its history is kept, where, and (with Write) restore of its last version. */
+function pastHelp(past: NonNullable<ErrorPage['past']>, t: Frame['t']): Html {
+  return html`<p>${t.deletedHelp}</p>
+<p><a href="${past.documentUrl}?timemap">${t.seeHistory}</a></p>
+${past.restore && html`<form class="restore" data-document="${past.documentUrl}" data-sha="${past.restore}" data-etag="" data-confirm="${t.restoreConfirm}">
+<p><button type="submit">${t.restoreLast}</button></p>
+<p class="status" role="status" aria-live="polite"></p>
+</form>`}`;
 }
 
 export function errorPage(input: ErrorPage): Html {
@@ -45,9 +57,11 @@ ${visitor.webId && input.target && html`<form class="access-request" method="pos
 <p><button type="submit">${t.requestAccess}</button></p>
 <p class="status" role="status" aria-live="polite" data-done="${t.accessRequested}"></p>
 </form>`}`
-    : input.status === 404
-      ? html`<p>${t.notFoundHelp}</p>`
-      : '';
+    : input.status === 404 && input.past
+      ? pastHelp(input.past, t)
+      : input.status === 404
+        ? html`<p>${t.notFoundHelp}</p>`
+        : '';
   const body = html`<h1>${title}</h1>
 <p class="error-message">${input.message}</p>
 ${help}

@@ -30,6 +30,8 @@ export interface ViewContext {
   base: string;
   /** The labels of the dataspace's pages. */
   labels: Labels;
+  /** The names of people (agents of this server the viewer may read), by WebID: shown instead of the WebID's last segment. */
+  names?: Readonly<Record<string, string>>;
   /** The subject (its key, `<iri>`) whose values the property form edits: each gets a button that picks it, its exact term in its data. */
   editable?: string;
 }
@@ -153,7 +155,7 @@ export function valueOf(term: Term, predicate: string, view: GraphView, context:
       if (web && (IMAGE_PREDICATES.has(predicate) || IMAGE_FILE.test(web.pathname))) {
         return html`<a href="${term.value}"><img src="${term.value}" alt="${labelOf(term.value, context.language, context.labels, view.labels)}" loading="lazy"></a>`;
       }
-      return termLink(term.value, labelOf(term.value, context.language, context.labels, view.labels), context, predicate === TYPE);
+      return termLink(term.value, context.names?.[term.value] ?? labelOf(term.value, context.language, context.labels, view.labels), context, predicate === TYPE);
     }
     case 'Literal':
       return literal(term, context);

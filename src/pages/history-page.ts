@@ -14,8 +14,8 @@ export interface VersionRow {
   /** Seconds since the epoch. */
   time: number;
   author: string;
-  /** Whether the commit deleted the document. */
-  deleted: boolean;
+  /** The author's name, when the viewer may read its agent document; else the WebID is shown. */
+  name?: string;
 }
 
 type PageFrame = Omit<Frame, 'title' | 'kind' | 'breadcrumbs'>;
@@ -24,29 +24,30 @@ function dateFormat(frame: PageFrame): Intl.DateTimeFormat {
   return new Intl.DateTimeFormat(frame.language, { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
 }
 
-function authorLink(author: string): Html {
-  return webUrl(author) ? html`<a href="${author}">${localName(author.replace(/#this$/, ''))}</a>` : html`${author}`;
+function authorLink(author: string, name: string | undefined): Html {
+  return webUrl(author) ? html`<a href="${author}">${name ?? localName(author.replace(/#this$/, ''))}</a>` : html`${author}`;
 }
 
-/** The TimeMap as a page: newest first, each version linked, two radio columns to pick a comparison. */
-export function timemapPage(frame: PageFrame, documentUrl: string, versions: readonly VersionRow[]): Html {
+/** The TimeMap as a page: newest first, each version linked, two radio columns to pick a comparison; the newest is current, or was deleted after (`deleted`). */
+export function timemapPage(frame: PageFrame, documentUrl: string, versions: readonly VersionRow[], deleted = false): Html {
   const { t } = frame;
   const newestFirst = [...versions].reverse();
   const date = dateFormat(frame);
   const title = `${t.versionsOf} ${localName(documentUrl)}`;
   const body = html`<h1>${title}</h1>
+${deleted && html`<p class="deleted-note">${t.deletedHelp}</p>`}
 <p><a href="${documentUrl}">${documentUrl}</a> · <a href="${documentUrl}?timemap&amp;accept=${encodeURIComponent(LINK_FORMAT)}">link-format</a> · <a href="${documentUrl}?timemap&amp;accept=${encodeURIComponent(TURTLE)}">Turtle</a></p>
 <form class="compare" method="get" action="${documentUrl}">
-<table class="versions">
+<div class="table-scroll"><table class="versions">
 <caption>${t.versions} (${versions.length})</caption>
 <thead><tr><th scope="col">${t.when}</th><th scope="col">${t.author}</th><th scope="col">${t.commit}</th><th scope="col">${t.from}</th><th scope="col">${t.to}</th></tr></thead>
 <tbody>${newestFirst.map((v, i) => {
     const when = date.format(new Date(v.time * 1000));
-    return html`<tr><td><a href="${documentUrl}?version=${v.commit}">${when} UTC</a>${i === 0 && html` <span class="current">(${t.current})</span>`}</td><td>${authorLink(v.author)}</td><td><code>${v.commit.slice(0, 7)}</code>${v.deleted && html` <span class="deleted">(${t.delete})</span>`}</td>
+    return html`<tr><td><a href="${documentUrl}?version=${v.commit}">${when} UTC</a>${i === 0 && (deleted ? html` <span class="deleted">(${t.thenDeleted})</span>` : html` <span class="current">(${t.current})</span>`)}</td><td>${authorLink(v.author, v.name)}</td><td><code>${v.commit.slice(0, 7)}</code></td>
 <td><input type="radio" name="diff" value="${v.commit}" aria-label="${t.from} ${when}"${i === 1 || (i === 0 && newestFirst.length === 1) ? html` checked` : ''}></td>
 <td><input type="radio" name="to" value="${v.commit}" aria-label="${t.to} ${when}"${i === 0 ? html` checked` : ''}></td></tr>
 `;
-  })}</tbody></table>
+  })}</tbody></table></div>
 <p><button type="submit">${t.compareSelected}</button></p>
 </form>`;
   return page({ ...frame, title, kind: 'page-history', breadcrumbs: [...breadcrumbsOf(documentUrl, frame.base, t.home, localName(documentUrl)), { label: t.history, href: `${documentUrl}?timemap` }] }, body);

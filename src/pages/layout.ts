@@ -20,6 +20,8 @@ export interface Visitor {
   adminBase: string;
   /** The OpenID Connect providers one can log in with. */
   providers: readonly string[];
+  /** Whether the agent was found by a client certificate, which the browser holds and sends: no logout of the server's ends it. */
+  certificate?: boolean;
   /** Whether signing up is open. */
   signup: boolean;
 }
@@ -33,6 +35,8 @@ export interface Frame {
   /** The request's URL with its query (the language switch keeps the query). */
   url: string;
   visitor: Visitor;
+  /** Whether the dataspace has a sitemap.xml (SPEC §4.7: none when nothing is public, none in an admin dataspace): the footer links it then only. */
+  sitemap?: boolean;
   /** From the home page down to this one; the last is the page itself. */
   breadcrumbs?: readonly { label: string; href: string }[];
   /** Alternate representations (`<link rel="alternate">`). */
@@ -57,7 +61,9 @@ function who(frame: Frame): Html {
   if (visitor.webId) {
     const name = visitor.name ?? visitor.webId;
     return html`<p class="who">${t.signedInAs} ${webUrl(visitor.webId) ? html`<a href="${visitor.webId}">${name}</a>` : name}</p>
-<form method="post" action="${visitor.adminBase}oauth2/logout" class="logout"><button type="submit">${t.logOut}</button></form>`;
+${visitor.certificate
+      ? html`<details class="logout-certificate"><summary>${t.logOut}</summary><p>${t.certificateLogout}</p></details>`
+      : html`<form method="post" action="${visitor.adminBase}oauth2/logout" class="logout"><button type="submit">${t.logOut}</button></form>`}`;
   }
   return html`<p class="who">${t.notSignedIn} (${t.anonymous})</p>
 <details class="login"><summary>${t.logIn}</summary>
@@ -95,7 +101,7 @@ ${crumbs.length > 0 && html`<nav class="breadcrumbs" aria-label="${t.breadcrumbs
 ${frame.banner}
 ${content}
 </main>
-<footer class="site"><p>${t.siteName} · <a href="${base}sparql">SPARQL</a> · <a href="${base}sitemap.xml">sitemap.xml</a></p></footer>
+<footer class="site"><p>${t.siteName} · <a href="${base}sparql">SPARQL</a>${frame.sitemap && html` · <a href="${base}sitemap.xml">sitemap.xml</a>`}</p></footer>
 </body>
 </html>
 `;
