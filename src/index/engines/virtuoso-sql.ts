@@ -119,7 +119,8 @@ export const PROCEDURES: readonly string[] = [
 }`,
   `create procedure DB.DBA.LODESTONE_MARK (in base varchar, in commit_id varchar)
 {
-  delete from DB.DBA.RDF_QUAD where G = iri_to_id ('${MARKERS}') and S = iri_to_id (base);
+  -- by the primary key's prefix (P, S): G and S alone may scan the table
+  delete from DB.DBA.RDF_QUAD where P = iri_to_id ('${INDEXED_COMMIT}') and S = iri_to_id (base) and G = iri_to_id ('${MARKERS}');
   if (commit_id is not null)
     DB.DBA.RDF_QUAD_URI_L ('${MARKERS}', base, '${INDEXED_COMMIT}', commit_id);
   return commit_id;
