@@ -46,9 +46,9 @@ export async function listen(config: ServeConfig, handle: RequestListener, agent
   log(`owner WebID: ${agents.owner.webId}`);
   log(`owner certificate: ${agents.owner.credentialsFile} (curl -k -E ${agents.owner.credentialsFile} ${config.base})`);
   log(`secretary certificate: ${agents.secretary.credentialsFile}`);
-  log(readyLine(config, server.address() as AddressInfo));
   const { file, passwordFile } = agents.ownerPkcs12;
   log(`in a browser: import ${file} as your certificate (its password is in ${passwordFile}), then open ${config.base}`);
+  log(readyLine(config, server.address() as AddressInfo)); // last: the line that says the server is ready
   return server;
 }
 

@@ -248,7 +248,7 @@ describe('the headers every answer carries', () => {
     assert.equal(read(req, res), true, 'the fast path answered');
     assert.equal(written?.status, 304);
     assert.equal(written?.headers['X-Content-Type-Options'], 'nosniff');
-    assert.equal(written?.headers.Vary, 'Accept, Origin');
+    assert.equal(written?.headers.Vary, 'Accept, Accept-Encoding, Origin'); // as its 200 would (RFC 9110 §15.4.5)
     assert.equal(written?.headers['Strict-Transport-Security'], HSTS);
   });
 
