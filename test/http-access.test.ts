@@ -8,12 +8,10 @@
  * checked against git: 403 and HEAD did not move.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { issueCredentials, rsaPublicKey } from '../src/auth/certificates.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { git, headOf } from './helpers.js';
-import { assertRdfError, header, putTurtle, serverForFile, turtle, type TestServer } from './http-helpers.js';
+import { assertRdfError, certifiedAgent, header, putTurtle, serverForFile, type TestServer, turtle } from './http-helpers.js';
 
 let s: TestServer;
 let repo: string;
@@ -33,15 +31,7 @@ serverForFile(async (server, dir) => {
 const EX = 'https://example.org/ns#';
 
 /** A new agent with its WebID document and key in the admin dataspace, and its certificate. */
-async function agent(name: string): Promise<{ webId: string; pem: string }> {
-  const id = randomUUID();
-  const webId = `${s.admin}acl/agents/${id}/#this`;
-  const credentials = await issueCredentials({ commonName: name, webId });
-  const key = rsaPublicKey(credentials.certPem)!;
-  await adminPut(`acl/public-keys/${id}/`, `<#this> a <${ns.cert}RSAPublicKey> ; <${ns.cert}modulus> "${key.modulus}"^^<${ns.xsd}hexBinary> ; <${ns.cert}exponent> ${key.exponent} .`);
-  await adminPut(`acl/agents/${id}/`, `<#this> a <${ns.foaf}Agent> ; <${ns.foaf}name> "${name}" ; <${ns.cert}key> <${s.admin}acl/public-keys/${id}/#this> .`);
-  return { webId, pem: credentials.certPem + credentials.keyPem };
-}
+const agent = (name: string) => certifiedAgent(s, name);
 
 /** PUTs a document of the admin dataspace as the owner. */
 function adminPut(path: string, body: string): Promise<void> {

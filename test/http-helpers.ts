@@ -11,6 +11,8 @@ import { request as httpRequest, type Agent as HttpAgent, type ClientRequest, ty
 import { createServer, type AddressInfo } from 'node:net';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { issueCredentials, rsaPublicKey } from '../src/auth/certificates.js';
 import { serveConfig } from '../src/config.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { serve, type Running, type ServeSeams } from '../src/server.js';
@@ -246,6 +248,20 @@ export async function putTurtle(s: TestServer, path: string, body: string): Prom
   const head = await s.request('HEAD', path);
   const res = await s.request('PUT', path, { headers: { ...turtle, ...(head.status === 200 ? { 'If-Match': String(head.headers.etag) } : {}) }, body });
   if (res.status !== 201 && res.status !== 200) throw new Error(`PUT ${path}: ${res.status} ${res.body}`);
+}
+
+/**
+ * A new agent of the admin dataspace written as the owner writes one by hand: its public key and its
+ * WebID document (with `extra` Turtle about `<#this>`, e.g. acl:delegates), and its certificate.
+ */
+export async function certifiedAgent(s: TestServer, name: string, extra = ''): Promise<{ webId: string; pem: string }> {
+  const id = randomUUID();
+  const webId = `${s.admin}acl/agents/${id}/#this`;
+  const credentials = await issueCredentials({ commonName: name, webId });
+  const key = rsaPublicKey(credentials.certPem)!;
+  await putTurtle(s, `/admin/acl/public-keys/${id}/`, `<#this> a <${ns.cert}RSAPublicKey> ; <${ns.cert}modulus> "${key.modulus}"^^<${ns.xsd}hexBinary> ; <${ns.cert}exponent> ${key.exponent} .`);
+  await putTurtle(s, `/admin/acl/agents/${id}/`, `<#this> a <${ns.foaf}Agent> ; <${ns.foaf}name> "${name}" ; <${ns.cert}key> <${s.admin}acl/public-keys/${id}/#this>${extra} .`);
+  return { webId, pem: credentials.certPem + credentials.keyPem };
 }
 
 /** A data directory whose end-user dataspace (at https://localhost:`port`/) mirrors to `location` with `token` (credentials mode 0600). */

@@ -10,14 +10,12 @@
  * agent who delegates and one who does not), and the cache-poisoning sequence of LinkedDataHub.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { issueCredentials, rsaPublicKey } from '../src/auth/certificates.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { git, removeTempDirs, tempDir } from './helpers.js';
-import { assertRdfError, freePort, header, makePublic, putTurtle, startServer, turtle, type TestServer } from './http-helpers.js';
+import { assertRdfError, certifiedAgent, freePort, header, makePublic, putTurtle, startServer, type TestServer, turtle } from './http-helpers.js';
 import { Origin, type Reply } from './origin-server.js';
 
 after(removeTempDirs);
@@ -34,16 +32,7 @@ let secure: Origin;
 const plain = new Origin();
 
 /** A new agent of the first admin dataspace, with its certificate; `delegates`: its WebID document names the secretary. */
-async function agent(name: string, delegates: boolean): Promise<{ webId: string; pem: string }> {
-  const id = randomUUID();
-  const webId = `${s.admin}acl/agents/${id}/#this`;
-  const credentials = await issueCredentials({ commonName: name, webId });
-  const key = rsaPublicKey(credentials.certPem)!;
-  await putTurtle(s, `/admin/acl/public-keys/${id}/`, `<#this> a <${ns.cert}RSAPublicKey> ; <${ns.cert}modulus> "${key.modulus}"^^<${ns.xsd}hexBinary> ; <${ns.cert}exponent> ${key.exponent} .`);
-  const delegation = delegates ? ` ; <${ns.acl}delegates> <${s.running.agents.secretary.webId}>` : '';
-  await putTurtle(s, `/admin/acl/agents/${id}/`, `<#this> a <${ns.foaf}Agent> ; <${ns.foaf}name> "${name}" ; <${ns.cert}key> <${s.admin}acl/public-keys/${id}/#this>${delegation} .`);
-  return { webId, pem: credentials.certPem + credentials.keyPem };
-}
+const agent = (name: string, delegates: boolean) => certifiedAgent(s, name, delegates ? ` ; <${ns.acl}delegates> <${s.running.agents.secretary.webId}>` : '');
 
 before(async () => {
   const port = await freePort();

@@ -6,28 +6,25 @@
  * answers accordingly. The panel is shown to those who may write the request, and to nobody else.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { ns } from '../src/rdf/namespaces.js';
+import { checked, launchChromium, skipWithoutChromium, visitor } from './chromium.js';
 import { git, removeTempDirs, tempDir } from './helpers.js';
 import { header, putTurtle, signUp, startServer, type Stranger, type TestServer } from './http-helpers.js';
 
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
 after(removeTempDirs);
 
-describe('access requests, granted and refused from their page in Chromium', () => {
+describe('access requests, granted and refused from their page in Chromium', { skip: skipWithoutChromium }, () => {
   let s: TestServer;
   let browser: Browser;
   let stranger: Stranger;
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is not installed: apt-get install chromium`);
     s = await startServer([], tempDir('access-requests'), undefined, {}, { tls: true }); // Chromium over the wire
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await launchChromium();
     stranger = await signUp(s, 'Sam Stranger');
     for (const slug of ['wanted', 'refused']) await putTurtle(s, `${slug}/`, `<#this> <${ns.dct}title> "The ${slug} one" .`);
   });
@@ -44,14 +41,10 @@ describe('access requests, granted and refused from their page in Chromium', () 
   }
 
   async function asOwner(url: string) {
-    const origin = new URL(s.base).origin;
-    const context = await browser.newContext({ ignoreHTTPSErrors: true, clientCertificates: [{ origin, cert: Buffer.from(s.ownerPem), key: Buffer.from(s.ownerPem) }] });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('dialog', (dialog) => void dialog.accept());
-    await page.goto(url);
-    return { context, page, problems };
+    const visit = await visitor(browser, s.base, s.ownerPem);
+    visit.page.on('dialog', (dialog) => void dialog.accept());
+    await visit.page.goto(url);
+    return visit;
   }
 
   it('grants in one click: an authorization document in git, the request gone, and the stranger reads', async () => {
@@ -60,8 +53,7 @@ describe('access requests, granted and refused from their page in Chromium', () 
     const { context, page, problems } = await asOwner(request);
     const panel = page.locator('section.grant');
     assert.match((await panel.textContent())!, new RegExp(`${stranger.webId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*asks for.*read.*on.*${s.base}wanted/`, 's'));
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    assert.deepEqual(violations.map((v) => v.id), [], 'axe');
+    await checked(page, problems, 'access-request');
     await page.click('section.grant button[value="grant"]');
     await page.locator('section.grant .status', { hasText: 'Granted' }).waitFor();
     assert.deepEqual(problems, []);

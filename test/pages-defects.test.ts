@@ -4,35 +4,26 @@
  * and TimeMap, the footer's sitemap link, "empty" only when nothing shows, phone width, and people
  * by name where the viewer may read it. Pages touched are checked by axe-core.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { issueCredentials, rsaPublicKey } from '../src/auth/certificates.js';
+import type { Browser } from 'playwright-core';
 import { ns } from '../src/rdf/namespaces.js';
+import { checked, launchChromium, skipWithoutChromium, visitor as visit } from './chromium.js';
 import { removeTempDirs, tempDir } from './helpers.js';
-import { makePublic, putTurtle, startServer, type TestServer } from './http-helpers.js';
+import { certifiedAgent, makePublic, putTurtle, startServer, type TestServer } from './http-helpers.js';
 
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
 
 after(removeTempDirs);
 
-describe('the web interface’s dead ends (issue 28)', { skip: !present && process.env.CI !== 'true' ? `${CHROMIUM} is not installed (apt-get install chromium)` : false }, () => {
+describe('the web interface’s dead ends (issue 28)', { skip: skipWithoutChromium }, () => {
   let s: TestServer;
   let browser: Browser;
   let reader: { webId: string; pem: string };
   let stranger: { webId: string; pem: string };
 
   before(async () => {
-    assert.ok(present, `${CHROMIUM} is not installed: apt-get install chromium`);
     s = await startServer([], tempDir('pages-defects'), undefined, {}, { tls: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     await putTurtle(s, 'notes/', `<> a <${ns.dh}Container> ; <${ns.dct}title> "Notes" .`);
     await putTurtle(s, 'notes/first/', `<#this> <${ns.dct}title> "First note" .`);
     reader = await agent('Rita Reader');
@@ -45,15 +36,8 @@ describe('the web interface’s dead ends (issue 28)', { skip: !present && proce
     await s?.close();
   });
 
-  async function agent(name: string): Promise<{ webId: string; pem: string }> {
-    const id = randomUUID();
-    const webId = `${s.admin}acl/agents/${id}/#this`;
-    const credentials = await issueCredentials({ commonName: name, webId });
-    const key = rsaPublicKey(credentials.certPem)!;
-    await putTurtle(s, `/admin/acl/public-keys/${id}/`, `<#this> a <${ns.cert}RSAPublicKey> ; <${ns.cert}modulus> "${key.modulus}"^^<${ns.xsd}hexBinary> ; <${ns.cert}exponent> ${key.exponent} .`);
-    await putTurtle(s, `/admin/acl/agents/${id}/`, `<#this> a <${ns.foaf}Agent> ; <${ns.foaf}name> "${name}" ; <${ns.cert}key> <${s.admin}acl/public-keys/${id}/#this> .`);
-    return { webId, pem: credentials.certPem + credentials.keyPem };
-  }
+  const agent = (name: string) => certifiedAgent(s, name);
+  const visitor = (pem?: string, options: { locale?: string; width?: number } = {}) => visit(browser, s.base, pem, { ...options, timeoutMs: 10_000 });
 
   /** DELETE as the owner, quoting the current ETag. */
   async function remove(path: string): Promise<number> {
@@ -61,29 +45,7 @@ describe('the web interface’s dead ends (issue 28)', { skip: !present && proce
     return (await s.request('DELETE', path, { headers: { 'If-Match': String(head.headers.etag) } })).status;
   }
 
-  async function visitor(pem?: string, options: { locale?: string; width?: number } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    const origin = new URL(s.base).origin;
-    const context = await browser.newContext({
-      ignoreHTTPSErrors: true,
-      locale: options.locale ?? 'en-US',
-      ...(options.width ? { viewport: { width: options.width, height: 800 } } : {}),
-      ...(pem ? { clientCertificates: [{ origin, cert: Buffer.from(pem), key: Buffer.from(pem) }] } : {}),
-    });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !/the server responded with a status of (403|404)/.test(message.text())) problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    return { context, page, problems };
-  }
 
-  async function checked(page: Page, problems: string[], name: string): Promise<void> {
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    assert.deepEqual(violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), [], `axe on ${name}`);
-    assert.deepEqual(problems, [], `console errors on ${name}`);
-  }
 
   it('offers delete (and edits) only where the server would take them: not the root, the admin root or the owner’s agent document; a container with documents says to empty it first', async () => {
     const { context, page, problems } = await visitor(s.ownerPem);

@@ -4,41 +4,28 @@
  * checked by axe-core (no violation) and must raise no Content-Security-Policy report or script
  * error. In CI (`CI=true`) a missing Chromium is a failure; elsewhere the suite is skipped.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { issueCredentials, rsaPublicKey } from '../src/auth/certificates.js';
+import type { Browser } from 'playwright-core';
 import { ns } from '../src/rdf/namespaces.js';
+import { checked, launchChromium, skipWithoutChromium, visitor as visit } from './chromium.js';
 import { commitCount, fileAtHead, git, removeTempDirs, tempDir } from './helpers.js';
-import { putTurtle, startServer, turtle, type TestServer } from './http-helpers.js';
-
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-const SCREENSHOTS = process.env.SCREENSHOTS; // a folder: every checked page is saved there as PNG
+import { certifiedAgent, putTurtle, startServer, type TestServer, turtle } from './http-helpers.js';
 
 after(removeTempDirs);
 
-describe('the web interface in Chromium', { skip: !present && process.env.CI !== 'true' ? `${CHROMIUM} is not installed (apt-get install chromium)` : false }, () => {
+describe('the web interface in Chromium', { skip: skipWithoutChromium }, () => {
   let s: TestServer;
   let browser: Browser;
   let reader: { webId: string; pem: string };
 
   before(async () => {
-    assert.ok(present, `${CHROMIUM} is not installed: apt-get install chromium`);
     s = await startServer([], tempDir('pages'), undefined, {}, { tls: true }); // Chromium over the wire
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     await putTurtle(s, 'notes/', `<> a <${ns.dh}Container> ; <${ns.dct}title> "Notes" .`);
     await putTurtle(s, 'notes/first/', `<#this> <${ns.dct}title> "First note 🦄" ; <${ns.dct}description> """Two\nlines""" ; <${ns.foaf}knows> [ <${ns.foaf}name> "Bob" ] ; <https://example.org/ns#steps> ( "one" "two" ) ; <${ns.dct}created> "2024-05-01T10:00:00Z"^^<${ns.xsd}dateTime> .`);
     reader = await agent('Rita Reader');
     await putTurtle(s, '/admin/acl/authorizations/rita/', `<#this> a <${ns.acl}Authorization> ; <${ns.acl}agent> <${reader.webId}> ; <${ns.acl}mode> <${ns.acl}Read> ; <${ns.acl}accessTo> <${s.base}>, <${s.base}sparql> ; <${ns.acl}default> <${s.base}> .`);
-    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
   after(async () => {
@@ -46,40 +33,10 @@ describe('the web interface in Chromium', { skip: !present && process.env.CI !==
     await s?.close();
   });
 
-  async function agent(name: string): Promise<{ webId: string; pem: string }> {
-    const id = randomUUID();
-    const webId = `${s.admin}acl/agents/${id}/#this`;
-    const credentials = await issueCredentials({ commonName: name, webId });
-    const key = rsaPublicKey(credentials.certPem)!;
-    await putTurtle(s, `/admin/acl/public-keys/${id}/`, `<#this> a <${ns.cert}RSAPublicKey> ; <${ns.cert}modulus> "${key.modulus}"^^<${ns.xsd}hexBinary> ; <${ns.cert}exponent> ${key.exponent} .`);
-    await putTurtle(s, `/admin/acl/agents/${id}/`, `<#this> a <${ns.foaf}Agent> ; <${ns.foaf}name> "${name}" ; <${ns.cert}key> <${s.admin}acl/public-keys/${id}/#this> .`);
-    return { webId, pem: credentials.certPem + credentials.keyPem };
-  }
+  const agent = (name: string) => certifiedAgent(s, name);
+  const visitor = (pem?: string, locale = 'en-US') => visit(browser, s.base, pem, { locale });
 
-  /** A browser context as `pem`'s agent (none: anonymous), collecting CSP reports and script errors. */
-  async function visitor(pem?: string, locale = 'en-US'): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    const origin = new URL(s.base).origin;
-    const context = await browser.newContext({
-      ignoreHTTPSErrors: true,
-      locale,
-      ...(pem ? { clientCertificates: [{ origin, cert: Buffer.from(pem), key: Buffer.from(pem) }] } : {}),
-    });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !/the server responded with a status of (403|404|409|412|428)/.test(message.text())) problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    return { context, page, problems };
-  }
 
-  /** axe-core finds nothing on the page, and nothing broke the CSP or a script. */
-  async function checked(page: Page, problems: string[], name: string): Promise<void> {
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    assert.deepEqual(violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), [], `axe on ${name}`);
-    assert.deepEqual(problems, [], `console errors on ${name}`);
-    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
 
   it('shows a document as the owner: title, resources, values by kind, metadata apart, formats, headers', async () => {
     const { context, page, problems } = await visitor(s.ownerPem);
