@@ -102,18 +102,18 @@ async function benchEngine(engine: BenchEngine, context: BenchContext, corpus: {
     rows.push({ section, measure: `selective query at ${num(triples / 1e6, 1)} M triples (median of 50)`, value: ms(select), baseline: `${ms(embedded.select)} embedded at ${num(triples / 1e7, 1)} M`, ratio: ratio(select / embedded.select) });
     rows.push({ section, measure: `aggregate (COUNT of a class) at ${num(triples / 1e6, 1)} M triples (median of 5)`, value: ms(aggregate), baseline: `${ms(embedded.aggregate)} embedded at ${num(triples / 1e7, 1)} M`, ratio: ratio(aggregate / embedded.aggregate) });
 
-    context.log(`index: ${engine.kind}: 16 clients, one expensive`);
+    // before the expensive queries: Fuseki and Virtuoso run an abandoned query on to their own timeout, which a sync would wait behind
     const seconds = context.quick ? 5 : 10;
+    context.log(`index: ${engine.kind}: incremental sync under 100 writes/s`);
+    start = performance.now();
+    const lags = await syncLag(index, corpus.dir, corpus.documents, 100, seconds);
+    rows.push({ section, measure: `sync lag under 100 document writes/s for ${seconds} s: p50 / p99`, value: `${ms(quantile(lags, 0.5))} / ${ms(quantile(lags, 0.99))}`, target: `(${lags.length} writes in ${ms(performance.now() - start)})` });
+    context.log(`index: ${engine.kind}: 16 clients, one expensive`);
     const alone = (await concurrentQueries(index, corpus.documents, seconds, true)).others;
     const beside = await concurrentQueries(index, corpus.documents, seconds, false);
     const p99 = quantile(beside.others, 0.99);
     rows.push({ section, measure: `16 clients, one running an expensive query (${beside.expensive} of them): the 15 others' selective p99`, value: `${ms(p99)} (${beside.others.length} queries)`, baseline: `${ms(quantile(alone, 0.99))} alone (${alone.length})`, ratio: ratio(p99 / quantile(alone, 0.99)), target: target('p99 < 1 s', p99 < 1000) });
     rows.push({ section, measure: "the expensive agent's own selective queries beside its expensive ones, p99", value: beside.own.length ? `${ms(quantile(beside.own, 0.99))} (${beside.own.length})` : 'none answered', target: target('p99 < 1 s', quantile(beside.own, 0.99) < 1000) });
-
-    context.log(`index: ${engine.kind}: incremental sync under 100 writes/s`);
-    start = performance.now();
-    const lags = await syncLag(index, corpus.dir, corpus.documents, 100, seconds);
-    rows.push({ section, measure: `sync lag under 100 document writes/s for ${seconds} s: p50 / p99`, value: `${ms(quantile(lags, 0.5))} / ${ms(quantile(lags, 0.99))}`, target: `(${lags.length} writes in ${ms(performance.now() - start)})` });
   } finally {
     await index.close();
     await running.stop();
