@@ -219,6 +219,7 @@
   /** Grant: an authorization document as one written by hand (acl:agent, acl:accessTo, acl:mode), then the request deleted; refuse: deleted. */
   async function grantRequest(form, submitter) {
     const { request, etag, authorizations, agent, target, modes } = form.dataset;
+    if (![agent, target].every((iri) => WEB_IRI.test(iri)) || !/^(Read|Write|Append|Control)( (Read|Write|Append|Control))*$/.test(modes)) return say(form, 'not a request that can be granted');
     const buttons = [...form.querySelectorAll('button')];
     for (const button of buttons) button.disabled = true;
     let done = false;

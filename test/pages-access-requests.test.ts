@@ -69,6 +69,21 @@ describe('access requests, granted and refused from their page in Chromium', { s
     assert.ok(granted[0]!.includes(`<${ns.acl}accessTo> <${s.base}wanted/>`) && granted[0]!.includes(`<${ns.acl}mode> <${ns.acl}Read>`), granted[0]);
   });
 
+  it('offers no grant for a request its asker rewrote with an IRI that would break out of the grant, or a javascript: one', async () => {
+    const request = await ask('wanted/', 'Read');
+    const path = new URL(request).pathname;
+    for (const agent of [`https://evil.example/\\u003E ; <${ns.acl}mode> <${ns.acl}Control> ; <${ns.acl}accessTo> <${s.base}`, 'javascript:alert(1)']) {
+      const read = await s.request('GET', path, { as: { pem: stranger.pem }, headers: { Accept: 'text/turtle' } });
+      const body = `<#this> a <https://w3id.org/atomgraph/linkeddatahub/admin/acl#AuthorizationRequest> ; <https://w3id.org/atomgraph/linkeddatahub/admin/acl#requestAgent> <${agent}> ; <https://w3id.org/atomgraph/linkeddatahub/admin/acl#requestAccessTo> <${s.base}wanted/> ; <https://w3id.org/atomgraph/linkeddatahub/admin/acl#requestMode> <${ns.acl}Read> .`;
+      const put = await s.request('PUT', path, { as: { pem: stranger.pem }, headers: { 'Content-Type': 'text/turtle', Accept: 'text/turtle', 'If-Match': header(read, 'etag')! }, body });
+      if (put.status >= 400) continue; // refused as it is written: nothing to offer either
+      const page = await s.request('GET', path, { headers: { Accept: 'text/html' } });
+      assert.equal(page.status, 200);
+      assert.ok(!page.body.includes('grant-request'), `no grant offered for <${agent}>`);
+      assert.ok(!/href="javascript:/i.test(page.body));
+    }
+  });
+
   it('refuses in one click: the request deleted and nothing granted; the asker sees no panel on its own request', async () => {
     const request = await ask('refused/', 'Write');
     const own = await s.request('GET', new URL(request).pathname, { as: { pem: stranger.pem }, headers: { Accept: 'text/html' } });

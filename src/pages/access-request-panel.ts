@@ -12,6 +12,8 @@ import type { Frame } from './layout.js';
 const ACL = 'http://www.w3.org/ns/auth/acl#';
 const LACL = 'https://w3id.org/atomgraph/linkeddatahub/admin/acl#';
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+/** An http(s) IRI with none of the characters an IRIREF may not hold (RFC 3987; Turtle §6.4). */
+const WEB_IRI = /^https?:\/\/[^\s<>"{}|\\^`]+$/;
 
 export interface AccessRequest {
   agent: string;
@@ -27,6 +29,9 @@ export function accessRequestOf(quads: readonly Quad[], documentUrl: string): Ac
   const [agents, targets] = [objects(`${LACL}requestAgent`), objects(`${LACL}requestAccessTo`)];
   const modes = objects(`${LACL}requestMode`).filter((m) => m.startsWith(ACL)).map((m) => m.slice(ACL.length));
   if (agents.length !== 1 || targets.length !== 1 || modes.length === 0) return undefined;
+  // the asker may edit its request: only plain web IRIs are offered, as written into the grant's Turtle (an IRI read from
+  // `\u003E` holds a `>` that would close it and write more), and as links (never `javascript:`)
+  if (![agents[0]!, targets[0]!].every((iri) => WEB_IRI.test(iri))) return undefined;
   return { agent: agents[0]!, target: targets[0]!, modes: [...new Set(modes)].sort() };
 }
 
