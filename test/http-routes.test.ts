@@ -181,6 +181,7 @@ describe('what each row needs and offers', () => {
     'a diff of two versions': () => `${s.base}routes-doc/?diff=${sha}`,
     'the SPARQL endpoint': (type) => `${s.base}sparql?query=${encodeURIComponent(resultTypes.includes(type) || type === 'text/html' ? 'ASK {}' : 'CONSTRUCT WHERE { ?s ?p ?o }')}`,
     'the dataspace’s settings': () => `${s.base}settings`,
+    'the dataspace’s status': () => `${s.base}status`,
     'the namespace ontology': (type) => (resultTypes.includes(type) ? `${s.base}ns?query=ASK%7B%7D` : type === 'text/html' ? undefined : `${s.base}ns`),
     'an agent’s access': () => `${s.admin}access?this=${encodeURIComponent(`${s.base}routes-doc/`)}`,
     'signing up': () => `${s.admin}sign%20up`,

@@ -5,12 +5,12 @@
  * with a page lists HTML after every other type, so only a client that prefers it (a browser)
  * gets one.
  */
-import { LINK_FORMAT } from '../rdf/media-types.js';
+import { JSON_TYPE, LINK_FORMAT } from '../rdf/media-types.js';
 import { HTML, PLAIN, writableTypes } from '../rdf/formats.js';
 import { resultTypes } from '../rdf/sparql-results.js';
 import { negotiate, negotiateDocument } from './negotiate.js';
 
-export type OfferKind = 'document' | 'graph' | 'answers' | 'timemap' | 'diff' | 'page' | 'asset' | 'none';
+export type OfferKind = 'document' | 'graph' | 'answers' | 'timemap' | 'diff' | 'status' | 'page' | 'asset' | 'none';
 
 export interface Offer {
   /** The media types offered, best first (the first is served when no Accept is sent). */
@@ -28,6 +28,8 @@ export const OFFERS: Readonly<Record<OfferKind, Offer>> = {
   answers: { types: [...resultTypes, ...writableTypes, HTML] },
   timemap: { types: [...writableTypes, LINK_FORMAT, HTML] },
   diff: { types: [PLAIN, HTML], fallback: PLAIN },
+  // JSON first, and to a browser too: a status is read by people with jq as often as by programs
+  status: { types: [JSON_TYPE, ...writableTypes], fallback: JSON_TYPE },
   page: { types: [HTML], fallback: HTML },
   asset: { types: [] },
   none: { types: [] },

@@ -26,6 +26,7 @@ import { namespaceOntology } from './ns.js';
 import { proxy } from './proxy.js';
 import { settings } from './settings.js';
 import { sparql } from './sparql.js';
+import { status } from './status.js';
 import { staticAsset } from './html.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import type { Context, DataspaceRuntime, Decided, Handler, State } from './state.js';
@@ -75,6 +76,8 @@ export const routes: readonly Route[] = [
   { name: 'robots.txt', in: 'every', path: 'robots.txt', needs: open, offers: 'none', methods: read(robots) },
   { name: 'a script or style of the pages', in: 'every', path: /^static\/([^/]*)$/, needs: open, offers: 'asset', methods: read(staticAsset) },
   { name: 'the dataspace’s settings', in: 'every', path: 'settings', needs: endpoint({ GET: 'Read', HEAD: 'Read', PATCH: 'Write' }), offers: 'graph', methods: { ...read(settings), PATCH: settings } },
+  // owners only: Control on the dataspace is what its owners hold
+  { name: 'the dataspace’s status', in: 'every', path: 'status', needs: endpoint('Control'), offers: 'status', methods: read(status) },
   { name: 'the namespace ontology', in: 'every', path: 'ns', needs: endpoint('Read'), offers: 'answers', methods: { ...read(namespaceOntology), POST: namespaceOntology } },
   { name: 'signing up', in: 'admin', path: 'sign%20up', needs: endpoint({ GET: 'Read', HEAD: 'Read', POST: 'Append' }), offers: 'page', methods: { ...read(signup), POST: signup } },
   { name: 'an agent’s access', in: 'admin', path: 'access', needs: endpoint('Read'), offers: 'graph', methods: read(accessEndpoint) },

@@ -1,0 +1,98 @@
+/**
+ * `<base>status` (DESIGN.md "Replicas and status", issue 29): what an owner needs to see that a
+ * dataspace is well, for it and the other dataspace of its pair (they share their owners): the
+ * branch's HEAD and its time, the commit its index reflects and the index's kind, how many documents
+ * and triples it holds, and its mirror's state and lag. JSON by default (`jq`-friendly), or RDF in
+ * any format (VoID for the sizes, the terms below for the rest). Never cached: it is now.
+ */
+import { DataFactory } from 'n3';
+import type { Quad, Quad_Object } from '@rdfjs/types';
+import { JSON_TYPE } from '../rdf/media-types.js';
+import { ns, RDF_TYPE } from '../rdf/namespaces.js';
+import { serialiseQuads } from '../rdf/formats.js';
+import type { DataspaceRuntime } from '../runtime.js';
+import { contentTypeOf } from './representations.js';
+import type { Reply } from './reply.js';
+import type { Context, Decided } from './state.js';
+
+const { namedNode, literal, quad } = DataFactory;
+
+/** The status terms (README "Status"), and VoID's for sizes. */
+export const STATUS = 'https://w3id.org/lodestone/status#';
+const VOID = 'http://rdfs.org/ns/void#';
+
+export interface DataspaceStatus {
+  dataspace: string;
+  role: 'end-user' | 'admin';
+  branch: string;
+  /** The branch's last commit (null: nothing written yet), and when it was made. */
+  head: string | null;
+  headTime: string | null;
+  index: { kind: string; commit: string | null; current: boolean };
+  documents: number;
+  triples: number;
+  mirror: { location: string; state: string; lag: number; pushed: string | null; lastError: string | null; updated: string } | null;
+}
+
+/** The status of one dataspace, read now. */
+export async function statusOf(runtime: DataspaceRuntime): Promise<DataspaceStatus> {
+  const { dataspace, mirror } = runtime;
+  const head = dataspace.store.head ?? null;
+  const commit = head ? await dataspace.store.objects.readCommit(head) : undefined;
+  const indexed = dataspace.index.indexedCommit ?? null;
+  let documents = 0;
+  for (const path of dataspace.store.listFiles().keys()) if (path.endsWith('.nt')) documents++;
+  const pushed = mirror?.status();
+  return {
+    dataspace: dataspace.base,
+    role: runtime.role === 'admin' ? 'admin' : 'end-user',
+    branch: dataspace.store.branch,
+    head,
+    headTime: commit ? new Date(commit.committer.timestamp * 1000).toISOString() : null,
+    index: { kind: dataspace.index.kind, commit: indexed, current: indexed === head },
+    documents,
+    triples: await dataspace.index.size(),
+    mirror: pushed
+      ? { location: pushed.location, state: pushed.state, lag: pushed.lag, pushed: pushed.pushed?.local ?? null, lastError: pushed.lastError ?? null, updated: pushed.updated }
+      : null,
+  };
+}
+
+/** The status as RDF: each dataspace a void:Dataset. */
+export function statusQuads(statuses: readonly DataspaceStatus[]): Quad[] {
+  const quads: Quad[] = [];
+  const integer = (n: number) => literal(String(n), namedNode(ns.xsd + 'integer'));
+  for (const s of statuses) {
+    const it = namedNode(s.dataspace);
+    const add = (p: string, o: Quad_Object) => quads.push(quad(it, namedNode(p), o));
+    add(RDF_TYPE, namedNode(VOID + 'Dataset'));
+    add(VOID + 'documents', integer(s.documents));
+    add(VOID + 'triples', integer(s.triples));
+    add(STATUS + 'role', literal(s.role));
+    add(STATUS + 'branch', literal(s.branch));
+    if (s.head) add(STATUS + 'head', literal(s.head));
+    if (s.headTime) add(STATUS + 'headTime', literal(s.headTime, namedNode(ns.xsd + 'dateTime')));
+    add(STATUS + 'indexKind', literal(s.index.kind));
+    if (s.index.commit) add(STATUS + 'indexedCommit', literal(s.index.commit));
+    if (s.mirror) {
+      add(STATUS + 'mirror', namedNode(s.mirror.location));
+      add(STATUS + 'mirrorState', literal(s.mirror.state));
+      add(STATUS + 'mirrorLag', integer(s.mirror.lag));
+      if (s.mirror.lastError) add(STATUS + 'mirrorError', literal(s.mirror.lastError));
+    }
+  }
+  return quads;
+}
+
+/** GET and HEAD of `<base>status`: the route table's handler (owners only: the row needs Control). */
+export async function status(ctx: Context, { type }: Decided): Promise<Reply> {
+  const { runtime, served } = ctx.state;
+  // the pair first as it asked: the dataspace asked about, then the other of its pair
+  const pair = [runtime, ...served.runtimes.filter((r) => r !== runtime && r.access === runtime.access)];
+  const statuses = await Promise.all(pair.map(statusOf));
+  const headers = { 'Cache-Control': 'no-store' };
+  if (type === undefined || type === JSON_TYPE) {
+    return { headers, contentType: `${JSON_TYPE}; charset=utf-8`, body: () => Promise.resolve(JSON.stringify({ dataspaces: statuses }, null, 2) + '\n') };
+  }
+  return { headers, contentType: contentTypeOf(type), body: () => serialiseQuads(statusQuads(statuses), type) };
+}
