@@ -49,6 +49,7 @@ import type { DataspaceRuntime } from './runtime.js';
 import { listen, requestListener, stopListening, type RequestListener } from './serve-http.js';
 import { SystemSettings } from './settings.js';
 import { DiskClient } from './store/disk.js';
+import { UploadPack } from './store/upload-pack.js';
 import { readDataspaces, readEtagKey, readProxySecret, readSessionKey, readSystemConfig, systemConfigFile } from './system-config.js';
 import { SystemFile } from './system-file.js';
 import { startPool, type PoolName } from './threads.js';
@@ -207,6 +208,8 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       pages,
       quotas: new Quotas({ exempt: [agents.owner.webId, agents.secretary.webId] }),
       signupCredentials: (request) => signups.issue(request),
+      secretary: agents.secretary.webId,
+      uploadPack: new UploadPack(),
       log,
     }, accessLog);
     const server = await listen(config, handle, agents, accessLog, log);

@@ -34,6 +34,7 @@ export interface DocumentServiceOptions {
   validate?: (url: string, bytes: Buffer) => Promise<void>;
 }
 
+import { repositoryStatus, type RepositoryStatus } from './repository-status.js';
 export type { QueryRequest } from '../index/index-core.js';
 
 export class DocumentService {
@@ -77,6 +78,16 @@ export class DocumentService {
   /** The blob id of a document at HEAD, without reading it. */
   blobId(relativePath: string): string | undefined {
     return this.dataspace.store.blobId(this.dataspace.fileOf(relativePath));
+  }
+
+  /** The git directory of the repository the documents are kept in (served to replicas: http/git-http.ts). */
+  get repository(): string {
+    return this.dataspace.store.gitdir;
+  }
+
+  /** How the repository and the index stand now (the status resource). */
+  status(): Promise<RepositoryStatus> {
+    return repositoryStatus(this.dataspace);
   }
 
   /** The commit the documents are at (undefined for an empty branch). */

@@ -57,6 +57,10 @@ export interface AppOptions {
   quotas: Quotas;
   /** Where a signup's certificate is made (the signup pool). */
   signupCredentials: IssueCredentials;
+  /** The server's own agent, to whose certificate the repositories are served. */
+  secretary: string | undefined;
+  /** Where packs of the repositories are made for replicas. */
+  uploadPack: Served['uploadPack'];
   log: (line: string) => void;
 }
 
@@ -78,6 +82,8 @@ export function createApp(options: AppOptions): Koa<State> {
     pages: options.pages,
     quotas: options.quotas,
     signupCredentials: options.signupCredentials,
+    secretary: options.secretary,
+    uploadPack: options.uploadPack,
     trusts: options.trusts,
     caches: options.caches,
     route,

@@ -70,7 +70,7 @@ export function accessLinks(agent: string | undefined, modes: ReadonlySet<Mode>)
  * method unless given.
  */
 export interface Needs {
-  on: 'document' | 'endpoint' | 'root' | 'proxied' | 'nothing';
+  on: 'document' | 'endpoint' | 'root' | 'proxied' | 'secretary' | 'nothing';
   mode?: Need | Partial<Record<string, Need>>;
   /** The request is granted to an agent, so an anonymous one is refused whatever it holds. */
   agent?: true;
@@ -86,6 +86,10 @@ export async function authorize(ctx: Context, needs: Needs): Promise<{ modes: Re
   const need = (typeof needs.mode === 'string' ? needs.mode : needs.mode?.[method]) ?? needOf(method) ?? 'Read';
   switch (needs.on) {
     case 'nothing':
+      return { modes: NO_MODES, path: '' };
+    case 'secretary':
+      // the repositories go to replicas, which hold the secretary's certificate: no other agent, whatever it holds
+      if (agent === undefined || agent !== served.secretary) throw forbidden('Read', agent, ctx.state.url);
       return { modes: NO_MODES, path: '' };
     case 'endpoint': {
       const modes = await modesOnEndpoint(access, ctx.state.url, agent);

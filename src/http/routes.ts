@@ -27,6 +27,7 @@ import { proxy } from './proxy.js';
 import { settings } from './settings.js';
 import { sparql } from './sparql.js';
 import { status } from './status.js';
+import { gitRefs, gitUploadPack } from './git-http.js';
 import { staticAsset } from './html.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import type { Context, DataspaceRuntime, Decided, Handler, State } from './state.js';
@@ -73,6 +74,9 @@ export const routes: readonly Route[] = [
   { name: 'restoring a version', in: 'every', path: 'document', query: 'restore', needs: { on: 'document', mode: 'Write' }, offers: 'document', methods: { POST: restore } },
   { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', needs: endpoint('Read'), offers: 'answers', methods: { ...read(sparql), POST: sparql } },
   { name: 'the sitemap', in: 'every', path: 'sitemap.xml', needs: open, offers: 'none', methods: read(sitemap) },
+  // read-only, to the secretary's certificate: replicas follow the primary with git's own protocol
+  { name: 'the repository’s refs, for replicas', in: 'every', path: '.git/info/refs', needs: { on: 'secretary' }, offers: 'none', methods: read(gitRefs) },
+  { name: 'the repository’s packs, for replicas', in: 'every', path: '.git/git-upload-pack', needs: { on: 'secretary' }, offers: 'none', methods: { POST: gitUploadPack } },
   { name: 'robots.txt', in: 'every', path: 'robots.txt', needs: open, offers: 'none', methods: read(robots) },
   { name: 'a script or style of the pages', in: 'every', path: /^static\/([^/]*)$/, needs: open, offers: 'asset', methods: read(staticAsset) },
   { name: 'the dataspace’s settings', in: 'every', path: 'settings', needs: endpoint({ GET: 'Read', HEAD: 'Read', PATCH: 'Write' }), offers: 'graph', methods: { ...read(settings), PATCH: settings } },

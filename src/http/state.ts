@@ -12,6 +12,7 @@ import type { QueryShapes } from './query-shapes.js';
 import type { Quotas } from './quotas.js';
 import type { Etags, RepresentationCache } from './representations.js';
 import type { SettingsUpdates } from './settings-updates.js';
+import type { Readable } from 'node:stream';
 
 export type { DataspaceRuntime } from '../runtime.js';
 
@@ -43,6 +44,13 @@ export interface Served {
   trusts: OriginTrust;
   /** What the read routes keep between requests: mementos, TimeMaps, SPARQL answers and query shapes (read-caches.ts). */
   caches: ReadCaches;
+  /** The server's own agent, whose certificate replicas hold: the one agent the repositories are served to (git-http.ts). */
+  secretary: string | undefined;
+  /** Packs of the repositories made for replicas, a few at a time (store/upload-pack.ts). */
+  uploadPack: {
+    advertise(gitdir: string, protocol: string | undefined): Promise<Buffer>;
+    pack(gitdir: string, protocol: string | undefined, request: Readable): Readable;
+  };
   /** Answers a request from the route table (routes.ts `route`); false when no row takes it. The proxy's URLs of its own dataspace go through it as new requests. */
   route: (ctx: Context) => Promise<boolean>;
 }

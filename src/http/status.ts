@@ -11,6 +11,7 @@ import { JSON_TYPE } from '../rdf/media-types.js';
 import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import { serialiseQuads } from '../rdf/formats.js';
 import type { DataspaceRuntime } from '../runtime.js';
+import type { RepositoryStatus } from '../documents/repository-status.js';
 import { contentTypeOf } from './representations.js';
 import type { Reply } from './reply.js';
 import type { Context, Decided } from './state.js';
@@ -21,37 +22,19 @@ const { namedNode, literal, quad } = DataFactory;
 export const STATUS = 'https://w3id.org/lodestone/status#';
 const VOID = 'http://rdfs.org/ns/void#';
 
-export interface DataspaceStatus {
+export interface DataspaceStatus extends RepositoryStatus {
   dataspace: string;
   role: 'end-user' | 'admin';
-  branch: string;
-  /** The branch's last commit (null: nothing written yet), and when it was made. */
-  head: string | null;
-  headTime: string | null;
-  index: { kind: string; commit: string | null; current: boolean };
-  documents: number;
-  triples: number;
   mirror: { location: string; state: string; lag: number; pushed: string | null; lastError: string | null; updated: string } | null;
 }
 
 /** The status of one dataspace, read now. */
 export async function statusOf(runtime: DataspaceRuntime): Promise<DataspaceStatus> {
-  const { dataspace, mirror } = runtime;
-  const head = dataspace.store.head ?? null;
-  const commit = head ? await dataspace.store.objects.readCommit(head) : undefined;
-  const indexed = dataspace.index.indexedCommit ?? null;
-  let documents = 0;
-  for (const path of dataspace.store.listFiles().keys()) if (path.endsWith('.nt')) documents++;
-  const pushed = mirror?.status();
+  const pushed = runtime.mirror?.status();
   return {
-    dataspace: dataspace.base,
+    dataspace: runtime.documents.base,
     role: runtime.role === 'admin' ? 'admin' : 'end-user',
-    branch: dataspace.store.branch,
-    head,
-    headTime: commit ? new Date(commit.committer.timestamp * 1000).toISOString() : null,
-    index: { kind: dataspace.index.kind, commit: indexed, current: indexed === head },
-    documents,
-    triples: await dataspace.index.size(),
+    ...(await runtime.documents.status()),
     mirror: pushed
       ? { location: pushed.location, state: pushed.state, lag: pushed.lag, pushed: pushed.pushed?.local ?? null, lastError: pushed.lastError ?? null, updated: pushed.updated }
       : null,

@@ -46,5 +46,10 @@ export const MULTIPART_FORM = 'multipart/form-data';
 export const OCTET_STREAM = 'application/octet-stream';
 /** A client certificate and its key (RFC 7292), as the admin endpoint hands them out. */
 export const PKCS12 = 'application/x-pkcs12';
+// git's smart HTTP protocol (gitprotocol-http(5)): what replicas fetch the repositories with
+export const GIT_ADVERTISEMENT = 'application/x-git-upload-pack-advertisement';
+export const GIT_REQUEST = 'application/x-git-upload-pack-request';
+export const GIT_RESULT = 'application/x-git-upload-pack-result';
+
 /** GitHub's REST API asks for its own JSON type (docs.github.com, "media types"). */
 export const GITHUB_JSON = 'application/vnd.github+json';
