@@ -33,7 +33,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{
-          group: ['../store/*', '../index/*', '../mirror/*', '../watch/*'],
+          group: ['../store/*', '../index/*', '../mirror/*', '../watch/*', '../replica/*'],
           message: 'src/http reaches storage only through the document service (src/documents/)',
         }],
       }],
@@ -47,7 +47,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{
-          group: ['../store/*', '../index/*', '../mirror/*', '../watch/*'],
+          group: ['../store/*', '../index/*', '../mirror/*', '../watch/*', '../replica/*'],
           message: 'src/http reaches storage only through the document service (src/documents/)',
         }],
         paths: [
@@ -74,7 +74,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/store/**/*.ts', 'src/index/**/*.ts', 'src/watch/**/*.ts', 'src/mirror/**/*.ts'],
+    files: ['src/store/**/*.ts', 'src/index/**/*.ts', 'src/watch/**/*.ts', 'src/mirror/**/*.ts', 'src/replica/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [{ group: ['../http/*', '../documents/*', '../access/*', '../auth/*'], message: 'storage, the index, the watcher and the mirror sit below documents and HTTP: they never import them' }],

@@ -97,6 +97,25 @@ function serverCredentials(pairs: readonly PairServices[]): Promise<Credentials>
   return issueCredentials({ commonName: host, dnsNames: [host, ...new Set(others), 'localhost'], ips: ['127.0.0.1', '::1'] });
 }
 
+/**
+ * The agents and the server's credentials of a data directory made before, written nowhere: a
+ * replica's, whose documents come from its primary (its secrets/ copied from the primary's).
+ */
+export async function existingAgents(data: string, adminBase: string, log: (line: string) => void): Promise<Bootstrapped> {
+  const dir = secretsDir(data);
+  const [ownerFile, secretaryFile, serverFile] = ['owner.pem', 'secretary.pem', 'server.pem'].map((name) => join(dir, name)) as [string, string, string];
+  for (const file of [ownerFile, secretaryFile, serverFile]) {
+    if (!existsSync(file)) throw new Error(`${file} is missing: a replica starts with a copy of its primary's system.ttl and secrets/ (README: "Read replicas")`);
+  }
+  return {
+    owner: agentFrom(ownerFile, (await readCredentials(ownerFile)).certPem, adminBase),
+    secretary: agentFrom(secretaryFile, (await readCredentials(secretaryFile)).certPem, adminBase),
+    server: await readCredentials(serverFile),
+    serverFile,
+    ownerPkcs12: await ownerPkcs12(dir, ownerFile, log),
+  };
+}
+
 /** Bootstraps the data directory for `pairs`, whose first pair's admin dataspace holds the owner and the secretary. */
 export async function bootstrap(data: string, pairs: readonly PairServices[], log: (line: string) => void): Promise<Bootstrapped> {
   const first = pairs[0];

@@ -33,6 +33,8 @@ export const serveOptions = {
   'slow-query-ms': { type: 'string', default: '500', description: 'milliseconds after which a running SPARQL query is slow: its lane no longer counts among those kept for quick queries' },
   index: { type: 'string', default: 'embedded', description: "where each end-user dataspace's index lives, unless system.ttl gives it one (lds:index): embedded (in this process), or a SPARQL server: oxigraph-server:<URL>, fuseki:<URL>, virtuoso:<URL> (see the README's \"Index on a SPARQL server\"); admin dataspaces stay embedded" },
   'allow-internal-urls': { type: 'boolean', default: false, description: 'let outgoing requests reach loopback and private addresses, and OpenID providers be plain HTTP' },
+  'replica-of': { type: 'string', description: 'serve as a read replica of the primary at this base URL: follow its repositories over git (with DIR/secrets/secretary.pem, copied from the primary with its system.ttl and secrets/), answer reads, send writes to the primary (307)' },
+  'replica-ca': { type: 'string', description: "with --replica-of: a PEM file of certificates to trust for the primary besides the system's (its secrets/server.pem when self-signed)" },
   'no-watch': { type: 'boolean', default: false, description: 'do not watch the repositories for git commits and edited .nt files' },
   'github-api': { type: 'string', default: 'https://api.github.com', description: 'REST API root the pusher mirrors GitHub repositories through (GitHub Enterprise: https://HOST/api/v3)' },
   'mirror-pacing': { type: 'string', default: '1000', description: 'least milliseconds between the pusher\'s content-creating API requests (GitHub asks for one second)' },
@@ -93,6 +95,8 @@ export interface ServeConfig {
   slowQueryMs: number;
   allowInternalUrls: boolean;
   watch: boolean;
+  /** A read replica's primary (its end-user base URL) and the certificates it is trusted by. */
+  replicaOf?: { primary: string; caFile?: string };
   githubApi: string;
   mirrorPacingMs: number;
   /** '-' (standard output), 'off', or the absolute path of a file to append to. */
@@ -125,6 +129,21 @@ function corsOrigins(values: unknown): string[] {
     if (!origin) throw new Error(`--cors-origin must be an origin such as https://app.example.org (scheme, host and port only), not "${value}"`);
     return origin;
   });
+}
+
+function replicaOf(primary: unknown, ca: unknown): ServeConfig['replicaOf'] {
+  if (typeof primary !== 'string') {
+    if (typeof ca === 'string') throw new Error('--replica-ca is for --replica-of');
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(primary.endsWith('/') ? primary : `${primary}/`);
+  } catch {
+    throw new Error(`--replica-of must be the primary's base URL, such as https://primary.example:4443/, not "${primary}"`);
+  }
+  if (url.protocol !== 'https:') throw new Error('--replica-of must be an https URL: the primary knows its replicas by the secretary\'s client certificate');
+  return { primary: url.href, caFile: typeof ca === 'string' ? resolve(ca) : undefined };
 }
 
 function accessLogTarget(value: string): string {
@@ -164,6 +183,7 @@ export function serveConfig(args: string[]): ServeConfig | 'help' {
     slowQueryMs: positiveInteger('slow-query-ms', values['slow-query-ms']),
     allowInternalUrls: Boolean(values['allow-internal-urls']),
     watch: !values['no-watch'],
+    replicaOf: replicaOf(values['replica-of'], values['replica-ca']),
     githubApi: String(values['github-api']),
     mirrorPacingMs: wholeNumber('mirror-pacing', values['mirror-pacing']),
     accessLog: accessLogTarget(String(values['access-log'])),

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { SignupWorkers } from './auth/signup-workers.js';
 import { readCredentials } from './auth/certificates.js';
 import { AccessControl } from './access/access-control.js';
-import { bootstrap, type Bootstrapped } from './bootstrap.js';
+import { bootstrap, existingAgents, secretsDir, type Bootstrapped } from './bootstrap.js';
 import { checkBase } from './base-check.js';
 import type { ServeConfig } from './config.js';
 import { lockDataDir } from './data-lock.js';
@@ -50,6 +50,7 @@ import { listen, requestListener, stopListening, type RequestListener } from './
 import { SystemSettings } from './settings.js';
 import { DiskClient } from './store/disk.js';
 import { UploadPack } from './store/upload-pack.js';
+import { Replica } from './replica/replica.js';
 import { readDataspaces, readEtagKey, readProxySecret, readSessionKey, readSystemConfig, systemConfigFile } from './system-config.js';
 import { SystemFile } from './system-file.js';
 import { startPool, type PoolName } from './threads.js';
@@ -132,8 +133,16 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       ontologies.set(pair.endUser.base, ontology);
       return async (url: string, bytes: Buffer) => (await ontology).validate(url, bytes);
     };
-    const opened = await openDataspaces(config, pairs, { versioning, indexes, disk, labelDeep: (ntriples, what) => composer.label(ntriples, what), constraintsOf, log });
+    // a replica's repositories are written by its fetches only: nobody's edits are taken in (no watcher)
+    const opened = await openDataspaces(config.replicaOf ? { ...config, watch: false } : config, pairs, { versioning, indexes, disk, labelDeep: (ntriples, what) => composer.label(ntriples, what), constraintsOf, log });
     built.push(() => Promise.all(opened.flatMap((pair) => [pair.endUser.close(), pair.admin.close()])));
+    // a replica copies each repository from its primary before it serves a request
+    const replica = config.replicaOf && new Replica({ ...config.replicaOf, base: config.base, credentialsFile: join(secretsDir(config.data), 'secretary.pem'), log }, opened.flatMap((pair) => [pair.endUser, pair.admin]));
+    if (replica) {
+      built.push(() => replica.stop());
+      await replica.catchUp();
+      log(`replica of ${config.replicaOf!.primary}: copied, following`);
+    }
     const secret = await readSessionKey(config.data, log);
     const shaped = await Promise.all(
       opened.map(async (pair) => {
@@ -145,7 +154,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       }),
     );
     // bootstrap writes through document services of its own: the runtimes' are built knowing the agents it makes
-    const agents = await bootstrap(config.data, shaped.map((pair) => ({ endUser: new DocumentService(pair.endUser, { compose, validate: pair.validate }), admin: new DocumentService(pair.admin, { compose }) })), log);
+    const agents = replica ? await existingAgents(config.data, shaped[0]!.admin.base, log) : await bootstrap(config.data, shaped.map((pair) => ({ endUser: new DocumentService(pair.endUser, { compose, validate: pair.validate }), admin: new DocumentService(pair.admin, { compose }) })), log);
     // each namespace ontology is built at start, in the background: pages have its labels, and its imports are on their way before the first write
     for (const { admin, ontology } of shaped) {
       void ontology.now().catch((error: Error) => stopping || log(`namespace ontology of ${admin.base}: ${error.message}`));
@@ -153,7 +162,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     }
     const mirrors = new Map<string, Pusher>();
     for (const dataspace of opened.flatMap((pair) => [pair.endUser, pair.admin])) {
-      const history = versioning.get(dataspace.base);
+      const history = replica ? undefined : versioning.get(dataspace.base); // the primary mirrors: a replica's history is the primary's
       const mirror = history && (await startMirror(dataspace.store, history, { githubApi: config.githubApi, pacingMs: config.mirrorPacingMs, log }));
       if (!mirror) continue;
       mirrors.set(dataspace.base, mirror);
@@ -210,10 +219,12 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       signupCredentials: (request) => signups.issue(request),
       secretary: agents.secretary.webId,
       uploadPack: new UploadPack(),
+      replica: replica || undefined,
       log,
     }, accessLog);
     const server = await listen(config, handle, agents, accessLog, log);
     built.push(() => stopListening(server));
+    replica?.start();
     return { server, handle, runtimes, agents, proxyCache, pages, close };
   } catch (error) {
     await close();

@@ -175,7 +175,8 @@ describe('the read fast path', () => {
     const host = new URL(s.base).host;
     const ask = (url: string, hostHeader = host, accept = 'text/turtle') => {
       let sent: { status: number; headers: OutgoingHttpHeaders; body?: Buffer } | undefined;
-      const res = { writeHead: (status: number, headers: OutgoingHttpHeaders) => (sent = { status, headers }), end: (body?: Buffer) => (sent!.body = body) } as unknown as ServerResponse;
+      const set: OutgoingHttpHeaders = {};
+      const res = { setHeader: (name: string, value: string) => (set[name] = value), writeHead: (status: number, headers: OutgoingHttpHeaders) => (sent = { status, headers: { ...set, ...headers } }), end: (body?: Buffer) => (sent!.body = body) } as unknown as ServerResponse;
       const req = { method: 'GET', url, headers: { host: hostHeader, accept }, socket: {} } as unknown as IncomingMessage;
       return read(req, res) ? sent : undefined;
     };

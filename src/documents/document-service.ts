@@ -85,6 +85,26 @@ export class DocumentService {
     return this.dataspace.store.gitdir;
   }
 
+  /**
+   * HEAD once it is not `after`: at once when it already differs, else at the next commit, or as it
+   * is after `ms` or when `signal` aborts (a replica's question, held open: http/git-http.ts).
+   */
+  headAfter(after: string | undefined, ms: number, signal: AbortSignal): Promise<string | undefined> {
+    const store = this.dataspace.store;
+    if (store.head !== after || signal.aborted) return Promise.resolve(store.head);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        store.off('head', done);
+        signal.removeEventListener('abort', done);
+        resolve(store.head);
+      };
+      const timer = setTimeout(done, ms);
+      store.on('head', done);
+      signal.addEventListener('abort', done);
+    });
+  }
+
   /** How the repository and the index stand now (the status resource). */
   status(): Promise<RepositoryStatus> {
     return repositoryStatus(this.dataspace);

@@ -25,7 +25,7 @@ import type { Quotas } from './quotas.js';
 import type { Etags, RepresentationCache } from './representations.js';
 import { dispatch, redirectToSlash, route } from './routes.js';
 import type { SettingsUpdates } from './settings-updates.js';
-import type { DataspaceRuntime, Served, State } from './state.js';
+import { COMMIT_HEADER, type DataspaceRuntime, type Served, type State } from './state.js';
 
 export interface AppOptions {
   runtimes: readonly DataspaceRuntime[];
@@ -61,10 +61,12 @@ export interface AppOptions {
   secretary: string | undefined;
   /** Where packs of the repositories are made for replicas. */
   uploadPack: Served['uploadPack'];
+  /** Set on a read replica (serve --replica-of). */
+  replica?: Served['replica'];
   log: (line: string) => void;
 }
 
-const EXPOSED = ['ETag', 'Last-Modified', 'Link', 'Location', 'Allow', 'Accept-Post', 'Accept-Patch', 'Age', 'Memento-Datetime', 'Vary'];
+const EXPOSED = ['ETag', 'Lodestone-Commit', 'Last-Modified', 'Link', 'Location', 'Allow', 'Accept-Post', 'Accept-Patch', 'Age', 'Memento-Datetime', 'Vary'];
 
 export function createApp(options: AppOptions): Koa<State> {
   const app = new Koa<State>();
@@ -84,6 +86,7 @@ export function createApp(options: AppOptions): Koa<State> {
     signupCredentials: options.signupCredentials,
     secretary: options.secretary,
     uploadPack: options.uploadPack,
+    replica: options.replica,
     trusts: options.trusts,
     caches: options.caches,
     route,
@@ -92,6 +95,8 @@ export function createApp(options: AppOptions): Koa<State> {
   app.use(async (ctx, next) => {
     await next(); // errors included: the error middleware answers inside this one
     ctx.set(headersOf.get(ctx.state.runtime?.documents.base) ?? answerHeaders(undefined));
+    const commit = ctx.state.runtime?.documents.head();
+    if (commit) ctx.set(COMMIT_HEADER, commit); // the commit the answer reflects (a write's own, once made)
     ctx.vary('Origin'); // credentials count or not by Origin (authenticate.ts), so every answer may depend on it
   });
   app.use(options.compressor.middleware()); // every body, error bodies included (compression.ts)

@@ -31,7 +31,7 @@ import { encodedTag, type Coding } from '../entity-tags.js';
 import { judge } from './reply.js';
 import type { Etags, RepresentationCache } from './representations.js';
 import { offerFor, routeOf, type Route } from './routes.js';
-import type { DataspaceRuntime } from './state.js';
+import { COMMIT_HEADER, type DataspaceRuntime } from './state.js';
 
 /** The one query the fast path answers: a memento, with nothing else that could change the answer. */
 const VERSION_ONLY = /^version=[0-9a-f]{40}$/;
@@ -211,7 +211,8 @@ export function fastReader(options: FastReaderOptions): FastReader {
   const answerOf = (req: IncomingMessage): { status: number; head: Record<string, string | number>; body: Buffer | undefined } | undefined => {
     const { method, url, headers } = req;
     if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return undefined;
-    if (headers.origin !== undefined || headers.host === undefined || headers['on-behalf-of'] !== undefined) return undefined;
+    // a client that asks for at least a commit (a replica may have to wait for it: routes.ts) is answered by Koa
+    if (headers.origin !== undefined || headers.host === undefined || headers['on-behalf-of'] !== undefined || headers['lodestone-min-commit'] !== undefined) return undefined;
     const place = placeOf(headers.host, url);
     if (!place) return undefined;
     const conditional = headers['if-match'] !== undefined || headers['if-none-match'] !== undefined;
@@ -269,6 +270,9 @@ export function fastReader(options: FastReaderOptions): FastReader {
       return false; // an error to send (404, 406, 412, an invalid path): Koa answers it as it deserves
     }
     if (!answer) return false;
+    // the commit the answer reflects, as every answer of a dataspace names it (app.ts)
+    const head = placeOf(req.headers.host!, req.url!)?.runtime.documents.head();
+    if (head) res.setHeader(COMMIT_HEADER, head);
     res.writeHead(answer.status, answer.head);
     res.end(req.method === 'HEAD' ? undefined : answer.body);
     return true;

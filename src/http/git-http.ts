@@ -10,11 +10,14 @@ import { createGunzip } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { LodestoneError } from '../errors.js';
 import { GIT_ADVERTISEMENT as ADVERTISEMENT, GIT_REQUEST as REQUEST, GIT_RESULT as RESULT } from '../rdf/media-types.js';
+import { PLAIN } from '../rdf/formats.js';
 import { mediaTypeOf } from './body.js';
 import type { Context } from './state.js';
 
 /** A client's wants and haves: a few hundred bytes per ref and per commit it has (git sends them gzipped when large). */
 const REQUEST_LIMIT = 16 * 1024 * 1024;
+/** How long a replica's question for a new HEAD is held open. */
+const HEAD_WAIT_MS = 20_000;
 
 /** GET and HEAD of `info/refs?service=git-upload-pack`: the refs advertisement. */
 export async function gitRefs(ctx: Context): Promise<void> {
@@ -35,6 +38,22 @@ export async function gitUploadPack(ctx: Context): Promise<void> {
   ctx.set('Cache-Control', 'no-cache');
   ctx.type = RESULT;
   ctx.body = ctx.state.served.uploadPack.pack(ctx.state.runtime.documents.repository, ctx.get('Git-Protocol') || undefined, bounded(body, REQUEST_LIMIT));
+}
+
+/**
+ * GET of `head?after=<sha>`: the branch's HEAD (40 hex digits, or nothing for an empty branch) as
+ * soon as it is not `after`, held open up to 20 s: a replica learns of each commit at once without
+ * asking again and again (Lodestone's own, beside git's protocol).
+ */
+export async function gitHead(ctx: Context): Promise<void> {
+  const after = new URLSearchParams(ctx.querystring).get('after') ?? undefined;
+  if (after !== undefined && !/^[0-9a-f]{40}$/.test(after)) throw new LodestoneError('BadRequest', 'after= names a commit by its 40 hexadecimal digits');
+  const gone = new AbortController();
+  ctx.res.once('close', () => gone.abort()); // the replica went away (the response's close: the request's comes once it is read)
+  const head = await ctx.state.runtime.documents.headAfter(after, HEAD_WAIT_MS, gone.signal);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = `${PLAIN}; charset=utf-8`;
+  ctx.body = `${head ?? ''}\n`;
 }
 
 /** `input`, cut off with an error past `limit` bytes (git then stops: the client sees the request refused). */

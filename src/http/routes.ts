@@ -27,7 +27,7 @@ import { proxy } from './proxy.js';
 import { settings } from './settings.js';
 import { sparql } from './sparql.js';
 import { status } from './status.js';
-import { gitRefs, gitUploadPack } from './git-http.js';
+import { gitHead, gitRefs, gitUploadPack } from './git-http.js';
 import { staticAsset } from './html.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import type { Context, DataspaceRuntime, Decided, Handler, State } from './state.js';
@@ -36,6 +36,7 @@ import { notAcceptable } from './document-read.js';
 import { acceptOf } from './negotiate.js';
 import { choose, NARROWER, OFFERS, type Offer, type OfferKind } from './offers.js';
 import { send } from './reply.js';
+import { sentToPrimary } from './replica-routing.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
@@ -53,6 +54,8 @@ export interface Route {
   /** The kind of representation it answers reads with. */
   offers: OfferKind;
   methods: Partial<Record<Method, Handler>>;
+  /** A POST reads (a query): a replica answers it rather than sending it to the primary. */
+  postReads?: true;
 }
 
 const METHODS: readonly Method[] = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -72,17 +75,18 @@ export const routes: readonly Route[] = [
   { name: 'a TimeGate', in: 'every', path: 'document', query: 'timegate', needs: { on: 'document', mode: 'Read' }, offers: 'none', methods: read(timegate) },
   { name: 'a diff of two versions', in: 'every', path: 'document', query: 'diff', needs: { on: 'document', mode: 'Read' }, offers: 'diff', methods: read(diff) },
   { name: 'restoring a version', in: 'every', path: 'document', query: 'restore', needs: { on: 'document', mode: 'Write' }, offers: 'document', methods: { POST: restore } },
-  { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', needs: endpoint('Read'), offers: 'answers', methods: { ...read(sparql), POST: sparql } },
+  { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', needs: endpoint('Read'), offers: 'answers', methods: { ...read(sparql), POST: sparql }, postReads: true },
   { name: 'the sitemap', in: 'every', path: 'sitemap.xml', needs: open, offers: 'none', methods: read(sitemap) },
   // read-only, to the secretary's certificate: replicas follow the primary with git's own protocol
   { name: 'the repository’s refs, for replicas', in: 'every', path: '.git/info/refs', needs: { on: 'secretary' }, offers: 'none', methods: read(gitRefs) },
-  { name: 'the repository’s packs, for replicas', in: 'every', path: '.git/git-upload-pack', needs: { on: 'secretary' }, offers: 'none', methods: { POST: gitUploadPack } },
+  { name: 'the repository’s HEAD, for replicas', in: 'every', path: '.git/head', needs: { on: 'secretary' }, offers: 'none', methods: read(gitHead) },
+  { name: 'the repository’s packs, for replicas', in: 'every', path: '.git/git-upload-pack', needs: { on: 'secretary' }, offers: 'none', methods: { POST: gitUploadPack }, postReads: true },
   { name: 'robots.txt', in: 'every', path: 'robots.txt', needs: open, offers: 'none', methods: read(robots) },
   { name: 'a script or style of the pages', in: 'every', path: /^static\/([^/]*)$/, needs: open, offers: 'asset', methods: read(staticAsset) },
   { name: 'the dataspace’s settings', in: 'every', path: 'settings', needs: endpoint({ GET: 'Read', HEAD: 'Read', PATCH: 'Write' }), offers: 'graph', methods: { ...read(settings), PATCH: settings } },
   // owners only: Control on the dataspace is what its owners hold
   { name: 'the dataspace’s status', in: 'every', path: 'status', needs: endpoint('Control'), offers: 'status', methods: read(status) },
-  { name: 'the namespace ontology', in: 'every', path: 'ns', needs: endpoint('Read'), offers: 'answers', methods: { ...read(namespaceOntology), POST: namespaceOntology } },
+  { name: 'the namespace ontology', in: 'every', path: 'ns', needs: endpoint('Read'), offers: 'answers', methods: { ...read(namespaceOntology), POST: namespaceOntology }, postReads: true },
   { name: 'signing up', in: 'admin', path: 'sign%20up', needs: endpoint({ GET: 'Read', HEAD: 'Read', POST: 'Append' }), offers: 'page', methods: { ...read(signup), POST: signup } },
   { name: 'an agent’s access', in: 'admin', path: 'access', needs: endpoint('Read'), offers: 'graph', methods: read(accessEndpoint) },
   { name: 'an access request', in: 'admin', path: 'access/request', needs: { on: 'endpoint', mode: 'Append', agent: true }, offers: 'none', methods: { POST: accessRequest } },
@@ -162,6 +166,7 @@ export async function answerRoute(ctx: Koa.ParameterizedContext<State>, found: {
     }
     throw new LodestoneError('MethodNotAllowed', `${ctx.method} is not supported on ${route.name}; allowed: ${allow}`, { allow });
   }
+  if (await sentToPrimary(ctx, route.postReads === true)) return; // a replica's write, or a commit it does not hold yet
   const { modes, path } = ctx.method === 'OPTIONS' ? { modes: new Set<never>(), path: '' } : await authorize(ctx, route.needs);
   const offer = offerFor(route, ctx.method, modes);
   const accept = acceptOf(ctx.headers, ctx.querystring);

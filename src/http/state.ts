@@ -16,6 +16,19 @@ import type { Readable } from 'node:stream';
 
 export type { DataspaceRuntime } from '../runtime.js';
 
+/** Every answer of a dataspace names the commit it reflects (issue 29); a request may ask for at least one. */
+export const COMMIT_HEADER = 'Lodestone-Commit';
+export const MIN_COMMIT_HEADER = 'Lodestone-Min-Commit';
+
+/** A read replica, as the HTTP layer sees it (replica/replica.ts). */
+export interface ReplicaView {
+  /** The primary's URL for a URL of this replica. */
+  primaryUrl(url: string): string;
+  /** Whether the dataspace at `base` holds `commit`, waiting up to `ms` for it. */
+  reached(base: string, commit: string, ms: number): Promise<boolean>;
+  status(base: string): { primary: string; primaryHead: string | null; heardAt: string | null; caughtUp: boolean; lagSeconds: number | null } | undefined;
+}
+
 /** What every request of one server shares: its dataspaces and settings (built once by createApp). */
 export interface Served {
   runtimes: readonly DataspaceRuntime[];
@@ -51,6 +64,8 @@ export interface Served {
     advertise(gitdir: string, protocol: string | undefined): Promise<Buffer>;
     pack(gitdir: string, protocol: string | undefined, request: Readable): Readable;
   };
+  /** Set on a read replica: writes go to its primary, reads may wait for a commit. */
+  replica?: ReplicaView;
   /** Answers a request from the route table (routes.ts `route`); false when no row takes it. The proxy's URLs of its own dataspace go through it as new requests. */
   route: (ctx: Context) => Promise<boolean>;
 }

@@ -14,7 +14,7 @@ import type { DataspaceRuntime } from '../runtime.js';
 import type { RepositoryStatus } from '../documents/repository-status.js';
 import { contentTypeOf } from './representations.js';
 import type { Reply } from './reply.js';
-import type { Context, Decided } from './state.js';
+import type { Context, Decided, ReplicaView } from './state.js';
 
 const { namedNode, literal, quad } = DataFactory;
 
@@ -26,10 +26,12 @@ export interface DataspaceStatus extends RepositoryStatus {
   dataspace: string;
   role: 'end-user' | 'admin';
   mirror: { location: string; state: string; lag: number; pushed: string | null; lastError: string | null; updated: string } | null;
+  /** On a read replica: its primary, the primary's HEAD as last heard, and how far behind it this copy is. */
+  replica: ReturnType<ReplicaView['status']> | null;
 }
 
 /** The status of one dataspace, read now. */
-export async function statusOf(runtime: DataspaceRuntime): Promise<DataspaceStatus> {
+export async function statusOf(runtime: DataspaceRuntime, replica: ReplicaView | undefined): Promise<DataspaceStatus> {
   const pushed = runtime.mirror?.status();
   return {
     dataspace: runtime.documents.base,
@@ -38,6 +40,7 @@ export async function statusOf(runtime: DataspaceRuntime): Promise<DataspaceStat
     mirror: pushed
       ? { location: pushed.location, state: pushed.state, lag: pushed.lag, pushed: pushed.pushed?.local ?? null, lastError: pushed.lastError ?? null, updated: pushed.updated }
       : null,
+    replica: replica?.status(runtime.documents.base) ?? null,
   };
 }
 
@@ -63,6 +66,12 @@ export function statusQuads(statuses: readonly DataspaceStatus[]): Quad[] {
       add(STATUS + 'mirrorLag', integer(s.mirror.lag));
       if (s.mirror.lastError) add(STATUS + 'mirrorError', literal(s.mirror.lastError));
     }
+    if (s.replica) {
+      add(STATUS + 'primary', namedNode(s.replica.primary));
+      if (s.replica.primaryHead) add(STATUS + 'primaryHead', literal(s.replica.primaryHead));
+      add(STATUS + 'caughtUp', literal(String(s.replica.caughtUp), namedNode(ns.xsd + 'boolean')));
+      if (s.replica.lagSeconds !== null) add(STATUS + 'lagSeconds', literal(s.replica.lagSeconds.toFixed(3), namedNode(ns.xsd + 'decimal')));
+    }
   }
   return quads;
 }
@@ -72,7 +81,7 @@ export async function status(ctx: Context, { type }: Decided): Promise<Reply> {
   const { runtime, served } = ctx.state;
   // the pair first as it asked: the dataspace asked about, then the other of its pair
   const pair = [runtime, ...served.runtimes.filter((r) => r !== runtime && r.access === runtime.access)];
-  const statuses = await Promise.all(pair.map(statusOf));
+  const statuses = await Promise.all(pair.map((r) => statusOf(r, served.replica)));
   const headers = { 'Cache-Control': 'no-store' };
   if (type === undefined || type === JSON_TYPE) {
     return { headers, contentType: `${JSON_TYPE}; charset=utf-8`, body: () => Promise.resolve(JSON.stringify({ dataspaces: statuses }, null, 2) + '\n') };
