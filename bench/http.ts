@@ -23,6 +23,8 @@ const acl = ns.acl;
 interface Reply {
   status: number;
   etag: string | undefined;
+  /** The commit the answer reflects (Lodestone-Commit). */
+  commit: string | undefined;
   body: string;
   /** The body as it came over the wire (encoded, when Content-Encoding says so). */
   bytes: Buffer;
@@ -38,7 +40,7 @@ export function client(pem: string) {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const bytes = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, body: bytes.toString(), bytes, encoding: res.headers['content-encoding'] });
+          resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, commit: res.headers['lodestone-commit'] as string | undefined, body: bytes.toString(), bytes, encoding: res.headers['content-encoding'] });
         });
       });
       req.on('error', reject);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, the read fast path against bare Koa, access control, versions, stalls, start-up, pages, proxy, settings, index) and prints one
+ * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, the read fast path against bare Koa, access control, versions, stalls, start-up, pages, proxy, settings, index, replicas) and prints one
  * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,9 +16,10 @@ import { startupSection } from './startup.js';
 import { storageSection } from './storage.js';
 import { versionsSection } from './versions.js';
 import { settingsSection } from './settings.js';
+import { replicasSection } from './replicas.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection, httpSection, fastGetSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection, indexSection];
+const sections: Section[] = [storageSection, httpSection, fastGetSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection, indexSection, replicasSection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');
