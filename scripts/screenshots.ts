@@ -111,7 +111,7 @@ async function seed(s: TestServer): Promise<Seeded> {
   const schema = 'https://schema.org/';
   await putTurtle(s, 'people/', `<> a <${dh}Container> ; <${dct}title> "People" ; <${dct}description> "Everyone in the story, one document each."@en .`);
   const alice = (version: number, extra: string) => `<#this> a <${foaf}Person> ; <${foaf}name> "Alice Liddell" ; <${schema}birthDate> "1852-05-04"^^<${xsd}date> ;
-    <${foaf}age> ${6 + version} ; <${schema}height> ${1.1 + version / 10} ; <${dct}description> "A curious girl"@en, "Una niña curiosa"@es ;
+    <${foaf}age> ${6 + version} ; <${schema}height> ${(1.1 + version / 10).toFixed(2)} ; <${dct}description> "A curious girl"@en, "Una niña curiosa"@es ;
     <${foaf}knows> <${s.base}people/bob/#this> ${extra} .`;
   // three versions, for the history, a memento and a diff
   await putTurtle(s, 'people/alice/', alice(1, ''));
