@@ -3,7 +3,8 @@
  * document; the second save gets both versions, no wider than the window (side by side at 1,280 px,
  * stacked at 375 px), the differing triples marked; "keep mine" stores it (checked in git), a third
  * writer meanwhile gives a second conflict, not an overwrite; "take theirs" loads the current text
- * and its ETag into the editor. Pages are checked by axe-core.
+ * and its ETag into the editor; Turtle of yours that does not parse is shown as written. Pages are
+ * checked by axe-core.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -137,6 +138,31 @@ describe('the edit-conflict view (issue 28)', { skip: skipWithoutChromium }, () 
     await Promise.all([second.page.waitForEvent('framenavigated'), second.page.click('form.turtle-editor button[type=submit]')]);
     assert.equal(await second.page.locator('h1').textContent(), 'Fourth');
     assert.match(fileAtHead(repo, 'clash-three/')!, /"Third"/, 'the third writer’s change was kept');
+    await first.context.close();
+    await second.context.close();
+  });
+
+  it('shows both texts as written, unmarked, when yours does not parse; "keep mine" then answers the server’s 400 and changes nothing', async () => {
+    await putTurtle(s, 'clash-typo/', `<#this> <${ns.dct}title> "Start" .`);
+    const first = await owner(1280);
+    const second = await owner(1280);
+    const original = await openEditor(first.page, 'clash-typo/');
+    await openEditor(second.page, 'clash-typo/');
+    await setEditor(first.page, original.replace('"Start"', '"First"'));
+    await Promise.all([first.page.waitForEvent('framenavigated'), first.page.click('form.turtle-editor button[type=submit]')]);
+    const broken = original.replace('"Start"', '"Second');
+    await setEditor(second.page, broken);
+    await second.page.click('form.turtle-editor button[type=submit]');
+    await second.page.locator('.conflict').waitFor({ state: 'visible' });
+    await second.page.locator('.conflict-summary', { hasText: 'could not be read' }).waitFor();
+    assert.equal(await second.page.locator('.conflict pre.mine').textContent(), broken, 'yours as written');
+    assert.match((await second.page.locator('.conflict pre.theirs').textContent())!, /"First"/);
+    assert.equal(await second.page.locator('.conflict mark').count(), 0);
+    await checked(second.page, second.problems, 'conflict-unreadable');
+    const commits = commitsOf('clash-typo/').length;
+    await second.page.click('.conflict button.keep-mine');
+    await second.page.locator('form.turtle-editor .status', { hasText: /^400/ }).waitFor();
+    assert.equal(commitsOf('clash-typo/').length, commits, 'nothing written');
     await first.context.close();
     await second.context.close();
   });
