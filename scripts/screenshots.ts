@@ -45,19 +45,19 @@ interface Shot {
 const at = (seeded: Seeded, path: string) => `${seeded.s.base}${path}`;
 type CodeMirrorElement = { CodeMirror: { getValue(): string; setValue(v: string): void } };
 
+/** The document at `url` with its Turtle editor open (CodeMirror loaded). */
+async function withEditor(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.click('details.edit-turtle summary');
+  await page.locator('.CodeMirror').waitFor();
+}
+
 /** Every kind of page, in the order they are taken. */
 const PAGES: Shot[] = [
   { name: 'root', open: (page, seeded) => page.goto(seeded.s.base) },
   { name: 'root-es', locale: 'es-ES', open: (page, seeded) => page.goto(seeded.s.base) },
   { name: 'container', open: (page, seeded) => page.goto(at(seeded, 'people/')) },
-  {
-    name: 'document-owner-editor',
-    async open(page, seeded) {
-      await page.goto(at(seeded, 'people/alice/'));
-      await page.click('details.edit-turtle summary');
-      await page.locator('.CodeMirror').waitFor();
-    },
-  },
+  { name: 'document-owner-editor', open: (page, seeded) => withEditor(page, at(seeded, 'people/alice/')) },
   { name: 'document-anonymous-403', as: 'anonymous', open: (page, seeded) => page.goto(at(seeded, 'people/alice/')) },
   { name: 'deleted-404', open: (page, seeded) => page.goto(at(seeded, 'people/gone/')) },
   { name: 'history', open: (page, seeded) => page.goto(at(seeded, 'people/alice/?timemap')) },
@@ -87,9 +87,7 @@ const PAGES: Shot[] = [
     name: 'conflict',
     async open(page, seeded) {
       // the editor opened, someone else's write, then a save from the editor: the 412's view
-      await page.goto(at(seeded, 'people/carol/'));
-      await page.click('details.edit-turtle summary');
-      await page.locator('.CodeMirror').waitFor();
+      await withEditor(page, at(seeded, 'people/carol/'));
       const read = await seeded.s.request('GET', 'people/carol/', { headers: { Accept: 'text/turtle' } });
       const changed = await seeded.s.request('PATCH', 'people/carol/', {
         headers: { 'Content-Type': 'application/sparql-update', Accept: 'text/turtle', 'If-Match': header(read, 'etag')! },

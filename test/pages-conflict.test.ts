@@ -49,6 +49,23 @@ describe('the edit-conflict view (issue 28)', { skip: skipWithoutChromium }, () 
   const marked = (page: Page, side: 'mine' | 'theirs') => page.locator(`.conflict pre.${side} mark`).allTextContents();
   const unmarked = (page: Page, side: 'mine' | 'theirs') => page.locator(`.conflict pre.${side} span.line`).allTextContents();
 
+  /** Saves the editor's text, the page reloading on success. */
+  const save = (page: Page) => Promise.all([page.waitForEvent('framenavigated'), page.click('form.turtle-editor button[type=submit]')]);
+
+  /**
+   * Two owner's browsers with the editor of `path` open on the same version; the first saves its text
+   * with `edit` applied. The second, still on the version both read, is the one to conflict.
+   */
+  async function twoWriters(path: string, edit: (text: string) => string, width = 1280, locale = 'en-US') {
+    const first = await owner(width, locale);
+    const second = await owner(width, locale);
+    const original = await openEditor(first.page, path);
+    assert.equal(await openEditor(second.page, path), original);
+    await setEditor(first.page, edit(original));
+    await save(first.page);
+    return { first, second, original, close: () => Promise.all([first.context.close(), second.context.close()]) };
+  }
+
   /** Nothing on the page is wider than the window, the conflict view included. */
   async function fitsTheWindow(page: Page, label: string): Promise<void> {
     const { scroll, inner, right } = await page.evaluate(() => ({
@@ -65,14 +82,8 @@ describe('the edit-conflict view (issue 28)', { skip: skipWithoutChromium }, () 
     const long = 'a description long enough to be wider than half a window '.repeat(6).trim();
     await putTurtle(s, 'clash/', `<#this> <${ns.dct}title> "Start" ; <${ns.dct}description> "${long}" .`);
     const seeded = commitsOf('clash/').length;
-    const first = await owner(1280);
-    const second = await owner(1280);
-    const original = await openEditor(first.page, 'clash/');
-    assert.equal(await openEditor(second.page, 'clash/'), original);
-
     // theirs says more than the title: a literal written as markup, which must stay text
-    await setEditor(first.page, `${original.replace('"Start"', '"First"')}\n<#this> <${ns.dct}subject> "<img src=x id=injected>" .\n`);
-    await Promise.all([first.page.waitForEvent('framenavigated'), first.page.click('form.turtle-editor button[type=submit]')]);
+    const { first, second, original, close } = await twoWriters('clash/', (text) => `${text.replace('"Start"', '"First"')}\n<#this> <${ns.dct}subject> "<img src=x id=injected>" .\n`);
     assert.equal(await first.page.locator('h1').textContent(), 'First');
 
     const mine = original.replace('"Start"', '"Second"');
@@ -99,18 +110,12 @@ describe('the edit-conflict view (issue 28)', { skip: skipWithoutChromium }, () 
     const stored = fileAtHead(repo, 'clash/')!;
     assert.match(stored, /"Second"/);
     assert.doesNotMatch(stored, /"First"|injected/, 'the file holds mine, theirs replaced knowingly');
-    await first.context.close();
-    await second.context.close();
+    await close();
   });
 
   it('a third writer between the 412 and "keep mine" gives a second conflict, not a silent overwrite; "take theirs" then loads the newest text and its ETag', async () => {
     await putTurtle(s, 'clash-three/', `<#this> <${ns.dct}title> "Start" ; <${ns.dct}description> "Kept" .`);
-    const first = await owner(1280);
-    const second = await owner(1280);
-    const original = await openEditor(first.page, 'clash-three/');
-    await openEditor(second.page, 'clash-three/');
-    await setEditor(first.page, original.replace('"Start"', '"First"'));
-    await Promise.all([first.page.waitForEvent('framenavigated'), first.page.click('form.turtle-editor button[type=submit]')]);
+    const { second, original, close } = await twoWriters('clash-three/', (text) => text.replace('"Start"', '"First"'));
     await setEditor(second.page, original.replace('"Start"', '"Second"'));
     await second.page.click('form.turtle-editor button[type=submit]');
     await second.page.locator('.conflict pre.theirs mark').first().waitFor();
@@ -135,21 +140,15 @@ describe('the edit-conflict view (issue 28)', { skip: skipWithoutChromium }, () 
     assert.match(taken, /"First"/);
     // the editor holds the newest version with its ETag: a save from it is accepted
     await setEditor(second.page, taken.replace('"First"', '"Fourth"'));
-    await Promise.all([second.page.waitForEvent('framenavigated'), second.page.click('form.turtle-editor button[type=submit]')]);
+    await save(second.page);
     assert.equal(await second.page.locator('h1').textContent(), 'Fourth');
     assert.match(fileAtHead(repo, 'clash-three/')!, /"Third"/, 'the third writer’s change was kept');
-    await first.context.close();
-    await second.context.close();
+    await close();
   });
 
   it('shows both texts as written, unmarked, when yours does not parse; "keep mine" then answers the server’s 400 and changes nothing', async () => {
     await putTurtle(s, 'clash-typo/', `<#this> <${ns.dct}title> "Start" .`);
-    const first = await owner(1280);
-    const second = await owner(1280);
-    const original = await openEditor(first.page, 'clash-typo/');
-    await openEditor(second.page, 'clash-typo/');
-    await setEditor(first.page, original.replace('"Start"', '"First"'));
-    await Promise.all([first.page.waitForEvent('framenavigated'), first.page.click('form.turtle-editor button[type=submit]')]);
+    const { second, original, close } = await twoWriters('clash-typo/', (text) => text.replace('"Start"', '"First"'));
     const broken = original.replace('"Start"', '"Second');
     await setEditor(second.page, broken);
     await second.page.click('form.turtle-editor button[type=submit]');
@@ -163,18 +162,12 @@ describe('the edit-conflict view (issue 28)', { skip: skipWithoutChromium }, () 
     await second.page.click('.conflict button.keep-mine');
     await second.page.locator('form.turtle-editor .status', { hasText: /^400/ }).waitFor();
     assert.equal(commitsOf('clash-typo/').length, commits, 'nothing written');
-    await first.context.close();
-    await second.context.close();
+    await close();
   });
 
   it('at 375 px, in Spanish, stacks the two versions inside the window; "take theirs" loads the first writer’s text', async () => {
     await putTurtle(s, 'clash-phone/', `<#this> <${ns.dct}title> "Inicio" ; <${ns.dct}description> "${'una descripción bastante larga '.repeat(5).trim()}" .`);
-    const first = await owner(375, 'es-ES');
-    const second = await owner(375, 'es-ES');
-    const original = await openEditor(first.page, 'clash-phone/');
-    await openEditor(second.page, 'clash-phone/');
-    await setEditor(first.page, original.replace('"Inicio"', '"Primera"'));
-    await Promise.all([first.page.waitForEvent('framenavigated'), first.page.click('form.turtle-editor button[type=submit]')]);
+    const { second, original, close } = await twoWriters('clash-phone/', (text) => text.replace('"Inicio"', '"Primera"'), 375, 'es-ES');
     await setEditor(second.page, original.replace('"Inicio"', '"Segunda"'));
     await second.page.click('form.turtle-editor button[type=submit]');
     await second.page.locator('.conflict pre.theirs mark').first().waitFor();
@@ -190,7 +183,6 @@ describe('the edit-conflict view (issue 28)', { skip: skipWithoutChromium }, () 
     assert.match(await editorText(second.page), /"Primera"/);
     assert.doesNotMatch(await editorText(second.page), /"Segunda"/);
     assert.match((await second.page.locator('form.turtle-editor .status').textContent())!, /El editor tiene ahora la versión actual/);
-    await first.context.close();
-    await second.context.close();
+    await close();
   });
 });
