@@ -132,7 +132,13 @@ async function seed(s: TestServer): Promise<Seeded> {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { out: { type: 'string' }, only: { type: 'string' }, width: { type: 'string' }, help: { type: 'boolean' } } });
+  let values: { out?: string; only?: string; width?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({ options: { out: { type: 'string' }, only: { type: 'string' }, width: { type: 'string' }, help: { type: 'boolean' } } }));
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n(--help says how to use it)\n`);
+    return 2;
+  }
   if (values.help || !values.out) {
     process.stdout.write(`${HELP}${PAGES.map((shot) => shot.name).join(', ')}\n`);
     return values.help ? 0 : 2;
