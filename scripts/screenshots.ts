@@ -52,6 +52,9 @@ async function withEditor(page: Page, url: string): Promise<void> {
   await page.locator('.CodeMirror').waitFor();
 }
 
+const PEOPLE_QUERY = `SELECT ?person ?name ?born WHERE { GRAPH ?g { ?person <${ns.foaf}name> ?name OPTIONAL { ?person <https://schema.org/birthDate> ?born } } } ORDER BY ?name`;
+const AGES_QUERY = `SELECT ?name ?age WHERE { GRAPH ?g { ?person <${ns.foaf}name> ?name ; <${ns.foaf}age> ?age } } ORDER BY ?name`;
+
 /** Every kind of page, in the order they are taken. */
 const PAGES: Shot[] = [
   { name: 'root', open: (page, seeded) => page.goto(seeded.s.base) },
@@ -75,9 +78,14 @@ const PAGES: Shot[] = [
       await Promise.all([page.waitForURL(/[?&]diff=/), page.click('form.compare button[type=submit]')]);
     },
   },
+  { name: 'sparql-results', open: (page, seeded) => page.goto(at(seeded, `sparql?query=${encodeURIComponent(PEOPLE_QUERY)}`)) },
   {
-    name: 'sparql-results',
-    open: (page, seeded) => page.goto(at(seeded, `sparql?query=${encodeURIComponent(`SELECT ?person ?name ?born WHERE { GRAPH ?g { ?person <${ns.foaf}name> ?name OPTIONAL { ?person <https://schema.org/birthDate> ?born } } } ORDER BY ?name`)}`)),
+    name: 'sparql-chart',
+    async open(page, seeded) {
+      await page.goto(at(seeded, `sparql?query=${encodeURIComponent(AGES_QUERY)}`));
+      await page.click('form.chart-form button[type=submit]');
+      await page.waitForFunction(() => (window as unknown as { Chart?: { getChart(c: Element): unknown } }).Chart?.getChart(document.getElementById('chart-canvas')!) !== undefined);
+    },
   },
   { name: 'signup', as: 'anonymous', open: (page, seeded) => page.goto(`${seeded.s.admin}sign%20up`) },
   { name: 'access-request', open: (page, seeded) => page.goto(seeded.accessRequest) },
@@ -115,8 +123,8 @@ async function seed(s: TestServer): Promise<Seeded> {
   await putTurtle(s, 'people/alice/', alice(1, ''));
   await putTurtle(s, 'people/alice/', alice(2, `; <${foaf}nick> "Ally"`));
   await putTurtle(s, 'people/alice/', alice(3, `; <${foaf}nick> "Ally", "Al" ; <${dct}modified> "2026-11-26T10:00:00Z"^^<${xsd}dateTime>`));
-  await putTurtle(s, 'people/bob/', `<#this> a <${foaf}Person> ; <${foaf}name> "Bob" ; <${schema}jobTitle> "Rabbit keeper"@en, "Cuidador de conejos"@es .`);
-  await putTurtle(s, 'people/carol/', `<#this> a <${foaf}Person> ; <${foaf}name> "Carol" ; <${dct}description> "${'A long description that wraps over several lines on a phone, '.repeat(3).trim()}" .`);
+  await putTurtle(s, 'people/bob/', `<#this> a <${foaf}Person> ; <${foaf}name> "Bob" ; <${foaf}age> 27 ; <${schema}jobTitle> "Rabbit keeper"@en, "Cuidador de conejos"@es .`);
+  await putTurtle(s, 'people/carol/', `<#this> a <${foaf}Person> ; <${foaf}name> "Carol" ; <${foaf}age> 31 ; <${dct}description> "${'A long description that wraps over several lines on a phone, '.repeat(3).trim()}" .`);
   await putTurtle(s, 'people/gone/', `<#this> <${dct}title> "Soon deleted" .`);
   const head = await s.request('HEAD', 'people/gone/');
   const deleted = await s.request('DELETE', 'people/gone/', { headers: { 'If-Match': header(head, 'etag')! } });
