@@ -2,8 +2,9 @@
 // editor's Turtle and the current document, are parsed and written one triple per line in the same
 // prefixes, sorted: a triple is one line whatever its place or punctuation in the Turtle, so a line
 // the other version lacks is exactly a triple that differs. Keep mine PUTs what is shown as yours
-// quoting the ETag of the version shown as theirs (a change meanwhile is another 412, another view);
-// take theirs puts the current text and its ETag in the editor.
+// (the editor's text: edits made while the view is open are compared as they are typed, to merge by
+// hand) quoting the ETag of the version shown as theirs (a change meanwhile is another 412, another
+// view); take theirs puts the current text and its ETag in the editor.
 'use strict';
 
 (function () {
@@ -82,6 +83,22 @@
     summary.textContent = view.dataset.counts.replace('{mine}', onlyMine).replace('{theirs}', onlyTheirs);
   }
 
+  /** The Turtle editor of `form`: CodeMirror once it was opened, else its text area. */
+  function editorOf(form) {
+    const area = form.querySelector('textarea');
+    const wrapper = form.querySelector('.CodeMirror');
+    const codeMirror = wrapper && wrapper.CodeMirror;
+    return {
+      text: () => (codeMirror ? codeMirror.getValue() : area.value),
+      set(text) {
+        if (codeMirror) codeMirror.setValue(text);
+        area.value = text;
+      },
+      focus: () => (codeMirror || area).focus(),
+      onChange: (listener) => (codeMirror ? codeMirror.on('change', listener) : area.addEventListener('input', listener)),
+    };
+  }
+
   /** The conflict of `form` (the Turtle editor) as it is now: the current document fetched with its ETag, beside `mine`. */
   async function show(form, mine, tools, note) {
     const view = form.querySelector('.conflict');
@@ -90,16 +107,28 @@
     if (!response.ok && response.status !== 404) return tools.say(form, await tools.problem(response));
     const gone = response.status === 404; // deleted meanwhile: keep mine writes it again, there is nothing to take
     const theirs = gone ? '' : await response.text();
-    view.current = { mine, theirs, etag: gone ? undefined : response.headers.get('ETag'), tools };
+    view.current = { theirs, etag: gone ? undefined : response.headers.get('ETag'), tools };
     render(view, mine, theirs, url);
     view.querySelector('button.take-theirs').hidden = gone;
     view.querySelector('.conflict-note').textContent = gone ? view.dataset.deleted : note || '';
     view.hidden = false;
     view.querySelector('h3').focus();
+    if (!view.following) {
+      // merging by hand: what is edited while the view is open is "yours", compared again as it is typed
+      view.following = true;
+      const editor = editorOf(form);
+      let timer;
+      editor.onChange(() => {
+        clearTimeout(timer);
+        timer = setTimeout(() => view.hidden || render(view, editor.text(), view.current.theirs, url), 250);
+      });
+    }
   }
 
+  /** Yours as the editor holds it now (the text shown, or merged by hand since), over the version shown as theirs. */
   async function keepMine(form, view) {
-    const { mine, etag, tools } = view.current;
+    const { etag, tools } = view.current;
+    const mine = editorOf(form).text();
     // RFC 9110 §13.1.1: the validator of the version shown as theirs; a newer one fails and is shown
     const headers = { 'Content-Type': TURTLE, Accept: TURTLE, ...(etag ? { 'If-Match': etag } : { 'If-None-Match': '*' }) };
     tools.say(form, '…');
@@ -114,13 +143,12 @@
 
   function takeTheirs(form, view) {
     const { theirs, etag, tools } = view.current;
-    const editor = form.querySelector('.CodeMirror');
-    if (editor && editor.CodeMirror) editor.CodeMirror.setValue(theirs);
-    form.querySelector('textarea').value = theirs;
-    form.dataset.etag = etag;
+    const editor = editorOf(form);
     view.hidden = true;
+    editor.set(theirs);
+    form.dataset.etag = etag; // the next save replaces the version taken, and only it
     tools.say(form, view.dataset.taken);
-    (editor && editor.CodeMirror ? editor.CodeMirror : form.querySelector('textarea')).focus();
+    editor.focus();
   }
 
   document.addEventListener('click', (event) => {

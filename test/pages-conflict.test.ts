@@ -3,8 +3,8 @@
  * document; the second save gets both versions, no wider than the window (side by side at 1,280 px,
  * stacked at 375 px), the differing triples marked; "keep mine" stores it (checked in git), a third
  * writer meanwhile gives a second conflict, not an overwrite; "take theirs" loads the current text
- * and its ETag into the editor; Turtle of yours that does not parse is shown as written. Pages are
- * checked by axe-core.
+ * and its ETag into the editor; edits made with the view open are compared again (a merge by hand);
+ * Turtle of yours that does not parse is shown as written. Pages are checked by axe-core.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -143,6 +143,27 @@ describe('the edit-conflict view (issue 28)', { skip: skipWithoutChromium }, () 
     await save(second.page);
     assert.equal(await second.page.locator('h1').textContent(), 'Fourth');
     assert.match(fileAtHead(repo, 'clash-three/')!, /"Third"/, 'the third writer’s change was kept');
+    await close();
+  });
+
+  it('merges by hand: what is edited while the view is open is compared again, and "keep mine" stores the editor’s text', async () => {
+    await putTurtle(s, 'clash-merge/', `<#this> <${ns.dct}title> "Start" ; <${ns.dct}description> "Old" .`);
+    const { second, original, close } = await twoWriters('clash-merge/', (text) => text.replace('"Start"', '"First"'));
+    await setEditor(second.page, original.replace('"Old"', '"Mine"'));
+    await second.page.click('form.turtle-editor button[type=submit]');
+    await second.page.locator('.conflict pre.theirs mark').first().waitFor();
+    assert.deepEqual((await marked(second.page, 'mine')).sort(), ['<#this> dct:description "Mine" .', '<#this> dct:title "Start" .']);
+    // their title taken into mine, in the editor
+    await setEditor(second.page, original.replace('"Old"', '"Mine"').replace('"Start"', '"First"'));
+    await second.page.waitForFunction(() => document.querySelectorAll('.conflict pre.mine mark').length === 1);
+    assert.deepEqual(await marked(second.page, 'mine'), ['<#this> dct:description "Mine" .']);
+    assert.deepEqual(await marked(second.page, 'theirs'), ['<#this> dct:description "Old" .']);
+    const commits = commitsOf('clash-merge/').length;
+    await Promise.all([second.page.waitForEvent('framenavigated'), second.page.click('.conflict button.keep-mine')]);
+    assert.equal(commitsOf('clash-merge/').length, commits + 1);
+    const stored = fileAtHead(repo, 'clash-merge/')!;
+    assert.match(stored, /"First"/);
+    assert.match(stored, /"Mine"/);
     await close();
   });
 
