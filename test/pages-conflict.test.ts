@@ -96,7 +96,7 @@ describe('the edit-conflict view (issue 28)', { skip: skipWithoutChromium }, () 
     assert.ok((await unmarked(second.page, 'mine')).some((line) => line.includes(long)), 'the description is the same in both: not marked');
     assert.ok((await unmarked(second.page, 'theirs')).some((line) => line.includes(long)));
     assert.equal(await second.page.locator('#injected, .conflict img').count(), 0, 'their markup is shown as text');
-    assert.match((await second.page.locator('.conflict-summary').textContent())!, /1 highlighted only in yours, 2 only in the current version/);
+    assert.match((await second.page.locator('.conflict-summary').textContent())!, /Highlighted: 1 only in yours, 2 only in the current version/);
     await fitsTheWindow(second.page, '1,280 px');
     const [mineBox, theirsBox] = await Promise.all(['mine', 'theirs'].map((side) => second.page.locator(`.conflict pre.${side}`).boundingBox()));
     assert.equal(mineBox!.y, theirsBox!.y, 'side by side at 1,280 px');
@@ -196,7 +196,7 @@ describe('the edit-conflict view (issue 28)', { skip: skipWithoutChromium }, () 
     const [mineBox, theirsBox] = await Promise.all(['mine', 'theirs'].map((side) => second.page.locator(`.conflict pre.${side}`).boundingBox()));
     assert.ok(theirsBox!.y > mineBox!.y + mineBox!.height - 1, 'stacked at 375 px');
     assert.match((await second.page.locator('.conflict h3').textContent())!, /Otra persona cambió este documento/);
-    assert.match((await second.page.locator('.conflict-summary').textContent())!, /1 resaltadas solo en la suya, 1 solo en la versión actual/);
+    assert.match((await second.page.locator('.conflict-summary').textContent())!, /Resaltado: 1 solo en la suya, 1 solo en la versión actual/);
     assert.equal(await second.page.locator('.conflict button.keep-mine').textContent(), 'Conservar la mía (reemplaza la actual)');
     await checked(second.page, second.problems, 'conflict-375-es');
 
