@@ -1,5 +1,5 @@
 // Lodestone's pages, enhanced: the code editors, the editing forms (each write quotes the ETag it
-// read, as the API requires), the conflict view on a 412, and the chart of a query's results.
+// read, as the API requires), the conflict view on a 412 (conflict.js), and the chart of a query's results.
 // Every page reads in full without this file; it runs under a Content-Security-Policy that allows
 // no inline script, so it is the only place the pages' behaviour lives.
 'use strict';
@@ -119,12 +119,10 @@
     const response = await fetch(url, { method: 'PUT', headers: { 'Content-Type': TURTLE, Accept: TURTLE, 'If-Match': form.dataset.etag }, body: turtle, credentials: 'same-origin' });
     if (response.ok) return location.reload();
     if (response.status === 412) {
-      const current = await fetch(url, { headers: { Accept: TURTLE }, credentials: 'same-origin', cache: 'no-store' });
-      const conflict = form.querySelector('.conflict');
-      conflict.querySelector('.mine').textContent = turtle;
-      conflict.querySelector('.theirs').textContent = await current.text();
-      conflict.hidden = false;
-      return say(form, await problem(response));
+      // the conflict view (static/conflict.js, with the Turtle parser it needs) is loaded when first wanted
+      say(form, await problem(response));
+      await needs(form.querySelector('.conflict'));
+      return window.LodestoneConflict.show(form, turtle, { problem, say });
     }
     say(form, await problem(response));
   }

@@ -96,4 +96,16 @@ describe('access requests, granted and refused from their page in Chromium', { s
     assert.equal((await s.request('GET', new URL(request).pathname)).status, 404);
     assert.equal((await s.request('GET', 'refused/', { as: { pem: stranger.pem } })).status, 403);
   });
+
+  it('fits a phone (375 px): the asker’s WebID and the document wrap inside the panel, the title in the breadcrumbs, the property form’s type list', async () => {
+    const request = await ask('wanted/', 'Read');
+    const { context, page, problems } = await visitor(browser, s.base, s.ownerPem, { width: 375 });
+    await page.goto(request);
+    const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+    const wide = await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).map((e) => `${e.tagName.toLowerCase()}.${e.className}`));
+    assert.deepEqual(wide, [], 'nothing wider than the window, the closed property form included');
+    assert.ok(scroll <= inner, `the page is ${scroll} px wide in a ${inner} px window`);
+    await checked(page, problems, 'access-request-375');
+    await context.close();
+  });
 });

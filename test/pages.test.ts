@@ -259,8 +259,11 @@ describe('the web interface in Chromium', { skip: skipWithoutChromium }, () => {
     assert.ok((await page.locator('#results-table tbody tr').count()) >= 3);
     assert.deepEqual(await page.locator('#results-table thead th').allTextContents(), ['title', 'length']);
     assert.equal(await page.locator('script[src*="chart"]').count(), 0, 'the chart library is loaded when a chart is drawn');
+    const chartHeight = () => page.locator('.chart-box').evaluate((box) => box.getBoundingClientRect().height);
+    assert.equal(await chartHeight(), 0, 'no empty room is kept for a chart not drawn');
     await page.click('form.chart-form button[type=submit]');
     await page.waitForFunction(() => (window as unknown as { Chart?: { getChart(c: Element): unknown } }).Chart?.getChart(document.getElementById('chart-canvas')!) !== undefined);
+    assert.ok((await chartHeight()) > 100, 'the chart drawn has its room');
     await page.selectOption('#chart-type', 'pie');
     const type = await page.evaluate(() => (window as unknown as { Chart: { getChart(c: Element): { config: { type: string } } } }).Chart.getChart(document.getElementById('chart-canvas')!).config.type);
     assert.equal(type, 'pie');

@@ -3,7 +3,7 @@
  * work offline and under a strict Content-Security-Policy). Each is named by a digest of its bytes
  * (`lodestone.3f2a9c1d.css`), so it can be cached for a year and a new version is a new URL. They
  * are read once, at first use: the project's own (static/) and the bundled libraries (CodeMirror 5
- * with its Turtle and SPARQL modes, Chart.js), straight from their npm packages.
+ * with its Turtle and SPARQL modes, Chart.js, N3.js), straight from their npm packages.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -30,6 +30,9 @@ const SOURCES: Record<string, () => string> = {
   'codemirror.js': () => require.resolve('codemirror/lib/codemirror.js'),
   'codemirror-turtle.js': () => require.resolve('codemirror/mode/turtle/turtle.js'),
   'codemirror-sparql.js': () => require.resolve('codemirror/mode/sparql/sparql.js'),
+  // N3.js's browser build (window.N3), for the conflict view's comparison of two Turtle texts
+  'n3.js': () => require.resolve('n3/browser/n3.min.js'),
+  'conflict.js': () => own('conflict.js'),
   // the UMD build (one file, window.Chart), which the package's exports do not name: found beside its main file
   'chart.js': () => join(dirname(require.resolve('chart.js')), 'chart.umd.min.js'),
 };

@@ -2,8 +2,8 @@
  * The page of a document (or of a memento of one): its title and types, its resources by subject,
  * its metadata apart, links to every RDF format, and for a container its children, paged. Agents
  * with Write get the Turtle editor, the property form and delete; with Append, the form that
- * creates a child. Editing runs in static/lodestone.js (PUT or PATCH with the ETag read, the
- * conflict shown side by side on a 412); without scripts the page still reads in full.
+ * creates a child. Editing runs in static/lodestone.js (PUT or PATCH with the ETag read; on a
+ * 412 the conflict view of static/conflict.js); without scripts the page still reads in full.
  */
 import type { Quad } from '@rdfjs/types';
 import { GraphView, blankAnchor, propertyTable, resourceOrder, termLink, type ViewContext } from './graph-view.js';
@@ -152,11 +152,7 @@ function editor(input: DocumentPage, t: Frame['t'], base: string): Html {
 <textarea id="turtle-source" name="turtle" rows="16" spellcheck="false" data-editor="${TURTLE}" data-scripts="${assetUrls(base, 'codemirror.js', 'codemirror-turtle.js')}" data-styles="${assetUrls(base, 'codemirror.css')}">${input.turtle ?? ''}</textarea>
 <p><button type="submit">${t.save}</button></p>
 <p class="status" role="status" aria-live="polite"></p>
-<div class="conflict" hidden>
-<p>${t.conflict}</p>
-<div class="side-by-side"><div><h3>${t.yourVersion}</h3><pre class="mine"></pre></div><div><h3>${t.theirVersion}</h3><pre class="theirs"></pre></div></div>
-<p><a href="${input.documentUrl}">${t.reload}</a></p>
-</div>
+${conflictView(t, base)}
 </form></details>
 <details class="edit-properties"><summary>${t.editProperties}</summary>
 <form class="property-form" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}" data-subject="${input.documentUrl}#this" data-unchanged="${t.nothingChanged}" data-invalid="${t.invalidValue}" data-picked="${t.pickedValue}">
@@ -174,6 +170,25 @@ ${input.modes.delete === 'offered' && html`<form class="delete-document" data-do
 </form>`}
 ${input.modes.delete === 'not-empty' && html`<p class="delete-note">${t.deleteChildrenFirst}</p>`}
 </section>`;
+}
+
+/**
+ * Filled by static/conflict.js on a 412: yours and the current version one triple per line, what
+ * the other lacks marked; keep mine (a PUT quoting the current ETag) or take theirs. Side by side
+ * where there is room, stacked on a phone; long lines wrap in their box.
+ */
+function conflictView(t: Frame['t'], base: string): Html {
+  return html`<div class="conflict" hidden data-scripts="${assetUrls(base, 'n3.js', 'conflict.js')}" data-counts="${t.conflictCounts}" data-unreadable="${t.conflictUnreadable}" data-deleted="${t.conflictDeleted}" data-again="${t.conflictAgain}" data-taken="${t.conflictTaken}">
+<h3 tabindex="-1">${t.conflictTitle}</h3>
+<p>${t.conflict}</p>
+<p class="conflict-note" role="alert"></p>
+<p class="conflict-summary"></p>
+<div class="side-by-side">
+<div class="version"><h4 id="conflict-mine">${t.yourVersion}</h4><pre class="mine" tabindex="0" aria-labelledby="conflict-mine"></pre></div>
+<div class="version"><h4 id="conflict-theirs">${t.theirVersion}</h4><pre class="theirs" tabindex="0" aria-labelledby="conflict-theirs"></pre></div>
+</div>
+<p class="conflict-actions"><button type="button" class="keep-mine">${t.keepMine}</button> <button type="button" class="take-theirs">${t.takeTheirs}</button></p>
+</div>`;
 }
 
 /** On an access request under `<admin>acl/access-requests/`, Grant and Refuse (access-request-panel.ts). */
