@@ -47,7 +47,9 @@ async function run(context: BenchContext): Promise<Row[]> {
       const args = ['bin/lodestone.js', 'serve', '--data', dir, '--port', String(replicaPort), '--base', base, '--replica-of', base, '--replica-ca', join(data, 'secrets/server.pem'), ...serveFlags];
       children.push(await startChild(args, /listening on/));
     }
+    // a replica serves the primary's base (one name behind a load balancer): asked on its own port with the base's Host
     const replicaUrl = (i: number, path: string) => `https://localhost:${replicaPorts[i]}/${path}`;
+    const host = new URL(base).host;
 
     // lag under a steady stream of writes
     const perSecond = context.quick ? 20 : 100;
@@ -68,7 +70,7 @@ async function run(context: BenchContext): Promise<Row[]> {
       probes.push(
         write.then(async (reply) => {
           const written = performance.now();
-          const read = await send('GET', replicaUrl((n / 10) % 2, `bench/w${n}/`), { Accept: 'application/n-triples', 'Lodestone-Min-Commit': reply.commit ?? '' });
+          const read = await send('GET', replicaUrl((n / 10) % 2, `bench/w${n}/`), { Accept: 'application/n-triples', Host: host, 'Lodestone-Min-Commit': reply.commit ?? '' });
           if (read.status === 200) lags.push(performance.now() - written);
           else missed++;
         }),
@@ -84,7 +86,7 @@ async function run(context: BenchContext): Promise<Row[]> {
       return rows;
     }
     const wrkSeconds = context.quick ? 2 : 5;
-    const load = (url: string) => wrk(url, { connections: 8, seconds: wrkSeconds, headers: { Accept: 'text/turtle' } });
+    const load = (url: string) => wrk(url, { connections: 8, seconds: wrkSeconds, headers: { Accept: 'text/turtle', Host: host } });
     await load(`${base}bench/read/`); // warm
     const primaryAlone = await load(`${base}bench/read/`);
     await Promise.all([0, 1].map((i) => load(replicaUrl(i, 'bench/read/'))));

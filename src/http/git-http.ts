@@ -37,7 +37,7 @@ export async function gitUploadPack(ctx: Context): Promise<void> {
   const body = encoding === 'gzip' ? ctx.req.pipe(createGunzip()) : ctx.req;
   ctx.set('Cache-Control', 'no-cache');
   ctx.type = RESULT;
-  ctx.body = ctx.state.served.uploadPack.pack(ctx.state.runtime.documents.repository, ctx.get('Git-Protocol') || undefined, bounded(body, REQUEST_LIMIT));
+  ctx.body = await ctx.state.served.uploadPack.pack(ctx.state.runtime.documents.repository, ctx.get('Git-Protocol') || undefined, bounded(body, REQUEST_LIMIT));
 }
 
 /**

@@ -62,7 +62,7 @@ export interface Served {
   /** Packs of the repositories made for replicas, a few at a time (store/upload-pack.ts). */
   uploadPack: {
     advertise(gitdir: string, protocol: string | undefined): Promise<Buffer>;
-    pack(gitdir: string, protocol: string | undefined, request: Readable): Readable;
+    pack(gitdir: string, protocol: string | undefined, request: Readable): Promise<Readable>;
   };
   /** Set on a read replica: writes go to its primary, reads may wait for a commit. */
   replica?: ReplicaView;
