@@ -196,6 +196,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       caches: new ReadCaches(),
       compressor: new Compressor(),
       bodyLimit: config.bodyLimit,
+      uploadLimit: config.uploadLimit,
       sparqlTimeoutMs: config.sparqlTimeoutMs,
       queryShapes,
       settingsUpdates,

@@ -33,6 +33,8 @@ export interface AppOptions {
   representations: RepresentationCache;
   etags: Etags;
   bodyLimit: number;
+  /** The largest uploaded file, in bytes (413 past it). */
+  uploadLimit: number;
   sparqlTimeoutMs: number;
   /** Where the SPARQL endpoint's queries are parsed, off the thread that answers requests. */
   queryShapes: Pick<QueryShapes, 'of'>;
@@ -69,6 +71,7 @@ export function createApp(options: AppOptions): Koa<State> {
     representations: options.representations,
     etags: options.etags,
     bodyLimit: options.bodyLimit,
+    uploadLimit: options.uploadLimit,
     sparqlTimeoutMs: options.sparqlTimeoutMs,
     queryShapes: options.queryShapes,
     outbound: options.outbound,

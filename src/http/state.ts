@@ -22,6 +22,8 @@ export interface Served {
   /** The server's ETags, keyed with its secret (representations.ts). */
   etags: Etags;
   bodyLimit: number;
+  /** The largest uploaded file, in bytes (413 past it). */
+  uploadLimit: number;
   sparqlTimeoutMs: number;
   /** Queries' shapes, parsed off the thread that answers requests, with a deadline (query-shapes.ts). */
   queryShapes: Pick<QueryShapes, 'of'>;

@@ -44,6 +44,13 @@ export const JSON_TYPE = 'application/json';
 export const XML = 'application/xml';
 export const MULTIPART_FORM = 'multipart/form-data';
 export const OCTET_STREAM = 'application/octet-stream';
+
+// Uploaded files (issue 28): the images a browser shows in place, whose first bytes are checked
+export const PNG = 'image/png';
+export const JPEG = 'image/jpeg';
+export const GIF = 'image/gif';
+export const WEBP = 'image/webp';
+export const AVIF = 'image/avif';
 /** A client certificate and its key (RFC 7292), as the admin endpoint hands them out. */
 export const PKCS12 = 'application/x-pkcs12';
 /** GitHub's REST API asks for its own JSON type (docs.github.com, "media types"). */
