@@ -160,6 +160,25 @@ describe('uploads', () => {
     assert.equal(headOf(repo), before);
   });
 
+  it('let an agent with Append on uploads/ read what it uploaded, and another who sends the same bytes nothing more', async () => {
+    const [alice, bob] = [await signUp(s, 'Alice Uploader'), await signUp(s, 'Bob Uploader')];
+    const acl = 'http://www.w3.org/ns/auth/acl#';
+    const text = `<#this> a <${acl}Authorization> ; <${acl}agent> <${alice.webId}>, <${bob.webId}> ; <${acl}mode> <${acl}Append> ; <${acl}accessTo> <${s.base}uploads/> .\n`;
+    await s.running.runtimes[1]!.documents.write({ method: 'PUT', relativePath: 'acl/authorizations/uploaders/', agent: s.running.agents.owner.webId, body: { text, mediaType: 'text/turtle' } });
+    const bytes = png('alice');
+    const first = await upload(bytes, 'image/png', { pem: alice.pem });
+    assert.equal(first.status, 201, first.body);
+    const read = await s.requestBytes('GET', `/uploads/${sha1(bytes)}`, { as: { pem: alice.pem } });
+    assert.equal(read.status, 200, read.body);
+    assert.deepEqual(read.bytes, bytes);
+    const before = headOf(repo);
+    const second = await upload(bytes, 'image/png', { pem: bob.pem });
+    assert.deepEqual([second.status, header(second, 'location'), header(second, 'link')], [first.status, header(first, 'location'), header(first, 'link')], 'the same answer: Bob learns nothing of Alice\'s upload');
+    assert.equal(headOf(repo), before);
+    assertRdfError(await s.request('GET', `/uploads/${sha1(bytes)}`, { as: { pem: bob.pem } }), 403);
+    assertRdfError(await s.request('GET', `/uploads/${sha1(bytes)}/`, { as: { pem: bob.pem } }), 403);
+  });
+
   it('answer bad input with a 4xx and the RDF error body, writing nothing', async () => {
     const before = headOf(repo);
     const bogus = Buffer.from('not a png at all');
