@@ -252,7 +252,7 @@ describe('uploads', () => {
     assert.equal(timemap.body.match(/rel="[^"]*memento"/g)?.length, 2);
   });
 
-  it('delete the blob with its description, in one commit', async () => {
+  it('delete the blob with its description, and restore both, each in one commit', async () => {
     const bytes = png('to delete');
     assert.equal((await upload(bytes, 'image/png')).status, 201);
     const head = await s.request('HEAD', `/uploads/${sha1(bytes)}/`);
@@ -260,6 +260,11 @@ describe('uploads', () => {
     assert.equal(res.status, 204, res.body);
     assert.deepEqual(git(repo, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n'), [`graphs/uploads/${sha1(bytes)}`, `graphs/uploads/${sha1(bytes)}.nt`]);
     assertRdfError(await s.request('GET', `/uploads/${sha1(bytes)}`), 404);
+    // restored from its history, the description brings its file back, in one commit
+    const restored = await s.request('POST', `/uploads/${sha1(bytes)}/?restore=${git(repo, 'rev-parse', 'HEAD~1').trim()}`, { headers: { 'If-None-Match': '*' } });
+    assert.equal(restored.status, 201, restored.body);
+    assert.deepEqual(git(repo, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n'), [`graphs/uploads/${sha1(bytes)}`, `graphs/uploads/${sha1(bytes)}.nt`]);
+    assert.deepEqual((await s.requestBytes('GET', `/uploads/${sha1(bytes)}`)).bytes, bytes);
   });
 
   it('index the descriptions and nothing of the blobs, after a reindex too', async () => {
