@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ns } from '../src/rdf/namespaces.js';
 import { commitCount, git, headOf } from './helpers.js';
-import { assertRdfError, header, rawRequest, serverForFile, signUp, turtle, type TestServer } from './http-helpers.js';
+import { assertRdfError, header, makePublic, rawRequest, serverForFile, signUp, turtle, type TestServer } from './http-helpers.js';
 
 let s: TestServer;
 let repo: string;
@@ -265,6 +265,14 @@ describe('uploads', () => {
     assert.equal(restored.status, 201, restored.body);
     assert.deepEqual(git(repo, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n'), [`graphs/uploads/${sha1(bytes)}`, `graphs/uploads/${sha1(bytes)}.nt`]);
     assert.deepEqual((await s.requestBytes('GET', `/uploads/${sha1(bytes)}`)).bytes, bytes);
+  });
+
+  it('let shared caches keep a file anyone may read for a year (SPEC §8.5), and nothing else', async () => {
+    await makePublic(s, 'uploads-public');
+    const res = await s.requestBytes('GET', `/uploads/${id}`, { as: 'anonymous' });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.bytes, photo);
+    assert.equal(header(res, 'cache-control'), 'public, max-age=31536000, immutable');
   });
 
   it('index the descriptions and nothing of the blobs, after a reindex too', async () => {
