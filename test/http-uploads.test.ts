@@ -179,6 +179,15 @@ describe('uploads', () => {
     assertRdfError(await s.request('GET', `/uploads/${sha1(bytes)}/`, { as: { pem: bob.pem } }), 403);
   });
 
+  it('refuse an upload form that a page of another site makes the owner’s browser send', async () => {
+    const before = headOf(repo);
+    const form = multipart([{ name: 'file', filename: 'x.png', type: 'image/png', value: png('cross-site') }]);
+    for (const headers of [{ 'Sec-Fetch-Site': 'cross-site' }, { Origin: 'https://evil.example' }]) {
+      assertRdfError(await s.request('POST', '/uploads/', { headers: { ...headers, 'Content-Type': form.type }, body: form.body }), 403);
+    }
+    assert.equal(headOf(repo), before);
+  });
+
   it('answer bad input with a 4xx and the RDF error body, writing nothing', async () => {
     const before = headOf(repo);
     const bogus = Buffer.from('not a png at all');
