@@ -182,7 +182,7 @@ describe('uploads', () => {
   it('refuse an upload form that a page of another site makes the owner’s browser send', async () => {
     const before = headOf(repo);
     const form = multipart([{ name: 'file', filename: 'x.png', type: 'image/png', value: png('cross-site') }]);
-    for (const headers of [{ 'Sec-Fetch-Site': 'cross-site' }, { Origin: 'https://evil.example' }]) {
+    for (const headers of [{ 'Sec-Fetch-Site': 'cross-site' }, { Origin: 'https://evil.example' }] as Record<string, string>[]) {
       assertRdfError(await s.request('POST', '/uploads/', { headers: { ...headers, 'Content-Type': form.type }, body: form.body }), 403);
     }
     assert.equal(headOf(repo), before);
