@@ -212,6 +212,22 @@ describe('uploads', () => {
     assert.equal(hasObject(blobId(bogus)), false);
   });
 
+  it('hold up no other request while an upload comes slowly, nor another upload', async () => {
+    const bytes = png('slow');
+    let reads = 0;
+    const slow = await rawRequest(s, 'POST', '/uploads/', { 'Content-Type': 'image/png', 'Content-Length': String(bytes.length) }, async (req, answered) => {
+      req.write(bytes.subarray(0, 10));
+      // half a body in: a read and another upload are answered meanwhile
+      assert.equal((await s.request('GET', '/uploads/', { headers: { Accept: 'application/n-triples' } })).status, 200);
+      assert.equal((await upload(png('quick'), 'image/png')).status, 201);
+      reads++;
+      assert.equal(answered(), false);
+      req.end(bytes.subarray(10));
+    });
+    assert.equal(slow.status, 201, slow.body);
+    assert.equal(reads, 1);
+  });
+
   it('answer 413 past the upload limit, declared or streamed, with no blob and no commit', async () => {
     const before = headOf(repo);
     const big = Buffer.concat([png('big'), Buffer.alloc(LIMIT, 7)]);
