@@ -24,6 +24,7 @@ import type { QueryShapes } from './query-shapes.js';
 import type { Quotas } from './quotas.js';
 import type { Etags, RepresentationCache } from './representations.js';
 import { dispatch, redirectToSlash, route } from './routes.js';
+import type { UploadReader } from './upload-reader.js';
 import type { SettingsUpdates } from './settings-updates.js';
 import type { DataspaceRuntime, Served, State } from './state.js';
 
@@ -35,6 +36,8 @@ export interface AppOptions {
   bodyLimit: number;
   /** The largest uploaded file, in bytes (413 past it). */
   uploadLimit: number;
+  /** Where an upload's body is read to its file, off the thread that answers requests. */
+  uploads: Pick<UploadReader, 'read'>;
   sparqlTimeoutMs: number;
   /** Where the SPARQL endpoint's queries are parsed, off the thread that answers requests. */
   queryShapes: Pick<QueryShapes, 'of'>;
@@ -72,6 +75,7 @@ export function createApp(options: AppOptions): Koa<State> {
     etags: options.etags,
     bodyLimit: options.bodyLimit,
     uploadLimit: options.uploadLimit,
+    uploads: options.uploads,
     sparqlTimeoutMs: options.sparqlTimeoutMs,
     queryShapes: options.queryShapes,
     outbound: options.outbound,
