@@ -27,6 +27,7 @@ export const serveOptions = {
   'trusted-proxy-secret-file': { type: 'string', description: 'file holding the secret the trusted proxy sends as Lodestone-Proxy-Secret, readable by its owner only (default: DIR/secrets/proxy-secret, made on first start)' },
   'cors-origin': { type: 'string', multiple: true, description: 'an origin (https://app.example) whose pages may act with the visitor\'s credentials, besides the server\'s own; other origins act as anonymous' },
   'body-limit': { type: 'string', default: '2097152', description: 'largest request body in bytes; larger ones answer 413' },
+  'upload-limit': { type: 'string', default: '20971520', description: 'largest file in bytes that may be uploaded to uploads/ (20 MiB); larger ones answer 413 and nothing is written' },
   'sparql-timeout': { type: 'string', default: '30000', description: 'milliseconds a SPARQL query may run before it is stopped' },
   'query-lanes': { type: 'string', default: '2', description: 'copies of each dataspace\'s index that SPARQL queries run on, kept loaded: a slow query holds up only its own, and one agent\'s quick queries hold all but one at most; each beyond the first costs ~35 MB + 0.55-0.9 GB per million triples' },
   'extra-query-lanes': { type: 'string', default: '1', description: 'copies of a dataspace\'s index that may start beside the --query-lanes while queries run past --slow-query-ms, so quicker ones (the same agent\'s too) keep their lanes; each stops after a minute idle; 0 saves the memory' },
@@ -87,6 +88,8 @@ export interface ServeConfig {
   /** Origins (scheme://host[:port]) trusted with credentials everywhere, besides each dataspace's own. */
   corsOrigins: string[];
   bodyLimit: number;
+  /** The largest uploaded file, in bytes. */
+  uploadLimit: number;
   sparqlTimeoutMs: number;
   queryLanes: number;
   /** The index of every end-user dataspace without its own in system.ttl. */
@@ -176,6 +179,7 @@ export function serveConfig(args: string[]): ServeConfig | 'help' {
     trustedProxySecretFile: typeof values['trusted-proxy-secret-file'] === 'string' ? resolve(values['trusted-proxy-secret-file']) : undefined,
     corsOrigins: corsOrigins(values['cors-origin']),
     bodyLimit: positiveInteger('body-limit', values['body-limit']),
+    uploadLimit: positiveInteger('upload-limit', values['upload-limit']),
     sparqlTimeoutMs: positiveInteger('sparql-timeout', values['sparql-timeout']),
     queryLanes: positiveInteger('query-lanes', values['query-lanes']),
     index: parseIndexChoice(String(values.index), '--index'),

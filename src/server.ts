@@ -29,6 +29,7 @@ import { Quotas } from './http/quotas.js';
 import { ReadCaches } from './http/read-caches.js';
 import { Compressor } from './http/compression.js';
 import { Etags, RepresentationCache } from './http/representations.js';
+import { UploadReader } from './http/upload-reader.js';
 import { SettingsUpdates } from './http/settings-updates.js';
 import { authenticatorFor, oidcEndpoints } from './identity.js';
 import { startMirror } from './mirror/mirror.js';
@@ -111,7 +112,8 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     const ontologyWorkers = new OntologyWorkers({ validation: pool('shapes'), queries: pool('ontologyQueries', config.sparqlTimeoutMs) });
     const signups = new SignupWorkers(pool('signups'));
     const pages = new PageDrawer({ pool: pool('pages'), vocabularies, log });
-    built.push(() => Promise.all([disk.close(), composer.close(), remoteRdf.close(), queryShapes.close(), settingsUpdates.close(), signups.close(), ontologyWorkers.close(), pages.close()]));
+    const uploads = new UploadReader(pool('uploads'));
+    built.push(() => Promise.all([disk.close(), composer.close(), remoteRdf.close(), queryShapes.close(), settingsUpdates.close(), signups.close(), ontologyWorkers.close(), pages.close(), uploads.close()]));
     const compose = composer.compose.bind(composer);
     const toNTriples = remoteRdf.toNTriples.bind(remoteRdf);
 
@@ -206,6 +208,8 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       caches: new ReadCaches(),
       compressor: new Compressor(),
       bodyLimit: config.bodyLimit,
+      uploadLimit: config.uploadLimit,
+      uploads,
       sparqlTimeoutMs: config.sparqlTimeoutMs,
       queryShapes,
       settingsUpdates,

@@ -23,6 +23,7 @@ let s: TestServer;
 before(async () => {
   s = await startServer();
   assert.equal((await s.request('PUT', 'routes-doc/', { headers: turtle, body: '<#this> <http://purl.org/dc/terms/title> "routes" .' })).status, 201);
+  assert.equal((await s.request('PUT', 'uploads/', { headers: turtle, body: `<> a <${ns.dh}Container> .` })).status, 201);
 });
 after(async () => {
   await s?.close();
@@ -36,7 +37,7 @@ function sampleOf(route: Route): string {
   const query = route.query === undefined ? '' : { version: `?version=${SHA}`, timemap: '?timemap', timegate: '?timegate', diff: `?diff=${SHA}`, restore: `?restore=${SHA}`, proxy: proxied }[route.query];
   if (route.path === 'root') return base + query;
   if (route.path === 'document') return `${base}routes-${route.query ?? 'doc'}/${query}`;
-  if (route.path instanceof RegExp) return base + route.path.source.replace(/^\^/, '').replace(/\\\//g, '/').replace('([^/]*)$', 'google');
+  if (route.path instanceof RegExp) return base + route.path.source.replace(/^\^/, '').replace(/\\\//g, '/').replace('([^/]*)$', 'google').replace('([0-9a-f]{40})$', SHA);
   return base + route.path;
 }
 
@@ -126,7 +127,8 @@ describe('what each row needs and offers', () => {
     else if (route.path instanceof RegExp) url = sampleOf(route);
     else url = base + route.path + (route.path === 'sparql' && method !== 'POST' ? '?query=ASK%7B%7D' : route.path === 'access' ? `?this=${encodeURIComponent(`${s.base}routes-doc/`)}` : '');
     const writes = ['PUT', 'POST', 'PATCH', 'DELETE'].includes(method);
-    return { url, headers: writes ? { 'Content-Type': 'text/x-unreadable' } : {}, body: writes && method !== 'DELETE' ? 'x' : undefined };
+    // uploads/ takes a body of any type as a file: an empty one is what it refuses
+    return { url, headers: writes ? { 'Content-Type': 'text/x-unreadable' } : {}, body: writes && method !== 'DELETE' ? (route.path === 'uploads/' ? '' : 'x') : undefined };
   }
 
   /** The modes `who` holds on the row's target, as the server's access control says. */
@@ -141,6 +143,8 @@ describe('what each row needs and offers', () => {
         return modesOnEndpoint(runtime.access, url.split('?')[0]!, agent);
       case 'document':
         return runtime.access.modesOn(runtime, path, agent);
+      case 'upload':
+        return runtime.access.modesOn(runtime, path + '/', agent);
       default:
         return runtime.access.modesOn(runtime, '', agent);
     }
@@ -177,6 +181,7 @@ describe('what each row needs and offers', () => {
   const readable: Partial<Record<string, (type: string) => string | undefined>> = {
     'the root document': () => s.base,
     'a document': () => `${s.base}routes-doc/`,
+    'the uploads': () => `${s.base}uploads/`,
     'a memento': () => `${s.base}routes-doc/?version=${sha}`,
     'a TimeMap': () => `${s.base}routes-doc/?timemap`,
     'a diff of two versions': () => `${s.base}routes-doc/?diff=${sha}`,

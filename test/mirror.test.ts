@@ -127,6 +127,18 @@ describe('the GitHub pusher', () => {
     assert.equal(saved.pushed.local, firstParentShas(repo())[0]);
   });
 
+  it('mirrors an uploaded file byte for byte, binary as it is, beside its description', async () => {
+    const bytes = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256))]);
+    const res = await s.request('POST', '/uploads/', { headers: { 'Content-Type': 'image/png' }, body: bytes });
+    assert.equal(res.status, 201, res.body);
+    const sha1 = String(res.headers.location).split('/').pop()!;
+    await mirror().settled();
+    const clone = join(tempDir('clone'), 'c4');
+    execFileSync('git', ['clone', '--quiet', bare, clone]);
+    assert.deepEqual(readFileSync(join(clone, `graphs/uploads/${sha1}`)), bytes);
+    assert.equal(readFileSync(join(clone, `graphs/uploads/${sha1}.nt`), 'utf8'), git(repo(), 'show', `HEAD:graphs/uploads/${sha1}.nt`));
+  });
+
   it('never writes the token into a log line, a commit or a file of the repository', () => {
     for (const line of logs) assert.doesNotMatch(line, /MIRROR_TEST_TOKEN/);
     for (const file of filesUnder(join(repo(), '.git'))) assert.doesNotMatch(readFileSync(file).toString('latin1'), /MIRROR_TEST_TOKEN/, file);

@@ -20,6 +20,7 @@ import type { WriteRequest, WriteResult } from './writes.js';
 
 export type { WriteMethod, WriteRequest, WriteResult } from './writes.js';
 import { isContainerGraph, timestamp } from './metadata.js';
+import { describedSha1, uploadBlobPath, uploadRefusal } from './upload-layout.js';
 
 export const READ_ONLY_ALLOW = 'GET, HEAD, OPTIONS';
 export const ROOT_ALLOW = 'GET, HEAD, PUT, POST, PATCH, OPTIONS';
@@ -175,13 +176,17 @@ export class DocumentService {
     const parentUrl = parentPath === undefined ? undefined : this.url(parentPath);
     const author = agentIdentity(request.agent);
     const message = `${method} ${url}${request.note ? `\n\n${request.note}` : ''}`;
-    const admissible = (current: string | undefined) => {
+    const described = describedSha1(relativePath);
+    const blobPath = described === undefined ? undefined : uploadBlobPath(this.dataspace.store.prefix, described);
+    const admissible = (current: string | undefined, blobThere: boolean) => {
       if (current === undefined && method !== 'PUT' && !request.replace) throw new LodestoneError('NotFound', `there is no document at ${url}`);
+      const refusedForUploads = uploadRefusal(relativePath, current === undefined, blobThere, request.attach !== undefined);
+      if (refusedForUploads) throw refusedForUploads;
       request.conditions?.check(current);
     };
     for (;;) {
       const composedOn = this.dataspace.store.blobId(path);
-      admissible(composedOn); // refused before any work when it would be refused under the lock
+      admissible(composedOn, blobPath !== undefined && this.dataspace.store.blobId(blobPath) !== undefined); // refused before any work when it would be refused under the lock
       const bytes = method === 'DELETE' ? null : await this.composeOn(request, composedOn, url, parentUrl);
       if (bytes !== null && request.maxBytes !== undefined && bytes.length > request.maxBytes) {
         throw new LodestoneError('TooLarge', `${url} would hold ${bytes.length} bytes as N-Triples; this writer may leave it ${request.maxBytes} bytes at most`);
@@ -190,14 +195,16 @@ export class DocumentService {
       const { commit, result, blobIds } = await this.dataspace.store.transact<Omit<WriteResult, 'commit' | 'blobId'> | 'moved'>(async (view) => {
         const current = view.blobId(path);
         if (current !== composedOn) {
-          admissible(current);
+          admissible(current, blobPath !== undefined && view.blobId(blobPath) !== undefined);
           return { result: 'moved' as const }; // written meanwhile, and still admissible: composed again
         }
         if (bytes === null) {
           if (view.hasFilesUnder(path.slice(0, -3))) {
             throw new LodestoneError('Conflict', `${url} is a container that still has documents; delete them first`);
           }
-          return { intent: { changes: [{ path, bytes: null }], author, message }, result: { status: 'deleted' as const } };
+          // an uploaded file goes with its description (uploads.ts)
+          const changes = [{ path, bytes: null }, ...(blobPath === undefined ? [] : [{ path: blobPath, bytes: null }])];
+          return { intent: { changes, author, message }, result: { status: 'deleted' as const } };
         }
         if (current === undefined && parentPath !== undefined) {
           const parent = await view.read(this.dataspace.fileOf(parentPath));
@@ -206,7 +213,7 @@ export class DocumentService {
           }
         }
         const status = current === undefined ? ('created' as const) : method === 'PUT' ? ('replaced' as const) : ('updated' as const);
-        return { intent: { changes: [{ path, bytes }], author, message }, result: { status } };
+        return { intent: { changes: [{ path, bytes }, ...(request.attach ?? [])], author, message }, result: { status } };
       });
       if (result !== 'moved') return { ...result, blobId: blobIds.get(path) ?? undefined, commit }; // the store hashed the bytes
     }

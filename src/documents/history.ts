@@ -16,6 +16,8 @@ import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import type { Version, VersionLog } from '../store/version-log.js';
 import type { WriteRequest, WriteResult } from './writes.js';
 import type { WriteConditions } from './preconditions.js';
+import { lookupPath } from '../store/trees.js';
+import { describedSha1, uploadBlobPath } from './upload-layout.js';
 
 export type { Version } from '../store/version-log.js';
 
@@ -128,7 +130,8 @@ export class DocumentHistory {
 
   /**
    * Restores a version (SPEC §3): one new commit whose triples are that version's (the server's
-   * metadata apart), under the same preconditions as any write.
+   * metadata apart), under the same preconditions as any write. The description of an uploaded
+   * file deleted since brings its file back from that version too (upload-layout.ts).
    */
   async restore(relativePath: string, sha: string, agent: string | undefined, conditions: WriteConditions): Promise<WriteResult> {
     const commit = (await this.commit(sha)) ?? sha; // an abbreviated id is resolved once
@@ -141,6 +144,18 @@ export class DocumentHistory {
       replace: true,
       note: `Restores the version of ${commit}.`,
       conditions,
+      attach: await this.uploadAt(relativePath, commit),
     });
+  }
+
+  /** The blob of the file a description describes as `commit` had it, when HEAD has it no more. */
+  private async uploadAt(relativePath: string, commit: string): Promise<WriteRequest['attach']> {
+    const sha1 = describedSha1(relativePath);
+    if (sha1 === undefined) return undefined;
+    const { store } = this.dataspace;
+    const path = uploadBlobPath(store.prefix, sha1);
+    if (store.blobId(path) !== undefined) return undefined;
+    const entry = await lookupPath(store.trees, (await store.objects.readCommit(commit)).tree, path);
+    return entry && [{ path, bytes: await store.readBlob(entry.id), blobId: entry.id }];
   }
 }

@@ -13,9 +13,14 @@ export interface GitObject {
   content: Buffer;
 }
 
+/** The header git hashes before an object's content: `<type> <size>\0`. */
+export function objectHeader(type: ObjectType, length: number): Buffer {
+  return Buffer.from(`${type} ${length}\0`);
+}
+
 /** An object of `type` holding `content`, named by the hash of its header and content. */
 export function encodeObject(type: ObjectType, content: Buffer): GitObject {
-  const header = Buffer.from(`${type} ${content.length}\0`);
+  const header = objectHeader(type, content.length);
   const id = createHash('sha1').update(header).update(content).digest('hex');
   return { id, type, content };
 }

@@ -24,6 +24,7 @@ import type { QueryShapes } from './query-shapes.js';
 import type { Quotas } from './quotas.js';
 import type { Etags, RepresentationCache } from './representations.js';
 import { dispatch, redirectToSlash, route } from './routes.js';
+import type { UploadReader } from './upload-reader.js';
 import type { SettingsUpdates } from './settings-updates.js';
 import { COMMIT_HEADER, type DataspaceRuntime, type Served, type State } from './state.js';
 
@@ -33,6 +34,10 @@ export interface AppOptions {
   representations: RepresentationCache;
   etags: Etags;
   bodyLimit: number;
+  /** The largest uploaded file, in bytes (413 past it). */
+  uploadLimit: number;
+  /** Where an upload's body is read to its file, off the thread that answers requests. */
+  uploads: Pick<UploadReader, 'read'>;
   sparqlTimeoutMs: number;
   /** Where the SPARQL endpoint's queries are parsed, off the thread that answers requests. */
   queryShapes: Pick<QueryShapes, 'of'>;
@@ -75,6 +80,8 @@ export function createApp(options: AppOptions): Koa<State> {
     representations: options.representations,
     etags: options.etags,
     bodyLimit: options.bodyLimit,
+    uploadLimit: options.uploadLimit,
+    uploads: options.uploads,
     sparqlTimeoutMs: options.sparqlTimeoutMs,
     queryShapes: options.queryShapes,
     outbound: options.outbound,

@@ -2,7 +2,7 @@
  * The authorization step of every request (SPEC §5, issue 4), taken once by dispatch (routes.ts)
  * before any handler, as the Community Solid Server's AuthorizingHttpHandler does: what the route
  * row needs (a mode on a target: the document, its parent when a PUT creates it, the endpoint, the
- * root; by default GET Read, HEAD any mode, POST Append, PUT/PATCH/DELETE Write), what the agent
+ * root, the description of an uploaded file; by default GET Read, HEAD any mode, POST Append, PUT/PATCH/DELETE Write), what the agent
  * holds there (the Policy, or the owner's shortcut), decide. Anonymous and unauthorised both answer
  * 403 with the §2.4 body, worded from the request alone (issue 25: a refusal never tells what
  * exists). The modes held are advertised in `Link` of what is answered.
@@ -66,11 +66,12 @@ export function accessLinks(agent: string | undefined, modes: ReadonlySet<Mode>)
  * Append on its parent container instead), `endpoint` (the request URL: `sparql`, `settings`, …,
  * which have no document, so no types or owners), `root` (the dataspace's root document),
  * `proxied` (the proxy: Read on the root to reach another origin; a URL of this dataspace is
- * answered by its own row), `nothing` (public: a script, the sitemap, a login). The mode is by
+ * answered by its own row), `upload` (an uploaded file `uploads/<sha1>`: its description
+ * `uploads/<sha1>/`, whose access control is the file's), `nothing` (public: a script, the sitemap, a login). The mode is by
  * method unless given.
  */
 export interface Needs {
-  on: 'document' | 'endpoint' | 'root' | 'proxied' | 'secretary' | 'nothing';
+  on: 'document' | 'endpoint' | 'root' | 'proxied' | 'secretary' | 'upload' | 'nothing';
   mode?: Need | Partial<Record<string, Need>>;
   /** The request is granted to an agent, so an anonymous one is refused whatever it holds. */
   agent?: true;
@@ -104,6 +105,12 @@ export async function authorize(ctx: Context, needs: Needs): Promise<{ modes: Re
       const modes = await access.modesOn(runtime, '', agent);
       requireMode(modes, needs.on === 'proxied' ? 'Read' : need, agent, documents.base);
       return { modes, path: '' };
+    }
+    case 'upload': {
+      const path = ctx.state.relative + '/'; // the row's pattern takes `uploads/<sha1>` only
+      const modes = await access.modesOn(runtime, path, agent);
+      requireMode(modes, need, agent, ctx.state.url);
+      return { modes, path };
     }
     case 'document': {
       const path = documentPathIn(served.runtimes, runtime, ctx.state.relative);

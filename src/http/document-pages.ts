@@ -21,6 +21,8 @@ import { frameDataOf, frameOf, namesOf, sendPage } from './html.js';
 import type { Context } from './state.js';
 import type { LodestoneError } from '../errors.js';
 import { sendError } from './error-middleware.js';
+import { isAdminDataspace } from './dataspace-role.js';
+import { UPLOADS } from '../documents/upload-layout.js';
 import { toHttpError } from './http-error.js';
 
 const FORMAT_NAMES: Record<string, string> = {
@@ -66,6 +68,13 @@ function keyOf(frame: FrameData, agent: string | undefined, modes: ReadonlySet<M
   return [frame.url, frame.language, agent ?? '', frame.visitor.name ?? '', frame.visitor.certificate ? 'certificate' : '', frame.sitemap ? 'sitemap' : '', [...modes].sort().join(' '), frame.visitor.providers.join(' '), ...more].join('\n');
 }
 
+/** Where the page of `relativePath` offers `agent` to upload a file: `<base>uploads/` on the root's page and its own, to agents with Append there; else undefined. */
+export async function uploadTarget(ctx: Context, relativePath: string): Promise<string | undefined> {
+  const { runtime, agent } = ctx.state;
+  if ((relativePath !== '' && relativePath !== UPLOADS) || isAdminDataspace(runtime)) return undefined;
+  return (await runtime.access.modesOn(runtime, UPLOADS, agent)).has('Append') ? runtime.documents.url(UPLOADS) : undefined;
+}
+
 /** The page of the current document at `relativePath` (authorized: the agent holds `modes`). */
 export async function documentHtml(ctx: Context, relativePath: string, modes: ReadonlySet<Mode>, document: { blobId: string; bytes: Buffer }): Promise<void> {
   const { runtime, agent, served } = ctx.state;
@@ -86,7 +95,8 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
   if (links) ctx.set('Link', links);
   ctx.set('Accept-Patch', SPARQL_UPDATE);
   // kept by everything it is drawn from: the blob, the children shown, who looks, how
-  const key = keyOf(frame, agent, modes, document.blobId, remove, JSON.stringify(names), children ? JSON.stringify(children) : '');
+  const uploadTo = await uploadTarget(ctx, relativePath);
+  const key = keyOf(frame, agent, modes, document.blobId, remove, JSON.stringify(names), children ? JSON.stringify(children) : '', uploadTo ?? '');
   const drawing: Drawing = {
     page: 'document',
     input: {
@@ -100,6 +110,7 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
       etag: write ? served.etags.of(documentUrl, document.blobId, TURTLE) : undefined,
       turtle: write ? (await served.representations.get(document.blobId, TURTLE, () => text)).toString('utf8') : undefined,
       children,
+      uploadTo,
       versioned: runtime.documents.history !== undefined,
     },
   };

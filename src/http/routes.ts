@@ -37,14 +37,16 @@ import { acceptOf } from './negotiate.js';
 import { choose, NARROWER, OFFERS, type Offer, type OfferKind } from './offers.js';
 import { send } from './reply.js';
 import { sentToPrimary } from './replica-routing.js';
+import { postToUploads, serveUpload } from './uploads.js';
+import { UPLOADS } from '../documents/upload-layout.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 export interface Route {
   /** What the row serves, in words. */
   name: string;
-  /** Admin dataspaces only, or every dataspace. */
-  in: 'every' | 'admin';
+  /** Admin dataspaces only, end-user dataspaces only, or every dataspace. */
+  in: 'every' | 'admin' | 'user';
   /** `document`: any document path but the root's; `root`: the root document; else a relative path or pattern. */
   path: 'document' | 'root' | string | RegExp;
   /** For document paths: the history query the row answers (none: the current document); `proxy`: the root's `?uri=`. */
@@ -70,6 +72,9 @@ export const routes: readonly Route[] = [
   { name: 'the root document', in: 'every', path: 'root', needs: onDocument, offers: 'document', methods: current },
   { name: 'the Linked Data proxy', in: 'every', path: 'root', query: 'proxy', needs: { on: 'proxied' }, offers: 'none', methods: { ...read(proxy), POST: proxy, PUT: proxy, PATCH: proxy, DELETE: proxy } },
   { name: 'a document', in: 'every', path: 'document', needs: onDocument, offers: 'document', methods: { ...current, DELETE: deleteDocument } },
+  // issue 28: files, as LinkedDataHub keeps them (documents/uploads.ts); the container is a document besides
+  { name: 'the uploads', in: 'user', path: UPLOADS, needs: onDocument, offers: 'document', methods: { ...current, DELETE: deleteDocument, POST: postToUploads } },
+  { name: 'an uploaded file', in: 'user', path: /^uploads\/([0-9a-f]{40})$/, needs: { on: 'upload', mode: 'Read' }, offers: 'none', methods: read(serveUpload) },
   { name: 'a memento', in: 'every', path: 'document', query: 'version', needs: { on: 'document', mode: 'Read' }, offers: 'document', methods: read(version) },
   { name: 'a TimeMap', in: 'every', path: 'document', query: 'timemap', needs: { on: 'document', mode: 'Read' }, offers: 'timemap', methods: read(timemap) },
   { name: 'a TimeGate', in: 'every', path: 'document', query: 'timegate', needs: { on: 'document', mode: 'Read' }, offers: 'none', methods: read(timegate) },
@@ -107,12 +112,13 @@ export function routeOf(runtime: DataspaceRuntime, relative: string, querystring
   const admin = isAdminDataspace(runtime);
   if (relative === '' || relative.endsWith('/')) {
     const kind = relative === '' && querystring !== '' && new URLSearchParams(querystring).has('uri') ? 'proxy' : historyQuery(querystring)?.kind;
+    if (relative === UPLOADS && querystring === '' && !admin) return { route: routes.find((r) => r.path === UPLOADS)!, captured: [] };
     const path = relative === '' ? 'root' : 'document';
     const route = routes.find((r) => r.query === kind && (r.path === path || (kind !== undefined && r.path === 'document')));
     return route && { route, captured: [] };
   }
   for (const route of routes) {
-    if (route.in === 'admin' && !admin) continue;
+    if ((route.in === 'admin' && !admin) || (route.in === 'user' && admin)) continue;
     if (route.path === relative) return { route, captured: [] };
     if (route.path instanceof RegExp) {
       const match = route.path.exec(relative);

@@ -11,6 +11,7 @@ import type { ReadCaches } from './read-caches.js';
 import type { QueryShapes } from './query-shapes.js';
 import type { Quotas } from './quotas.js';
 import type { Etags, RepresentationCache } from './representations.js';
+import type { UploadReader } from './upload-reader.js';
 import type { SettingsUpdates } from './settings-updates.js';
 import type { Readable } from 'node:stream';
 
@@ -36,6 +37,10 @@ export interface Served {
   /** The server's ETags, keyed with its secret (representations.ts). */
   etags: Etags;
   bodyLimit: number;
+  /** The largest uploaded file, in bytes (413 past it). */
+  uploadLimit: number;
+  /** An upload's body read to its file, off the thread that answers requests (upload-reader.ts). */
+  uploads: Pick<UploadReader, 'read'>;
   sparqlTimeoutMs: number;
   /** Queries' shapes, parsed off the thread that answers requests, with a deadline (query-shapes.ts). */
   queryShapes: Pick<QueryShapes, 'of'>;

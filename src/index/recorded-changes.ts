@@ -37,6 +37,7 @@ export class RecordedChanges {
     if (!run || run.to !== commit || !this.cachedBlob) return undefined;
     const files: SyncDelta['files'] = [];
     for (const [path, id] of run.files) {
+      if (!path.endsWith('.nt')) continue; // no document's file (an uploaded file's bytes): nothing to index, nothing to copy to the worker
       const bytes = id === null ? null : this.cachedBlob(id);
       if (bytes === undefined) return undefined;
       files.push({ path, bytes });

@@ -2,8 +2,10 @@
  * The page of a document (or of a memento of one): its title and types, its resources by subject,
  * its metadata apart, links to every RDF format, and for a container its children, paged. Agents
  * with Write get the Turtle editor, the property form and delete; with Append, the form that
- * creates a child. Editing runs in static/lodestone.js (PUT or PATCH with the ETag read; on a
- * 412 the conflict view of static/conflict.js); without scripts the page still reads in full.
+ * creates a child (and on the root and `uploads/`, with Append on `uploads/`, the upload form); an
+ * uploaded file's description shows the file. Editing runs in static/lodestone.js (PUT or PATCH
+ * with the ETag read; on a 412 the conflict view of static/conflict.js); without scripts the page
+ * still reads in full.
  */
 import type { Quad } from '@rdfjs/types';
 import { GraphView, blankAnchor, propertyTable, resourceOrder, termLink, type ViewContext } from './graph-view.js';
@@ -13,6 +15,7 @@ import { assetUrls } from './assets.js';
 import { accessRequestOf, accessRequestPanel } from './access-request-panel.js';
 import { page, type Frame } from './layout.js';
 import { TURTLE } from '../rdf/media-types.js';
+import { uploadedFile, uploadForm } from './upload-view.js';
 
 const DH = 'https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
@@ -42,6 +45,8 @@ export interface DocumentPage {
   formatsAt?: string;
   /** What the page offers: `write` edits, `append` creates a child; `delete`: offered, refused whoever asks (the root, a protected agent document), or refused until the container's documents are deleted. */
   modes: { write: boolean; append: boolean; delete?: 'offered' | 'refused' | 'not-empty' };
+  /** Where the visitor may upload a file (`<base>uploads/`), on the pages that offer it (upload-view.ts). */
+  uploadTo?: string;
   /** The representation's ETag, which the editor sends as If-Match. */
   etag?: string;
   /** The document as Turtle, for the editor (agents with Write). */
@@ -106,10 +111,12 @@ ${propertyTable(content, key, context)}</section>`;
 <p class="formats">${t.formats} ${input.formats.map((f, i) => html`${i > 0 ? ' · ' : ''}<a href="${formatLink(f.type)}" type="${f.type}">${f.name}</a>`)}${input.versioned && !input.memento && html` · <a href="${documentUrl}?timemap">${t.history}</a>`}</p>
 </header>
 ${input.memento && input.modes.write && restoreForm(input, t)}
+${uploadedFile(input.quads, documentUrl, frame.base, t, title)}
 ${input.truncated && html`<p class="truncated" role="note">${t.truncated(input.truncated.shown, input.truncated.total)}</p>`}
 ${sections.length === 0 && !input.children && metadata.quads.length === 0 ? html`<p class="empty">${t.noTriples}</p>` : sections}
 ${input.children && childrenSection(input.children, documentUrl, frame)}
 ${!input.memento && input.modes.append && container && createForm(documentUrl, t)}
+${!input.memento && input.uploadTo && uploadForm(input.uploadTo, t)}
 ${!input.memento && input.modes.write && grantPanel(input, frame)}
 ${!input.memento && input.modes.write && editor(input, t, frame.base)}
 ${metadata.quads.length > 0 && html`<section class="metadata"><h2>${t.aboutDocument}</h2>${propertyTable(metadata, `<${documentUrl}>`, context)}</section>`}

@@ -44,6 +44,16 @@ export const JSON_TYPE = 'application/json';
 export const XML = 'application/xml';
 export const MULTIPART_FORM = 'multipart/form-data';
 export const OCTET_STREAM = 'application/octet-stream';
+
+/** RFC 9110 §8.3.1: a media type's syntax, type "/" subtype, both tokens (lower-cased, without parameters). */
+export const MEDIA_TYPE_SYNTAX = /^[a-z0-9!#$%&'*+.^_`|~-]+\/[a-z0-9!#$%&'*+.^_`|~-]+$/;
+
+// Uploaded files (issue 28): the images a browser shows in place, whose first bytes are checked
+export const PNG = 'image/png';
+export const JPEG = 'image/jpeg';
+export const GIF = 'image/gif';
+export const WEBP = 'image/webp';
+export const AVIF = 'image/avif';
 /** A client certificate and its key (RFC 7292), as the admin endpoint hands them out. */
 export const PKCS12 = 'application/x-pkcs12';
 // git's smart HTTP protocol (gitprotocol-http(5)): what replicas fetch the repositories with

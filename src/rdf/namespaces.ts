@@ -20,6 +20,9 @@ export const ns = {
   owl: 'http://www.w3.org/2002/07/owl#',
   sh: 'http://www.w3.org/ns/shacl#',
   foaf: 'http://xmlns.com/foaf/0.1/',
+  nfo: 'http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#',
+  /** Media types as IRIs, as LinkedDataHub writes dct:format. */
+  mediatype: 'http://www.sparontologies.net/mediatype/',
   cert: 'http://www.w3.org/ns/auth/cert#',
   prov: 'http://www.w3.org/ns/prov#',
   http: 'http://www.w3.org/2011/http#',

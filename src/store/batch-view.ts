@@ -44,16 +44,16 @@ export class BatchView implements StoreView {
    * Hashes each change's bytes into its blob (the only hash of them): every path with its blob id
    * (null: deleted), and the changes to what the batch sees, by path. New blobs go to `objects`.
    */
-  hashChanges(changes: ReadonlyArray<{ path: string; bytes: Buffer | null }>, objects: GitObject[]): { changes: Map<string, string | null>; blobIds: Map<string, string | null> } {
+  hashChanges(changes: ReadonlyArray<{ path: string; bytes: Buffer | null; blobId?: string }>, objects: GitObject[]): { changes: Map<string, string | null>; blobIds: Map<string, string | null> } {
     const changed = new Map<string, string | null>();
     const blobIds = new Map<string, string | null>();
-    for (const { path, bytes } of changes) {
+    for (const { path, bytes, blobId } of changes) {
       if (bytes === null) {
         blobIds.set(path, null);
         if (this.blobId(path) !== undefined) changed.set(path, null);
         continue;
       }
-      const blob = blobObject(bytes);
+      const blob: GitObject = blobId === undefined ? blobObject(bytes) : { id: blobId, type: 'blob', content: bytes };
       blobIds.set(path, blob.id);
       if (this.blobId(path) === blob.id) continue;
       changed.set(path, blob.id);

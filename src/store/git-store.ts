@@ -32,6 +32,8 @@ export interface Change {
   path: string;
   /** The new bytes, or null to delete the file. */
   bytes: Buffer | null;
+  /** Their blob id when the caller hashed them already (a large upload, hashed in slices off the write path). */
+  blobId?: string;
 }
 
 export interface WriteIntent {
