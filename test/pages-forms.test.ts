@@ -41,7 +41,9 @@ describe('forms from the ontology (issue 28)', { skip: skipWithoutChromium }, ()
           [ sh:path <#published> ; sh:name "Published"@en, "Publicado"@es ; sh:datatype xsd:date ; sh:order 2 ] ,
           [ sh:path <#summary> ; sh:name "Summary"@en, "Resumen"@es ; sh:nodeKind sh:Literal ; sh:order 3 ] ,
           [ sh:path <#author> ; sh:name "Author"@en, "Autor"@es ; sh:nodeKind sh:IRI ; sh:order 4 ] ,
-          [ sh:path <#isbn> ; sh:name "ISBN" ; sh:datatype <#ISBN> ; sh:order 5 ] .
+          [ sh:path <#isbn> ; sh:name "ISBN" ; sh:datatype <#ISBN> ; sh:order 5 ] ,
+          [ sh:path <#inPrint> ; sh:name "In print"@en, "A la venta"@es ; sh:datatype xsd:boolean ; sh:maxCount 1 ; sh:order 6 ] ,
+          [ sh:path <#catalogued> ; sh:name "Catalogued"@en, "Catalogado"@es ; sh:datatype xsd:dateTime ; sh:order 7 ] .
       <#Review> a owl:Class ; rdfs:label "Review"@en, "Reseña"@es .
       <#rating> a owl:DatatypeProperty ; rdfs:domain <#Review> ; rdfs:range xsd:integer ; rdfs:label "rating"@en, "valoración"@es .
       <#about> a owl:ObjectProperty ; rdfs:domain <#Review> ; rdfs:range <#Book> ; rdfs:label "about"@en, "sobre"@es .
@@ -87,7 +89,7 @@ describe('forms from the ontology (issue 28)', { skip: skipWithoutChromium }, ()
     await Promise.all([page.waitForURL(/forClass=/), page.click('form.class-picker button')]);
     const form = page.locator('form.instance-form');
     assert.equal(await form.locator('h3').textContent(), 'New Book');
-    assert.deepEqual(await form.locator('.field label:not(.language-label):not([for^=resource-search])').allTextContents(), ['Pages (required)', 'Published', 'Summary', 'Author', 'ISBN'], 'sh:order, sh:name; dct:title is the title');
+    assert.deepEqual(await form.locator('.field label:not(.language-label):not([for^=resource-search])').allTextContents(), ['Pages (required)', 'Published', 'Summary', 'Author', 'ISBN', 'In print', 'Catalogued'], 'sh:order, sh:name; dct:title is the title');
     assert.equal(await page.getAttribute('#field-0', 'type'), 'number');
     assert.equal(await page.getAttribute('#field-0', 'required'), '');
     assert.equal(await page.getAttribute('#field-1', 'type'), 'date');
@@ -102,6 +104,9 @@ describe('forms from the ontology (issue 28)', { skip: skipWithoutChromium }, ()
     await pickResource(page, '.field[data-property$="#author"]', 'herb', 'Frank Herbert');
     assert.equal(await page.inputValue('#field-3'), `${s.base}people/frank/#this`);
     await page.fill('#field-4', '978-0441013593');
+    await page.selectOption('#field-5', 'true');
+    assert.equal(await page.getAttribute('#field-6', 'type'), 'datetime-local');
+    await page.fill('#field-6', '2024-05-01T10:30');
     await Promise.all([page.waitForURL(`${s.base}library/dune/`), form.locator('button[type=submit]').click()]);
     assert.equal(await page.locator('h1').textContent(), 'Dune');
     assert.equal(await page.locator('p.flash').textContent(), 'Created. Opening it…');
@@ -116,6 +121,8 @@ describe('forms from the ontology (issue 28)', { skip: skipWithoutChromium }, ()
       `${subject} <${lib()}summary> "A desert planet"@en .`,
       `${subject} <${lib()}author> <${s.base}people/frank/#this> .`,
       `${subject} <${lib()}isbn> "978-0441013593"^^<${lib()}ISBN> .`,
+      `${subject} <${lib()}inPrint> "true"^^<${XSD}boolean> .`,
+      `${subject} <${lib()}catalogued> "2024-05-01T10:30:00"^^<${XSD}dateTime> .`,
     ]) assert.ok(file.includes(`${line}\n`), `${line} in\n${file}`);
     await context.close();
   });
@@ -253,6 +260,18 @@ describe('forms from the ontology (issue 28)', { skip: skipWithoutChromium }, ()
     const left = english.filter((text) => new RegExp(`(^|[^\\p{L}])${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}])`, 'u').test(shown));
     assert.deepEqual(left, [], `English left in:\n${shown}`);
     await checked(page, problems, 'instance-form-es');
+    await context.close();
+  });
+
+  it('fits a phone (375 px): the class form and the property form with its pickers open', async () => {
+    const { context, page, problems } = await visit(browser, s.base, s.ownerPem, { width: 375, timeoutMs: 10_000 });
+    for (const url of [`${s.base}library/?forClass=${encodeURIComponent(`${lib()}Book`)}`, `${s.base}library/dune/`]) {
+      await page.goto(url);
+      await page.locator('details').evaluateAll((all) => all.forEach((details) => ((details as HTMLDetailsElement).open = true)));
+      const wide = await page.evaluate(() => [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 375 + 1 && !e.closest('.CodeMirror, .table-scroll')).map((e) => `${e.tagName}.${e.className}#${e.id}`).slice(0, 5));
+      assert.deepEqual(wide, [], url);
+    }
+    await checked(page, problems, 'forms-phone');
     await context.close();
   });
 
