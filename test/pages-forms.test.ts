@@ -272,7 +272,8 @@ describe('forms from the ontology (issue 28)', { skip: skipWithoutChromium }, ()
     const { context, page, problems } = await visit(browser, s.base, s.ownerPem, { width: 375, timeoutMs: 10_000 });
     for (const url of [`${s.base}library/?forClass=${encodeURIComponent(`${lib()}Book`)}`, `${s.base}library/dune/`]) {
       await page.goto(url);
-      await page.locator('details').evaluateAll((all) => all.forEach((details) => ((details as HTMLDetailsElement).open = true)));
+      await page.locator('details.edit-properties').evaluateAll((all) => all.forEach((details) => ((details as HTMLDetailsElement).open = true)));
+      if (await page.locator('#property-kind').count()) await page.selectOption('#property-kind', 'iri'); // the resource picker shown
       const wide = await page.evaluate(() => [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 375 + 1 && !e.closest('.CodeMirror, .table-scroll')).map((e) => `${e.tagName}.${e.className}#${e.id}`).slice(0, 5));
       assert.deepEqual(wide, [], url);
     }

@@ -118,7 +118,8 @@ ${!input.memento && input.modes.append && container && createForm(documentUrl, t
 ${!input.memento && input.modes.append && container && input.instanceForms && input.instanceForms.classes.length > 0 && instanceSection(documentUrl, input.instanceForms, { t, language, labels: input.labels })}
 ${!input.memento && input.modes.write && grantPanel(input, frame)}
 ${!input.memento && input.modes.write && editor(input, t, frame.base)}
-${!input.memento && (input.modes.write || input.modes.append) && html`${languageTags()}${scriptMessages(t)}<script src="${assetUrls(frame.base, 'forms.js')}" defer></script>`}
+${(input.modes.write || input.modes.append) && scriptMessages(t)}
+${!input.memento && (input.modes.write || input.modes.append) && html`${languageTags()}<script src="${assetUrls(frame.base, 'forms.js')}" defer></script>`}
 ${metadata.quads.length > 0 && html`<section class="metadata"><h2>${t.aboutDocument}</h2>${propertyTable(metadata, `<${documentUrl}>`, context)}</section>`}
 </article>`;
   const banner = input.memento && mementoBanner(documentUrl, input.memento.time, frame);
