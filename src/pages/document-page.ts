@@ -2,8 +2,9 @@
  * The page of a document (or of a memento of one): its title and types, its resources by subject,
  * its metadata apart, links to every RDF format, and for a container its children, paged. Agents
  * with Write get the Turtle editor, the property form and delete; with Append, the form that
- * creates a child. Editing runs in static/lodestone.js (PUT or PATCH with the ETag read, the
- * conflict shown side by side on a 412); without scripts the page still reads in full.
+ * creates a child and the forms of the namespace ontology's classes (instance-form.ts). Editing
+ * runs in static/lodestone.js and forms.js (PUT or PATCH with the ETag read, the conflict shown
+ * side by side on a 412); without scripts the page still reads in full.
  */
 import type { Quad } from '@rdfjs/types';
 import { GraphView, blankAnchor, propertyTable, resourceOrder, termLink, type ViewContext } from './graph-view.js';
