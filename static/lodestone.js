@@ -7,16 +7,64 @@
 (function () {
   const TURTLE = 'text/turtle';
 
-  /** The dct:title of an RDF error body (SPEC §2.4), or the status line. */
-  async function problem(response) {
+  /** The words of write outcomes in the page's language (instance-form.ts `scriptMessages`), if the page has them. */
+  const outcomes = (() => {
+    try {
+      return JSON.parse(document.getElementById('ui-messages')?.textContent || '{}');
+    } catch {
+      return {};
+    }
+  })();
+
+  /**
+   * What a refused write means, in words (a 412 of a create: the name is taken), and the server's
+   * own: the status and the dct:title of its RDF error body (SPEC §2.4), kept as a second line.
+   */
+  async function problem(response, creating) {
     const text = await response.text().catch(() => '');
     const title = /<http:\/\/purl\.org\/dc\/terms\/title>\s+"((?:[^"\\]|\\.)*)"/.exec(text) || /dct:title\s+"((?:[^"\\]|\\.)*)"/.exec(text);
-    return `${response.status} ${title ? title[1].replace(/\\"/g, '"') : response.statusText}`;
+    const detail = `${response.status} ${title ? title[1].replace(/\\"/g, '"').replace(/\\n/g, ' ') : response.statusText}`;
+    const words = outcomes.status || {};
+    const message = words[creating && response.status === 412 ? 'exists' : response.status >= 500 ? 500 : response.status] || words.other;
+    return message ? { message, detail } : detail;
   }
 
-  function say(form, text) {
+  /** Says `said` (text, or a refusal's message and detail) in the form's live region, next to what caused it. */
+  function say(form, said) {
     const status = form.querySelector('.status');
-    if (status) status.textContent = text;
+    if (!status) return;
+    status.classList.toggle('failed', typeof said === 'object');
+    if (typeof said !== 'object') return void (status.textContent = said);
+    const message = Object.assign(document.createElement('span'), { className: 'message', textContent: said.message });
+    const detail = Object.assign(document.createElement('span'), { className: 'detail', textContent: `${outcomes.details || ''} ${said.detail}`.trim() });
+    status.replaceChildren(message, detail);
+  }
+
+  /** A write that went in: said on the page that follows (the form of the same class, else the top of the page), then `go` (a reload, a new page). */
+  function done(form, key, go) {
+    try {
+      sessionStorage.setItem('lodestone-said', JSON.stringify({ form: form.classList[0], message: outcomes[key] || '' }));
+    } catch { /* no storage: the new page says nothing */ }
+    go();
+  }
+
+  function sayDone() {
+    let said;
+    try {
+      said = JSON.parse(sessionStorage.getItem('lodestone-said') || 'null');
+      sessionStorage.removeItem('lodestone-said');
+    } catch {
+      return;
+    }
+    if (!said || !said.message) return;
+    const form = document.querySelector(`form.${CSS.escape(said.form)}`);
+    const details = form?.closest('details');
+    if (form && !details && form.querySelector('.status')) return say(form, said.message);
+    // beside the form's disclosure, which the new page shows closed; else at the top of the page
+    const flash = Object.assign(document.createElement('p'), { className: 'flash', textContent: said.message });
+    flash.setAttribute('role', 'status');
+    if (details) details.after(flash);
+    else document.querySelector('main')?.prepend(flash);
   }
 
   const XSD = 'http://www.w3.org/2001/XMLSchema#';
@@ -48,6 +96,7 @@
   function termOf(text, kind, language) {
     if (language) return kind === 'auto' || kind === `${XSD}string` ? literal(text, undefined, language) : undefined;
     if (kind === 'iri') return IRI.test(text) ? `<${text}>` : undefined;
+    if (kind === `${XSD}dateTime` && /^[^:]*T\d{2}:\d{2}$/.test(text)) text += ':00'; // a date and time input leaves out zero seconds
     if (kind === 'auto') {
       const minutes = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(Z|[+-]\d{2}:\d{2})?$/.exec(text); // a date and time without seconds
       if (minutes) return literal(`${minutes[1]}:00${minutes[2] || ''}`, `${XSD}dateTime`);
@@ -94,6 +143,7 @@
     // the label names the editor's own text area for screen readers
     editor.getInputField().setAttribute('aria-label', document.querySelector(`label[for="${area.id}"]`)?.textContent || area.id);
     area.form?.addEventListener('submit', () => editor.save(), { capture: true });
+    area.codeMirror = editor;
     return editor;
   }
 
@@ -114,10 +164,23 @@
 
   async function saveTurtle(form) {
     const url = form.dataset.document;
-    const turtle = form.querySelector('textarea').value;
-    say(form, '…');
+    const area = form.querySelector('textarea');
+    const turtle = area.value;
+    const editor = area.codeMirror;
+    editor?.eachLine((line) => editor.removeLineClass(line, 'background', 'error-line'));
+    say(form, outcomes.working || '…');
     const response = await fetch(url, { method: 'PUT', headers: { 'Content-Type': TURTLE, Accept: TURTLE, 'If-Match': form.dataset.etag }, body: turtle, credentials: 'same-origin' });
-    if (response.ok) return location.reload();
+    if (response.ok) return done(form, 'saved', () => location.reload());
+    if (response.status === 400) {
+      // a syntax error names its line (N3.js: "… on line 3."): marked in the editor, said in words
+      const said = await problem(response);
+      const line = /\bline (\d+)/.exec(typeof said === 'object' ? said.detail : said);
+      if (line && editor && Number(line[1]) <= editor.lineCount()) {
+        editor.addLineClass(Number(line[1]) - 1, 'background', 'error-line');
+        editor.scrollIntoView({ line: Number(line[1]) - 1, ch: 0 });
+      }
+      return say(form, line && typeof said === 'object' && outcomes.turtleLine ? { message: outcomes.turtleLine.replace('{line}', line[1]), detail: said.detail } : said);
+    }
     if (response.status === 412) {
       // the conflict view (static/conflict.js, with the Turtle parser it needs) is loaded when first wanted
       say(form, await problem(response));
@@ -171,11 +234,11 @@
   async function patch(form, submitter) {
     const update = propertyUpdate(form, submitter ? submitter.value : 'add');
     if (update === undefined) return say(form, form.dataset.invalid);
-    say(form, '…');
+    say(form, outcomes.working || '…');
     const response = await fetch(form.dataset.document, { method: 'PATCH', headers: { 'Content-Type': 'application/sparql-update', Accept: TURTLE, 'If-Match': form.dataset.etag }, body: update, credentials: 'same-origin' });
     // a 204 with the ETag sent: the update matched nothing, or changed nothing (LinkedDataHub habit: PATCH answers the new ETag)
     if (response.ok && response.headers.get('ETag') === form.dataset.etag) return say(form, form.dataset.unchanged);
-    if (response.ok) return location.reload();
+    if (response.ok) return done(form, 'saved', () => location.reload());
     say(form, await problem(response));
   }
 
@@ -183,7 +246,7 @@
     if (!window.confirm(form.dataset.confirm)) return;
     const url = form.dataset.document;
     const response = await fetch(url, { method: 'DELETE', headers: { Accept: TURTLE, 'If-Match': form.dataset.etag }, credentials: 'same-origin' });
-    if (response.ok) return location.assign(new URL('..', url).href);
+    if (response.ok) return done(form, 'removed', () => location.assign(new URL('..', url).href));
     say(form, await problem(response));
   }
 
@@ -194,8 +257,8 @@
     const container = form.elements.kind.value === 'Container';
     const body = `${container ? '<> a <https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container> .\n' : ''}<> <http://purl.org/dc/terms/title> ${quoted(title)} .\n`;
     const response = await fetch(url, { method: 'PUT', headers: { 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
-    if (response.ok) return location.assign(url);
-    say(form, await problem(response));
+    if (response.ok) return done(form, 'created', () => location.assign(url));
+    say(form, await problem(response, true));
   }
 
   async function restore(form) {
@@ -205,7 +268,7 @@
     if (form.dataset.etag) headers['If-Match'] = form.dataset.etag;
     else headers['If-None-Match'] = '*';
     const response = await fetch(`${url}?restore=${encodeURIComponent(form.dataset.sha)}`, { method: 'POST', headers, credentials: 'same-origin' });
-    if (response.ok) return location.assign(url);
+    if (response.ok) return done(form, 'saved', () => location.assign(url));
     say(form, await problem(response));
   }
 
@@ -246,7 +309,7 @@
     const handler = Object.keys(handlers).find((name) => form.classList.contains(name));
     if (!handler) return;
     event.preventDefault();
-    handlers[handler](form, event.submitter).catch((error) => say(form, String(error)));
+    handlers[handler](form, event.submitter).catch((error) => say(form, error instanceof TypeError && outcomes.unreachable ? { message: outcomes.unreachable, detail: error.message } : String(error)));
   });
 
   let chart;
@@ -286,4 +349,7 @@
 
   editors();
   charts();
+  sayDone();
+  // for static/forms.js (loaded after this file on pages with forms)
+  window.lodestone = { say, problem, done, quoted, literal, termOf, pickedTerm, XSD, outcomes };
 })();

@@ -109,7 +109,8 @@ describe('the web interface in Chromium', { skip: skipWithoutChromium }, () => {
     await page.locator('.conflict').waitFor({ state: 'visible' });
     assert.match((await page.locator('.conflict pre.mine').textContent())!, /"Mine"/);
     assert.match((await page.locator('.conflict pre.theirs').textContent())!, /"Theirs"/);
-    assert.match((await page.locator('form.turtle-editor .status').textContent())!, /^412/);
+    assert.match((await page.locator('form.turtle-editor .status .message').textContent())!, /^Someone changed this document/, 'said in words');
+    assert.match((await page.locator('form.turtle-editor .status .detail').textContent())!, /412/, 'the server’s words below');
     await checked(page, problems, 'editor-conflict');
 
     await page.reload();
@@ -210,7 +211,7 @@ describe('the web interface in Chromium', { skip: skipWithoutChromium }, () => {
     assert.equal((await s.request('PATCH', 'notes/typed/', { headers: { 'Content-Type': 'application/sparql-update', Accept: 'text/turtle', 'If-Match': read.headers.etag as string }, body: `INSERT { ${subject} <${EX}other> "theirs" } WHERE {}` })).status, 204);
     await fill(`${EX}count`, '43');
     await form.locator('button[value=add]').click();
-    await status.filter({ hasText: /^412/ }).waitFor();
+    await status.filter({ hasText: /^Someone changed this document.*412/s }).waitFor(); // in words, the server's 412 below
     assert.equal(navigated, false, 'the page stayed, its message shown');
     assert.equal(commitCount(repo), commits + 1, 'only the other writer’s commit');
     assert.ok(!stored().includes('"43"'));

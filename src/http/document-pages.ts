@@ -24,6 +24,7 @@ import { sendError } from './error-middleware.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import { UPLOADS } from '../documents/upload-layout.js';
 import { toHttpError } from './http-error.js';
+import { instanceFormsOf, propertyChoicesOf } from './instance-forms.js';
 
 const FORMAT_NAMES: Record<string, string> = {
   [TURTLE]: 'Turtle',
@@ -90,7 +91,8 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
   const shown = shownTriples(text);
   const names = await namesOf(ctx, objectIris(shown.ntriples));
   // the page echoes only what it reads of the query (a container's order and page): any other query string is the same page
-  const frame = await frameDataOf(ctx, children ? { order: children.order, page: String(children.page) } : {});
+  const instanceForms = children && holds(modes, 'Append') ? await instanceFormsOf(ctx) : undefined;
+  const frame = await frameDataOf(ctx, children ? { order: children.order, page: String(children.page), ...(instanceForms?.chosen ? { forClass: instanceForms.chosen.iri } : {}) } : {});
   const links = documentLinks(runtime, documentUrl, agent, modes);
   if (links) ctx.set('Link', links);
   ctx.set('Accept-Patch', SPARQL_UPDATE);
@@ -112,6 +114,8 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
       children,
       uploadTo,
       versioned: runtime.documents.history !== undefined,
+      instanceForms,
+      propertyChoices: write ? await propertyChoicesOf(ctx) : undefined,
     },
   };
   sendPage(ctx, 200, frame.language, await served.pages.draw(drawing, runtime.labels.current(), key));

@@ -26,6 +26,7 @@ const own = (file: string) => fileURLToPath(new URL(`../../static/${file}`, impo
 const SOURCES: Record<string, () => string> = {
   'lodestone.css': () => own('lodestone.css'),
   'lodestone.js': () => own('lodestone.js'),
+  'forms.js': () => own('forms.js'),
   'codemirror.css': () => require.resolve('codemirror/lib/codemirror.css'),
   'codemirror.js': () => require.resolve('codemirror/lib/codemirror.js'),
   'codemirror-turtle.js': () => require.resolve('codemirror/mode/turtle/turtle.js'),

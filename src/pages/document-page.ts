@@ -2,10 +2,10 @@
  * The page of a document (or of a memento of one): its title and types, its resources by subject,
  * its metadata apart, links to every RDF format, and for a container its children, paged. Agents
  * with Write get the Turtle editor, the property form and delete; with Append, the form that
- * creates a child (and on the root and `uploads/`, with Append on `uploads/`, the upload form); an
- * uploaded file's description shows the file. Editing runs in static/lodestone.js (PUT or PATCH
- * with the ETag read; on a 412 the conflict view of static/conflict.js); without scripts the page
- * still reads in full.
+ * creates a child and the forms of the namespace ontology's classes (instance-form.ts), and on the
+ * root and `uploads/`, with Append on `uploads/`, the upload form; an uploaded file's description
+ * shows the file. Editing runs in static/lodestone.js and forms.js (PUT or PATCH with the ETag read;
+ * on a 412 the conflict view of static/conflict.js); without scripts the page still reads in full.
  */
 import type { Quad } from '@rdfjs/types';
 import { GraphView, blankAnchor, propertyTable, resourceOrder, termLink, type ViewContext } from './graph-view.js';
@@ -16,6 +16,7 @@ import { accessRequestOf, accessRequestPanel } from './access-request-panel.js';
 import { page, type Frame } from './layout.js';
 import { TURTLE } from '../rdf/media-types.js';
 import { uploadedFile, uploadForm } from './upload-view.js';
+import { instanceSection, languageTags, propertyChoices, scriptMessages, type InstanceForms, type PropertyChoice } from './instance-form.js';
 
 const DH = 'https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
@@ -56,6 +57,10 @@ export interface DocumentPage {
   names?: Readonly<Record<string, string>>;
   /** Whether the dataspace keeps history (a link to it). */
   versioned: boolean;
+  /** On a container the agent may append to: the classes of the namespace ontology, and the form of the one asked for (instance-form.ts). */
+  instanceForms?: InstanceForms;
+  /** The properties the property form offers by label (the ontology's and the common vocabularies'). */
+  propertyChoices?: readonly PropertyChoice[];
   /** For a memento: its commit and time; the page then carries the banner and, with Write, restore. */
   memento?: { sha: string; time: Date; currentEtag?: string };
 }
@@ -117,8 +122,11 @@ ${sections.length === 0 && !input.children && metadata.quads.length === 0 ? html
 ${input.children && childrenSection(input.children, documentUrl, frame)}
 ${!input.memento && input.modes.append && container && createForm(documentUrl, t)}
 ${!input.memento && input.uploadTo && uploadForm(input.uploadTo, t)}
+${!input.memento && input.modes.append && container && input.instanceForms && input.instanceForms.classes.length > 0 && instanceSection(documentUrl, input.instanceForms, { t, language, labels: input.labels })}
 ${!input.memento && input.modes.write && grantPanel(input, frame)}
 ${!input.memento && input.modes.write && editor(input, t, frame.base)}
+${(input.modes.write || input.modes.append) && scriptMessages(t)}
+${!input.memento && (input.modes.write || input.modes.append) && html`${languageTags()}<script src="${assetUrls(frame.base, 'forms.js')}" defer></script>`}
 ${metadata.quads.length > 0 && html`<section class="metadata"><h2>${t.aboutDocument}</h2>${propertyTable(metadata, `<${documentUrl}>`, context)}</section>`}
 </article>`;
   const banner = input.memento && mementoBanner(documentUrl, input.memento.time, frame);
@@ -142,11 +150,11 @@ function createForm(containerUrl: string, t: Frame['t']): Html {
   return html`<section class="create"><h2>${t.createChild}</h2>
 <form class="create-child" data-container="${containerUrl}">
 <p><label for="create-title">${t.title}</label> <input id="create-title" name="title" required></p>
-<p><label for="create-slug">${t.slug}</label> <input id="create-slug" name="slug" pattern="[A-Za-z0-9._~-]+" placeholder="my-notes"></p>
+<p><label for="create-slug">${t.slug}</label> <input id="create-slug" name="slug" pattern="[A-Za-z0-9._~\\-]+" placeholder="my-notes"></p>
 <fieldset><legend>${t.kind}</legend>
 <label><input type="radio" name="kind" value="Item" checked> ${t.createItem}</label>
 <label><input type="radio" name="kind" value="Container"> ${t.createContainer}</label></fieldset>
-<p><button type="submit">${t.create}</button></p>
+<p><button type="submit" class="primary">${t.create}</button></p>
 <p class="status" role="status" aria-live="polite"></p>
 </form></section>`;
 }
@@ -157,18 +165,19 @@ function editor(input: DocumentPage, t: Frame['t'], base: string): Html {
 <form class="turtle-editor" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}">
 <p><label for="turtle-source">Turtle</label></p>
 <textarea id="turtle-source" name="turtle" rows="16" spellcheck="false" data-editor="${TURTLE}" data-scripts="${assetUrls(base, 'codemirror.js', 'codemirror-turtle.js')}" data-styles="${assetUrls(base, 'codemirror.css')}">${input.turtle ?? ''}</textarea>
-<p><button type="submit">${t.save}</button></p>
+<p><button type="submit" class="primary">${t.save}</button></p>
 <p class="status" role="status" aria-live="polite"></p>
 ${conflictView(t, base)}
 </form></details>
 <details class="edit-properties"><summary>${t.editProperties}</summary>
 <form class="property-form" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}" data-subject="${input.documentUrl}#this" data-unchanged="${t.nothingChanged}" data-invalid="${t.invalidValue}" data-picked="${t.pickedValue}">
 <p>${t.propertyHelp}</p>
+${input.propertyChoices && input.propertyChoices.length > 0 && propertyChoices(input.propertyChoices, { t, language: input.frame.language, labels: input.labels })}
 <p><label for="property-iri">${t.property} (IRI)</label> <input id="property-iri" name="property" type="url" required placeholder="http://purl.org/dc/terms/description"></p>
 <p><label for="property-value">${t.value}</label> <input id="property-value" name="value" required></p>
 <p><label for="property-kind">${t.valueType}</label> <select id="property-kind" name="kind">${Object.entries(VALUE_KINDS).map(([kind, value]) => html`<option value="${value}">${t.valueKinds[kind as keyof typeof VALUE_KINDS]}</option>`)}</select>
-<label for="property-language">${t.valueLanguage}</label> <input id="property-language" name="language" size="10" pattern="[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*" placeholder="en"></p>
-<p><button type="submit" name="op" value="add">${t.addValue}</button> <button type="submit" name="op" value="set">${t.setValue}</button> <button type="submit" name="op" value="remove">${t.remove}</button></p>
+<label for="property-language">${t.valueLanguage}</label> <input id="property-language" name="language" size="10" list="language-tags" pattern="[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*" placeholder="en"></p>
+<p><button type="submit" name="op" value="add" class="primary">${t.addValue}</button> <button type="submit" name="op" value="set" class="secondary">${t.setValue}</button> <button type="submit" name="op" value="remove" class="danger">${t.remove}</button></p>
 <p class="status" role="status" aria-live="polite"></p>
 </form></details>
 ${input.modes.delete === 'offered' && html`<form class="delete-document" data-document="${input.documentUrl}" data-etag="${input.etag ?? ''}" data-confirm="${t.deleteConfirm}">
@@ -210,7 +219,7 @@ function grantPanel(input: DocumentPage, frame: DocumentPage['frame']): Html | u
 function restoreForm(input: DocumentPage, t: Frame['t']): Html {
   const memento = input.memento!;
   return html`<form class="restore" data-document="${input.documentUrl}" data-sha="${memento.sha}" data-etag="${memento.currentEtag ?? ''}" data-confirm="${t.restoreConfirm}">
-<p><button type="submit">${t.restore}</button></p>
+<p><button type="submit" class="primary">${t.restore}</button></p>
 <p class="status" role="status" aria-live="polite"></p>
 </form>`;
 }

@@ -171,14 +171,17 @@ export function valueOf(term: Term, predicate: string, view: GraphView, context:
 }
 
 /**
- * The button that picks a value for the property form (static/lodestone.js): the value's exact term
+ * The buttons that pick a value for the property form (static/lodestone.js) and remove it: the value's exact term
  * travels in its data (an IRI, or a literal's lexical form with its datatype or language), so the
  * form removes or replaces that term and no other.
  */
 function pickButton(term: Term, predicate: string, context: ViewContext): Html {
   const literal = term.termType === 'Literal' ? term : undefined;
   const datatype = literal && !literal.language ? literal.datatype.value : '';
-  return html`<button type="button" class="pick-value" data-property="${predicate}" data-kind="${literal ? 'literal' : 'iri'}" data-value="${term.value}" data-datatype="${datatype}" data-language="${literal?.language ?? ''}" aria-label="${context.t.editValue(term.value.length > 80 ? `${term.value.slice(0, 80)}…` : term.value)}" hidden>✎</button>`;
+  const data = html`data-property="${predicate}" data-kind="${literal ? 'literal' : 'iri'}" data-value="${term.value}" data-datatype="${datatype}" data-language="${literal?.language ?? ''}"`;
+  const shown = term.value.length > 80 ? `${term.value.slice(0, 80)}…` : term.value;
+  // and the one that removes it (static/forms.js): a PATCH of that term alone, with the ETag read
+  return html`<button type="button" class="pick-value" ${data} aria-label="${context.t.editValue(shown)}" hidden>✎</button><button type="button" class="remove-value" ${data} aria-label="${context.t.removeValue(shown)}" hidden>✕</button>`;
 }
 
 export function blankAnchor(label: string): string {

@@ -4,8 +4,10 @@
  * then English.
  */
 import Negotiator from 'negotiator';
+import { formsEn, formsEs } from './form-messages.js';
 
 const en = {
+  ...formsEn,
   siteName: 'Lodestone',
   skipToContent: 'Skip to content',
   anonymous: 'anonymous',
@@ -157,6 +159,7 @@ const en = {
 export type Messages = typeof en;
 
 const es: Messages = {
+  ...formsEs,
   siteName: 'Lodestone',
   skipToContent: 'Ir al contenido',
   anonymous: 'anónimo',
