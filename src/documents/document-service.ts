@@ -16,6 +16,7 @@ import { boundNesting } from '../rdf/sparql-text.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
 import { DocumentHistory } from './history.js';
+import { ChildListing } from './child-listing.js';
 import type { WriteRequest, WriteResult } from './writes.js';
 
 export type { WriteMethod, WriteRequest, WriteResult } from './writes.js';
@@ -41,6 +42,8 @@ export class DocumentService {
   readonly base: string;
   /** The documents' history, when the dataspace is versioned (SPEC §9.1). */
   readonly history: DocumentHistory | undefined;
+  /** Every container's children, kept in path order (a page of a large container is a slice). */
+  readonly children: ChildListing;
   private readonly protectedPaths: ReadonlySet<string>;
   private readonly clock: () => Date;
   private readonly compose: (input: ComposeInput) => Promise<Buffer>;
@@ -54,6 +57,7 @@ export class DocumentService {
   ) {
     this.base = dataspace.base;
     this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this);
+    this.children = new ChildListing(dataspace.store, dataspace.base);
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;

@@ -1,0 +1,99 @@
+/**
+ * The kept ordered listing of every container's children: the relative paths of the documents
+ * directly below each document, sorted by path, built once from the files at HEAD (on first use)
+ * and then updated from each commit's file diff (the store's `head` event), so a page of a
+ * container of a million documents is a slice, not a sort. Paths, not data: who may read a child
+ * is decided by the caller, which passes the documents the viewer may read.
+ */
+import { fileDocument, parentDocumentPath } from '../document-paths.js';
+import type { GitStore, HeadChange } from '../store/git-store.js';
+
+/** The index of `path` in sorted `list`, or where it would go. */
+function place(list: readonly string[], path: string): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (list[middle]! < path) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+export interface ChildPage {
+  /** Relative paths of the children on the page, in path order. */
+  paths: string[];
+  /** Whether a further page has children. */
+  more: boolean;
+}
+
+export class ChildListing {
+  private byParent: Map<string, string[]> | undefined;
+  /** The last readable set asked with, by its key (access-control.ts `readableGraphs`): made once per key. */
+  private readable: { key: string; urls: ReadonlySet<string> } | undefined;
+
+  constructor(
+    private readonly store: Pick<GitStore, 'listFiles' | 'prefix' | 'on'>,
+    private readonly base: string,
+  ) {}
+
+  /** The listing, built from HEAD's files the first time it is asked for. */
+  private listing(): Map<string, string[]> {
+    if (this.byParent) return this.byParent;
+    const byParent = new Map<string, string[]>();
+    for (const file of this.store.listFiles().keys()) {
+      const path = fileDocument(file, this.store.prefix);
+      const parent = path === undefined ? undefined : parentDocumentPath(path);
+      if (parent === undefined) continue;
+      const list = byParent.get(parent);
+      if (list) list.push(path!);
+      else byParent.set(parent, [path!]);
+    }
+    for (const list of byParent.values()) list.sort();
+    this.byParent = byParent;
+    this.store.on('head', (change) => this.apply(change));
+    return byParent;
+  }
+
+  private apply(change: HeadChange): void {
+    const byParent = this.byParent!;
+    for (const file of change.files) {
+      const path = fileDocument(file.path, this.store.prefix);
+      const parent = path === undefined ? undefined : parentDocumentPath(path);
+      if (parent === undefined) continue;
+      let list = byParent.get(parent);
+      if (!list) byParent.set(parent, (list = []));
+      const at = place(list, path!);
+      const present = list[at] === path;
+      if (file.after && !present) list.splice(at, 0, path!);
+      else if (!file.after && present) list.splice(at, 1);
+      if (list.length === 0) byParent.delete(parent);
+    }
+  }
+
+  /** How many documents are directly below `parent` (all of them, readable or not: for the owner). */
+  count(parent: string): number {
+    return this.listing().get(parent)?.length ?? 0;
+  }
+
+  /**
+   * The children of `parent` from the `offset`th, at most `limit`, of those whose URL is in
+   * `readable` (undefined: every one). Without a readable set it is a slice; with one, a walk
+   * from the start that stops once the page is full.
+   */
+  page(parent: string, offset: number, limit: number, readable?: { key: string; graphs: readonly string[] }): ChildPage {
+    const list = this.listing().get(parent) ?? [];
+    if (!readable) return { paths: list.slice(offset, offset + limit), more: list.length > offset + limit };
+    if (this.readable?.key !== readable.key) this.readable = { key: readable.key, urls: new Set(readable.graphs) };
+    const urls = this.readable.urls;
+    const paths: string[] = [];
+    let seen = 0;
+    for (const path of list) {
+      if (!urls.has(this.base + path)) continue;
+      if (seen++ < offset) continue;
+      if (paths.length === limit) return { paths, more: true };
+      paths.push(path);
+    }
+    return { paths, more: false };
+  }
+}
