@@ -25,6 +25,8 @@ export interface ChildPage {
   paths: string[];
   /** Whether a further page has children. */
   more: boolean;
+  /** How many children there are in all (readable ones), when asked for. */
+  total?: number;
 }
 
 export class ChildListing {
@@ -71,19 +73,14 @@ export class ChildListing {
     }
   }
 
-  /** How many documents are directly below `parent` (all of them, readable or not: for the owner). */
-  count(parent: string): number {
-    return this.listing().get(parent)?.length ?? 0;
-  }
-
   /**
    * The children of `parent` from the `offset`th, at most `limit`, of those whose URL is in
    * `readable` (undefined: every one). Without a readable set it is a slice; with one, a walk
-   * from the start that stops once the page is full.
+   * from the start that stops once the page is full (unless `counted`: then it counts them all).
    */
-  page(parent: string, offset: number, limit: number, readable?: { key: string; graphs: readonly string[] }): ChildPage {
+  page(parent: string, offset: number, limit: number, readable?: { key: string; graphs: readonly string[] }, counted = false): ChildPage {
     const list = this.listing().get(parent) ?? [];
-    if (!readable) return { paths: list.slice(offset, offset + limit), more: list.length > offset + limit };
+    if (!readable) return { paths: list.slice(offset, offset + limit), more: list.length > offset + limit, total: list.length };
     if (this.readable?.key !== readable.key) this.readable = { key: readable.key, urls: new Set(readable.graphs) };
     const urls = this.readable.urls;
     const paths: string[] = [];
@@ -91,9 +88,9 @@ export class ChildListing {
     for (const path of list) {
       if (!urls.has(this.base + path)) continue;
       if (seen++ < offset) continue;
-      if (paths.length === limit) return { paths, more: true };
-      paths.push(path);
+      if (paths.length < limit) paths.push(path);
+      else if (!counted) return { paths, more: true };
     }
-    return { paths, more: false };
+    return { paths, more: seen > offset + paths.length, total: seen };
   }
 }

@@ -10,7 +10,8 @@ import { TITLE_PREDICATES } from '../rdf/namespaces.js';
 import type { DocumentService } from './document-service.js';
 import { RESULTS_JSON } from '../rdf/media-types.js';
 
-export type ChildOrder = 'newest' | 'title';
+/** Newest first, by title, or by the value of a property of the child or its `#this` (those without one last). */
+export type ChildOrder = 'newest' | 'title' | { property: string };
 
 export interface Child {
   url: string;
@@ -48,9 +49,13 @@ export async function childrenOf(documents: DocumentService, containerUrl: strin
   const member = `GRAPH ?doc { ?doc sioc:has_parent|sioc:has_container <${containerUrl}> }`;
   const count = await run(`SELECT (COUNT(DISTINCT ?doc) AS ?n) WHERE { ${member} }`);
   const total = Number(count.results.bindings[0]?.n?.value ?? 0);
-  const order = options.order === 'title' ? 'ORDER BY LCASE(STR(COALESCE(?title, STR(?doc)))) ?doc' : 'ORDER BY DESC(?modified) ?doc';
-  const rows = await run(`SELECT ?doc (SAMPLE(?t) AS ?title) (MAX(?m) AS ?modified) WHERE {
+  const by = options.order;
+  if (typeof by === 'object' && !/^https?:\/\/[^<>"{}|^`\\\s]+$/.test(by.property)) throw new LodestoneError('BadRequest', `${by.property} cannot be named in a query`);
+  const order = by === 'title' ? 'ORDER BY LCASE(STR(COALESCE(?title, STR(?doc)))) ?doc' : by === 'newest' ? 'ORDER BY DESC(?modified) ?doc' : 'ORDER BY (!BOUND(?key)) ?key ?doc';
+  const key = typeof by === 'object' ? `OPTIONAL { GRAPH ?doc { ?k <${by.property}> ?v FILTER(?k = ?doc || STR(?k) = CONCAT(STR(?doc), "#this")) } }` : '';
+  const rows = await run(`SELECT ?doc (SAMPLE(?t) AS ?title) (MAX(?m) AS ?modified)${key && ' (MIN(?v) AS ?key)'} WHERE {
   ${member}
+  ${key}
   OPTIONAL { GRAPH ?doc { ?doc dct:modified ?m } }
   OPTIONAL { GRAPH ?doc { ?s ${TITLE_PATH} ?t FILTER(?s = ?doc || STR(?s) = CONCAT(STR(?doc), "#this")) } }
 } GROUP BY ?doc ${order} LIMIT ${Math.max(0, Math.floor(options.size))} OFFSET ${Math.max(0, Math.floor(options.offset))}`);
