@@ -41,7 +41,7 @@ describe('a container as a list, a table, a grid and a map in Chromium', { skip:
     picture = `${s.base}static/${assetName('world-110m.svg')}`;
     await putTurtle(s, 'places/', `<> a <${ns.dh}Container> . <#this> <${ns.dct}title> "Places" .`);
     await putTurtle(s, 'places/berlin/', `<#this> <${ns.dct}title> "Berlin" ; <${EX}population> 3645000 ; <${ns.dct}description> "A city on the Spree" ; <${GEO}lat> "52.52" ; <${GEO}long> "13.405" ; <${ns.foaf}depiction> <${picture}> .`);
-    await putTurtle(s, 'places/lima/', `<#this> <${ns.dct}title> "Lima" ; <${EX}population> 9751000 ; <${ns.dct}description> "A city on the Pacific" ; <${SCHEMA}geo> [ <${SCHEMA}latitude> -12.046 ; <${SCHEMA}longitude> -77.043 ] ; <${SCHEMA}image> <${picture}> .`);
+    await putTurtle(s, 'places/lima/', `<#this> <${ns.dct}title> "Lima" ; <${EX}population> 9751000 ; <${ns.dct}description> "A city on the Pacific" ; <${SCHEMA}geo> [ <${SCHEMA}latitude> -12.046 ; <${SCHEMA}longitude> -77.043 ] ; <${SCHEMA}image> <${picture}> ; <${ns.rdfs}label> "Ciudad de los Reyes"@es .`);
     await putTurtle(s, 'places/notes/', `<#this> <${ns.dct}title> "Notes on places" ; <${ns.dct}description> "Nowhere in particular" .`);
     await putTurtle(s, 'places/secret/', `<#this> <${ns.dct}title> "Secret Base Omega" ; <${EX}population> 12 ; <${GEO}lat> 78.2 ; <${GEO}long> 15.6 .`);
     stranger = await signUp(s, 'Sam Stranger');
@@ -147,5 +147,40 @@ describe('a container as a list, a table, a grid and a map in Chromium', { skip:
       await checked(page, problems, `views-phone-${view}`);
     }
     await context.close();
+  });
+
+  it('searches titles and labels, paged, and never shows a stranger a document it cannot read', async () => {
+    const { context, page, problems } = await visitor(browser, s.base, s.ownerPem);
+    await page.goto(`${s.base}places/`);
+    await page.fill('input[name="search"]', 'los reyes');
+    await page.click('form.search-form button');
+    assert.match(page.url(), /search=los\+reyes/);
+    assert.deepEqual(await page.locator('ul.child-list li a').allTextContents(), ['Lima'], 'found by its rdfs:label');
+    await checked(page, problems, 'views-search');
+    await page.goto(`${s.base}?search=${encodeURIComponent('BERLÍN')}`);
+    assert.deepEqual(await page.locator('ul.child-list li a').allTextContents(), ['Berlin'], 'from the root, case and accents aside');
+    await page.goto(`${s.base}places/?search=zeta`);
+    assert.match((await page.locator('#children-heading').textContent())!, /22 documents match/);
+    await page.click('nav.pager a[rel="next"]');
+    assert.match(page.url(), /search=zeta/);
+    assert.deepEqual(await page.locator('ul.child-list li a').allTextContents(), ['Zeta 21', 'Zeta 22']);
+    await page.goto(`${s.base}places/?search=zeta&view=table`);
+    assert.equal(await page.locator('table.child-table tbody tr').count(), 20, 'results in any view');
+    // a document written now is found at once (the table follows commits)
+    await putTurtle(s, 'places/fresh/', `<#this> <${ns.dct}title> "Freshly written Quokka" .`);
+    await page.goto(`${s.base}places/?search=quokka`);
+    assert.deepEqual(await page.locator('ul.child-list li a').allTextContents(), ['Freshly written Quokka']);
+    await context.close();
+
+    const sam = await visitor(browser, s.base, stranger.pem);
+    for (const words of ['omega', 'secret', 'base']) {
+      await sam.page.goto(`${s.base}places/?search=${words}`);
+      assert.equal(await sam.page.locator('ul.child-list li').count(), 0, `${words}: nothing`);
+      assert.doesNotMatch((await sam.page.locator('main').textContent())!, /Omega|Secret Base/);
+      assert.match((await sam.page.locator('main').textContent())!, /Nothing matches/);
+    }
+    await sam.page.goto(`${s.base}places/?search=lima`);
+    assert.deepEqual(await sam.page.locator('ul.child-list li a').allTextContents(), ['Lima']);
+    await sam.context.close();
   });
 });

@@ -7,6 +7,7 @@
  */
 import { fileDocument, parentDocumentPath } from '../document-paths.js';
 import type { GitStore, HeadChange } from '../store/git-store.js';
+import { ReadableUrls, type Readable } from './readable-urls.js';
 
 /** The index of `path` in sorted `list`, or where it would go. */
 function place(list: readonly string[], path: string): number {
@@ -31,8 +32,7 @@ export interface ChildPage {
 
 export class ChildListing {
   private byParent: Map<string, string[]> | undefined;
-  /** The last readable set asked with, by its key (access-control.ts `readableGraphs`): made once per key. */
-  private readable: { key: string; urls: ReadonlySet<string> } | undefined;
+  private readonly readable = new ReadableUrls();
 
   constructor(
     private readonly store: Pick<GitStore, 'listFiles' | 'prefix' | 'on'>,
@@ -78,15 +78,13 @@ export class ChildListing {
    * `readable` (undefined: every one). Without a readable set it is a slice; with one, a walk
    * from the start that stops once the page is full (unless `counted`: then it counts them all).
    */
-  page(parent: string, offset: number, limit: number, readable?: { key: string; graphs: readonly string[] }, counted = false): ChildPage {
+  page(parent: string, offset: number, limit: number, readable?: Readable, counted = false): ChildPage {
     const list = this.listing().get(parent) ?? [];
     if (!readable) return { paths: list.slice(offset, offset + limit), more: list.length > offset + limit, total: list.length };
-    if (this.readable?.key !== readable.key) this.readable = { key: readable.key, urls: new Set(readable.graphs) };
-    const urls = this.readable.urls;
     const paths: string[] = [];
     let seen = 0;
     for (const path of list) {
-      if (!urls.has(this.base + path)) continue;
+      if (!this.readable.has(readable, this.base + path)) continue;
       if (seen++ < offset) continue;
       if (paths.length < limit) paths.push(path);
       else if (!counted) return { paths, more: true };

@@ -17,6 +17,7 @@ import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
 import { DocumentHistory } from './history.js';
 import { ChildListing } from './child-listing.js';
+import { TitleSearch } from './search.js';
 import type { WriteRequest, WriteResult } from './writes.js';
 
 export type { WriteMethod, WriteRequest, WriteResult } from './writes.js';
@@ -44,6 +45,8 @@ export class DocumentService {
   readonly history: DocumentHistory | undefined;
   /** Every container's children, kept in path order (a page of a large container is a slice). */
   readonly children: ChildListing;
+  /** The titles and labels of every document, kept for search. */
+  readonly titles: TitleSearch;
   private readonly protectedPaths: ReadonlySet<string>;
   private readonly clock: () => Date;
   private readonly compose: (input: ComposeInput) => Promise<Buffer>;
@@ -58,6 +61,7 @@ export class DocumentService {
     this.base = dataspace.base;
     this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this);
     this.children = new ChildListing(dataspace.store, dataspace.base);
+    this.titles = new TitleSearch(this);
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;

@@ -2,6 +2,7 @@
  * What a container's page shows of its children (pages/container-views.ts draws it): the view
  * (`?view=list|table|grid|map`), the order (`?order=newest|title|name|<property IRI>`), the table's
  * columns (`?col=<IRI>`, repeated) and the page, all read from the query so every view is a link.
+ * `?search=` lists instead the documents below whose titles or labels match (documents/search.ts).
  * Only children the viewer may read are counted, ordered and shown; each comes with its own
  * triples (about itself, its `#this` and its blank nodes, as the viewer is shown them) for the cells.
  */
@@ -38,8 +39,13 @@ export async function childList(ctx: Context, documentUrl: string): Promise<Chil
   const pageNumber = Math.max(1, Math.min(1_000_000, Number.parseInt(query.get('page') ?? '1', 10) || 1));
   const offset = (pageNumber - 1) * size;
   const readable = await runtime.access.readableGraphs(runtime, agent);
+  const search = (query.get('search') ?? '').trim().slice(0, 200);
   let found: { total: number; children: { url: string; title?: string; modified?: string }[] };
-  if (order === 'name') {
+  if (search !== '') {
+    // the titles of this container's documents, at any depth (of the whole dataspace from the root)
+    const { total, results } = await documents.titles.search(documentUrl.slice(documents.base.length), search, offset, size, readable);
+    found = { total, children: results.map((r) => ({ url: documents.url(r.path), title: r.title })) };
+  } else if (order === 'name') {
     // path order is the kept listing's own (documents/child-listing.ts): a slice, whatever the size
     const relative = documentUrl.slice(documents.base.length);
     const page = documents.children.page(relative, offset, size, readable, true);
@@ -57,5 +63,5 @@ export async function childList(ctx: Context, documentUrl: string): Promise<Chil
       return { url: child.url, title: child.title, modified: child.modified, ntriples };
     }),
   );
-  return { total: found.total, children, order, page: pageNumber, size, view, columns };
+  return { total: found.total, children, order, page: pageNumber, size, view, columns, ...(search !== '' && { search }) };
 }

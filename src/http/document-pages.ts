@@ -68,7 +68,7 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
   const shown = shownTriples(text);
   const names = await namesOf(ctx, objectIris(shown.ntriples));
   // the page echoes only what it reads of the query (a container's order and page): any other query string is the same page
-  const frame = await frameDataOf(ctx, children ? { view: children.view ?? 'list', order: typeof children.order === 'object' ? children.order.property : children.order, page: String(children.page) } : {});
+  const frame = await frameDataOf(ctx, children ? { ...(children.search !== undefined && { search: children.search }), view: children.view ?? 'list', order: typeof children.order === 'object' ? children.order.property : children.order, page: String(children.page) } : {});
   const links = documentLinks(runtime, documentUrl, agent, modes);
   if (links) ctx.set('Link', links);
   ctx.set('Accept-Patch', SPARQL_UPDATE);

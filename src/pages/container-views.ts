@@ -29,6 +29,8 @@ export interface ChildList {
   view?: ChildView;
   /** The table's columns the reader chose (none: the most frequent properties). */
   columns?: readonly string[];
+  /** When the page answers a search: its words (the children are then the documents found). */
+  search?: string;
 }
 
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
@@ -78,13 +80,14 @@ export function childrenSection(list: ChildList, documentUrl: string, frame: Fra
   const { t, language } = frame;
   const v = t.views;
   const view = list.view ?? 'list';
+  const searching = list.search !== undefined;
   const data = list.children.map((c) => new ChildData(c.url, c.ntriples ?? ''));
   const titleOf = (i: number) => list.children[i]!.title ?? data[i]!.view.titleOf(`${list.children[i]!.url}#this`, language) ?? data[i]!.view.titleOf(list.children[i]!.url, language) ?? localName(list.children[i]!.url);
   const modifiedOf = (i: number) => list.children[i]!.modified ?? data[i]!.values('http://purl.org/dc/terms/modified')[0]?.value;
   const pages = Math.max(1, Math.ceil(list.total / list.size));
   const orderKey = typeof list.order === 'object' ? list.order.property : list.order;
   const link = (change: { view?: ChildView; order?: string; page?: number }) => {
-    const query = new URLSearchParams({ view: change.view ?? view, order: change.order ?? orderKey, page: String(change.page ?? 1) });
+    const query = new URLSearchParams({ ...(list.search !== undefined && { search: list.search }), view: change.view ?? view, order: change.order ?? orderKey, page: String(change.page ?? 1) });
     for (const column of (change.view ?? view) === 'table' ? (list.columns ?? []) : []) query.append('col', column);
     return `${documentUrl}?${query.toString()}`;
   };
@@ -100,7 +103,7 @@ export function childrenSection(list: ChildList, documentUrl: string, frame: Fra
   const context = (i: number): ViewContext => ({ language, t, documentUrl: list.children[i]!.url, base: frame.base, labels });
 
   let body: Html;
-  if (list.children.length === 0) body = html`<p>${t.noChildren}</p>`;
+  if (list.children.length === 0) body = html`<p>${searching ? v.noResults : t.noChildren}</p>`;
   else if (view === 'table') body = table(list, data, { titleOf, time, context, link, frame, labels, orderKey, documentUrl });
   else if (view === 'grid') {
     body = html`<ul class="child-grid">${data.map((d, i) => {
@@ -112,9 +115,10 @@ export function childrenSection(list: ChildList, documentUrl: string, frame: Fra
   else body = html`<ul class="child-list">${data.map((d, i) => html`<li><a href="${d.url}">${titleOf(i)}</a> ${time(i)}</li>`)}</ul>`;
 
   return html`<section class="children" aria-labelledby="children-heading">
-<h2 id="children-heading">${t.children} <span class="count">(${t.childrenCount(list.total)})</span></h2>
+<h2 id="children-heading">${searching ? v.searchResults(list.search!, list.total) : html`${t.children} <span class="count">(${t.childrenCount(list.total)})</span>`}</h2>
+<form class="search-form" role="search" method="get" action="${documentUrl}"><label for="child-search">${v.searchLabel}</label> <input type="search" id="child-search" name="search" value="${list.search ?? ''}" maxlength="200"><input type="hidden" name="view" value="${view}"> <button type="submit">${v.search}</button></form>
 <nav class="child-views" aria-label="${v.label}"><p>${v.label}: ${views.map(([name, label], i) => html`${i > 0 ? ' · ' : ''}${choice(view === name, label, link({ view: name }))}`)}</p>
-<p class="order">${v.order}: ${orders.map(([name, label], i) => html`${i > 0 ? ' · ' : ''}${choice(orderKey === name, label, link({ order: name }))}`)}</p></nav>
+${!searching && html`<p class="order">${v.order}: ${orders.map(([name, label], i) => html`${i > 0 ? ' · ' : ''}${choice(orderKey === name, label, link({ order: name }))}`)}</p>`}</nav>
 ${body}
 ${pages > 1 && html`<nav class="pager" aria-label="${t.pageOf(list.page, pages)}">${list.page > 1 && html`<a href="${link({ page: list.page - 1 })}" rel="prev">${t.previous}</a>`} <span>${t.pageOf(list.page, pages)}</span> ${list.page < pages && html`<a href="${link({ page: list.page + 1 })}" rel="next">${t.next}</a>`}</nav>`}
 </section>`;
