@@ -133,6 +133,11 @@ describe('a container as a list, a table, a grid and a map in Chromium', { skip:
   it('pages and sorts by links, every view fitting a phone', async () => {
     for (let i = 1; i <= 22; i++) await putTurtle(s, `places/item-${String(i).padStart(2, '0')}/`, `<#this> <${ns.dct}title> "Zeta ${String(i).padStart(2, '0')}" .`);
     const { context, page, problems } = await visitor(browser, s.base, s.ownerPem, { width: 375 });
+    await page.goto(`${s.base}places/`);
+    assert.equal(await page.locator('ul.child-list li a').first().textContent(), 'Zeta 22', 'newest first by default');
+    await putTurtle(s, 'places/berlin/', `<#this> <${ns.dct}title> "Berlin" ; <${EX}population> 3645000 ; <${ns.dct}description> "A city on the Spree and the Havel" ; <${GEO}lat> "52.52" ; <${GEO}long> "13.405" ; <${ns.foaf}depiction> <${picture}> .`);
+    await page.goto(`${s.base}places/`);
+    assert.deepEqual((await page.locator('ul.child-list li a').allTextContents()).slice(0, 2), ['Berlin', 'Zeta 22'], 'an edit moves it first');
     await page.goto(`${s.base}places/?order=title`);
     assert.equal(await page.locator('ul.child-list li').count(), 20);
     assert.equal(await page.locator('ul.child-list li a').first().textContent(), 'Berlin');

@@ -77,9 +77,11 @@ export class ChildListing {
    * The children of `parent` from the `offset`th, at most `limit`, of those whose URL is in
    * `readable` (undefined: every one). Without a readable set it is a slice; with one, a walk
    * from the start that stops once the page is full (unless `counted`: then it counts them all).
+   * In path order, or as `arrange` orders the kept list (search.ts: newest first, by title).
    */
-  page(parent: string, offset: number, limit: number, readable?: Readable, counted = false): ChildPage {
-    const list = this.listing().get(parent) ?? [];
+  page(parent: string, offset: number, limit: number, readable?: Readable, counted = false, arrange?: (paths: readonly string[]) => readonly string[]): ChildPage {
+    const kept = this.listing().get(parent) ?? [];
+    const list = arrange ? arrange(kept) : kept;
     if (!readable) return { paths: list.slice(offset, offset + limit), more: list.length > offset + limit, total: list.length };
     const paths: string[] = [];
     let seen = 0;

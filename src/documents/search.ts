@@ -1,20 +1,21 @@
 /**
- * Search over the titles and labels of a dataspace's documents (dct:title, rdfs:label,
- * skos:prefLabel, foaf:name of a document or its `#this`): a table of every document's words kept
- * in memory beside the index, built once from it (one SPARQL query, on first use) and then updated
- * from each commit's file diff (the store's `head` event: only changed files are read), so a
- * search is a scan of short strings (a few ms at 100,000 documents), never a query. Matching is
- * by every word of the query, ignoring case and accents. Who may read a result is the caller's.
+ * The titles, labels and times of a dataspace's documents (dct:title, rdfs:label, skos:prefLabel,
+ * foaf:name of a document or its `#this`; its dct:modified), kept in memory beside the index: built
+ * once from it (one SPARQL query, on first use), then updated from each commit's file diff (the
+ * store's `head` event: only changed files are read). A search is a scan of short strings (every
+ * word of the query, case and accents aside), and a container's children newest first or by title
+ * a sort kept until the next commit: neither queries anything. Who may read a result is the caller's.
  */
 import { literalsOf } from '../rdf/canonical-lines.js';
 import { RESULTS_JSON } from '../rdf/media-types.js';
-import { TITLE_PREDICATES } from '../rdf/namespaces.js';
+import { ns, TITLE_PREDICATES } from '../rdf/namespaces.js';
 import { fileDocument } from '../document-paths.js';
 import type { HeadChange } from '../store/git-store.js';
 import type { DocumentService } from './document-service.js';
 import { ReadableUrls, type Readable } from './readable-urls.js';
 
-const TITLES = new Set(TITLE_PREDICATES);
+const MODIFIED = `${ns.dct}modified`;
+const READ = new Set([...TITLE_PREDICATES, MODIFIED]);
 /** How long the one query that builds the table may take (it reads every title once). */
 const BUILD_TIMEOUT_MS = 120_000;
 
@@ -25,9 +26,11 @@ export function folded(text: string): string {
 
 interface Entry {
   /** What the document is called (its first title, as pages pick it). */
-  title: string;
+  title: string | undefined;
   /** Every title and label, folded. */
   words: string;
+  /** Its dct:modified, as written. */
+  modified: string | undefined;
 }
 
 export interface Found {
@@ -35,11 +38,17 @@ export interface Found {
   results: { path: string; title: string }[];
 }
 
+/** How a container's children are arranged from the table: newest first, or by title (folded), then by path. */
+export type Arrangement = (paths: readonly string[]) => readonly string[];
+
 export class TitleSearch {
   private readonly entries = new Map<string, Entry>();
   private built: Promise<void> | undefined;
   private applying: Promise<void> = Promise.resolve();
   private readonly readable = new ReadableUrls();
+  /** Arranged children, by container and order, until the next commit. */
+  private arranged = new Map<readonly string[], readonly string[]>();
+  private arrangedBy: string | undefined;
 
   constructor(private readonly documents: DocumentService) {}
 
@@ -54,12 +63,34 @@ export class TitleSearch {
     const base = this.documents.base;
     const matches: { path: string; title: string }[] = [];
     for (const [path, entry] of this.entries) {
-      if (path === under || !path.startsWith(under) || !words.every((word) => entry.words.includes(word))) continue;
+      if (path === under || !path.startsWith(under) || !entry.title || !words.every((word) => entry.words.includes(word))) continue;
       if (readable && !this.readable.has(readable, base + path)) continue;
       matches.push({ path, title: entry.title });
     }
     matches.sort((a, b) => a.title.localeCompare(b.title) || (a.path < b.path ? -1 : 1));
     return { total: matches.length, results: matches.slice(offset, offset + size) };
+  }
+
+  /** How to arrange a container's children `order` (a list from the kept listing; every commit that changes a file drops the arrangements). */
+  async arrangement(order: 'newest' | 'title'): Promise<Arrangement> {
+    await this.ready();
+    await this.applying;
+    return (paths) => {
+      if (this.arrangedBy !== order) {
+        this.arranged = new Map();
+        this.arrangedBy = order;
+      }
+      let sorted = this.arranged.get(paths);
+      if (!sorted) {
+        const key = (path: string) => (order === 'newest' ? (this.entries.get(path)?.modified ?? '') : folded(this.entries.get(path)?.title ?? path));
+        const keyed = paths.map((path) => ({ path, key: key(path) }));
+        const sign = order === 'newest' ? -1 : 1;
+        keyed.sort((a, b) => (a.key === b.key ? (a.path < b.path ? -1 : 1) : a.key < b.key ? -sign : sign));
+        sorted = keyed.map((k) => k.path);
+        this.arranged.set(paths, sorted);
+      }
+      return sorted;
+    };
   }
 
   private ready(): Promise<void> {
@@ -81,7 +112,7 @@ export class TitleSearch {
     };
     store.on('head', follow);
     const predicates = TITLE_PREDICATES.map((p) => `<${p}>`).join(', ');
-    const query = `SELECT ?doc ?p ?t WHERE { GRAPH ?doc { ?s ?p ?t FILTER(?p IN (${predicates}) && isLiteral(?t) && (?s = ?doc || STR(?s) = CONCAT(STR(?doc), "#this"))) } }`;
+    const query = `SELECT ?doc ?p ?t WHERE { GRAPH ?doc { ?s ?p ?t FILTER((?p IN (${predicates}) && isLiteral(?t) && (?s = ?doc || STR(?s) = CONCAT(STR(?doc), "#this"))) || (?p = <${MODIFIED}> && ?s = ?doc)) } }`;
     let answer: { results: { bindings: Record<string, { value: string }>[] } };
     try {
       answer = JSON.parse(String(await this.documents.query({ query, format: RESULTS_JSON }, this.documents.head(), BUILD_TIMEOUT_MS, undefined))) as typeof answer;
@@ -107,13 +138,12 @@ export class TitleSearch {
     this.applying = this.applying.then(() => this.apply(change)).catch(() => undefined);
   }
 
-  private set(path: string, titles: { predicate: string; value: string }[]): void {
-    if (titles.length === 0) {
-      this.entries.delete(path);
-      return;
-    }
-    const best = [...titles].sort((a, b) => TITLE_PREDICATES.indexOf(a.predicate) - TITLE_PREDICATES.indexOf(b.predicate))[0]!;
-    this.entries.set(path, { title: best.value, words: folded(titles.map((t) => t.value).join(' ')) });
+  private set(path: string, values: { predicate: string; value: string }[]): void {
+    this.arranged = new Map();
+    const titles = values.filter((v) => v.predicate !== MODIFIED).sort((a, b) => TITLE_PREDICATES.indexOf(a.predicate) - TITLE_PREDICATES.indexOf(b.predicate));
+    const modified = values.find((v) => v.predicate === MODIFIED)?.value;
+    if (titles.length === 0 && modified === undefined) this.entries.delete(path);
+    else this.entries.set(path, { title: titles[0]?.value, words: folded(titles.map((t) => t.value).join(' ')), modified });
   }
 
   /** A commit's changed files: each read again (a deleted one dropped). */
@@ -123,12 +153,12 @@ export class TitleSearch {
       const path = fileDocument(file.path, store.prefix);
       if (path === undefined) continue;
       if (!file.after) {
-        this.entries.delete(path);
+        this.set(path, []);
         continue;
       }
       const url = this.documents.url(path);
       const text = (await store.readBlob(file.after)).toString('utf8');
-      this.set(path, [...literalsOf(text, TITLES)].filter((l) => l.subject === url || l.subject === `${url}#this`));
+      this.set(path, [...literalsOf(text, READ)].filter((l) => l.subject === url || (l.subject === `${url}#this` && l.predicate !== MODIFIED)));
     }
   }
 }

@@ -3,12 +3,12 @@
  * with `?page=N` or `?limit=M` answers, instead of the document, that page of its children as they
  * state it (`<child> sioc:has_parent|sioc:has_container <container>`, SPEC §2.2), in path order,
  * only those the agent may read, with `Link` rel first/prev/next (RFC 8288 §3). A page is a slice of
- * the kept listing (documents/child-listing.ts) and one point query on the index, whatever the size.
+ * the kept listing (documents/child-listing.ts) and a read of each child's file, whatever the size.
  */
 import type { Mode } from '../access/access-control.js';
 import { LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
-import { RESULTS_JSON } from '../rdf/media-types.js';
+import { hasTriple } from '../rdf/canonical-lines.js';
 import { forbidden, holds } from './authorize.js';
 import { documentLinks } from './document-read.js';
 import { contentVersion, graphReply } from './graph-reply.js';
@@ -39,7 +39,7 @@ export function pageOf(querystring: string): { page: number; limit: number } {
 
 /** GET or HEAD of a page of the children of the document at `relativePath`, in `type`. */
 export async function childListing(ctx: Context, relativePath: string, modes: ReadonlySet<Mode>, type: string): Promise<Reply> {
-  const { runtime, agent, served } = ctx.state;
+  const { runtime, agent } = ctx.state;
   const { documents } = runtime;
   const containerUrl = documents.url(relativePath);
   // dispatch asked Read of a GET; a HEAD, which any mode may send, learns nothing of the children either (its Link would tell of a next page)
@@ -47,15 +47,16 @@ export async function childListing(ctx: Context, relativePath: string, modes: Re
   const { page, limit } = pageOf(ctx.querystring);
   const readable = await runtime.access.readableGraphs(runtime, agent);
   const { paths, more } = documents.children.page(relativePath, (page - 1) * limit, limit, readable);
-  const urls = paths.map((path) => documents.url(path));
-  let ntriples = '';
-  if (urls.length > 0) {
-    const query = `SELECT ?doc ?p WHERE { VALUES ?doc { ${urls.map((u) => `<${u}>`).join(' ')} } GRAPH ?doc { ?doc ?p <${containerUrl}> } FILTER(?p IN (<${ns.sioc}has_parent>, <${ns.sioc}has_container>)) }`;
-    const dataset = { defaultGraphs: urls, namedGraphs: urls };
-    const answer = JSON.parse(String(await documents.query({ query, ...dataset, format: RESULTS_JSON }, documents.head(), served.sparqlTimeoutMs, agent))) as { results: { bindings: Record<string, { value: string }>[] } };
-    const lines = answer.results.bindings.map((b) => `<${b.doc!.value}> <${b.p!.value}> <${containerUrl}> .\n`);
-    ntriples = [...new Set(lines)].sort().join('');
-  }
+  // each child's own statement of membership, read from its file (cached blobs: no query, whatever the size)
+  const membership = [`${ns.sioc}has_parent`, `${ns.sioc}has_container`];
+  const lines = await Promise.all(
+    paths.map(async (path) => {
+      const url = documents.url(path);
+      const text = (await documents.read(path))?.bytes.toString('utf8') ?? '';
+      return membership.filter((p) => hasTriple(text, url, p, containerUrl)).map((p) => `<${url}> <${p}> <${containerUrl}> .\n`).join('');
+    }),
+  );
+  const ntriples = lines.join('');
   const at = (n: number) => `<${containerUrl}?page=${n}&limit=${limit}>`;
   // RFC 8288 §3: one Link header, the document's own relations and the pages'
   const links = [documentLinks(runtime, containerUrl, agent, modes), `${at(1)}; rel="first"`, page > 1 ? `${at(page - 1)}; rel="prev"` : '', more ? `${at(page + 1)}; rel="next"` : ''].filter(Boolean);

@@ -6,7 +6,7 @@
  * Only children the viewer may read are counted, ordered and shown; each comes with its own
  * triples (about itself, its `#this` and its blank nodes, as the viewer is shown them) for the cells.
  */
-import { childrenOf, type ChildOrder } from '../documents/children.js';
+import { childrenOf } from '../documents/children.js';
 import type { ChildList, ChildView } from '../pages/container-views.js';
 import { linesOf } from '../rdf/canonical-lines.js';
 import { linesInView, viewOf } from './document-read.js';
@@ -45,14 +45,16 @@ export async function childList(ctx: Context, documentUrl: string): Promise<Chil
     // the titles of this container's documents, at any depth (of the whole dataspace from the root)
     const { total, results } = await documents.titles.search(documentUrl.slice(documents.base.length), search, offset, size, readable);
     found = { total, children: results.map((r) => ({ url: documents.url(r.path), title: r.title })) };
-  } else if (order === 'name') {
-    // path order is the kept listing's own (documents/child-listing.ts): a slice, whatever the size
+  } else if (typeof order === 'string') {
+    // path order is the kept listing's own (documents/child-listing.ts): a slice, whatever the size;
+    // newest first and by title, a sort of it kept until the next commit (documents/search.ts)
     const relative = documentUrl.slice(documents.base.length);
-    const page = documents.children.page(relative, offset, size, readable, true);
+    const arrange = order === 'name' ? undefined : await documents.titles.arrangement(order);
+    const page = documents.children.page(relative, offset, size, readable, true, arrange);
     found = { total: page.total!, children: page.paths.map((path) => ({ url: documents.url(path) })) };
   } else {
-    const sparqlOrder: ChildOrder = order;
-    found = await childrenOf(documents, documentUrl, { order: sparqlOrder, offset, size, holder: agent, timeoutMs: served.sparqlTimeoutMs, readable: readable?.graphs });
+    // by a column: the index sorts (documents/children.ts)
+    found = await childrenOf(documents, documentUrl, { order, offset, size, holder: agent, timeoutMs: served.sparqlTimeoutMs, readable: readable?.graphs });
   }
   const children = await Promise.all(
     found.children.map(async (child) => {
