@@ -12,6 +12,7 @@ import { LodestoneError } from '../errors.js';
 import type { QueryRequest } from '../index/index-core.js';
 import { literalObject } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
+import { RESULTS_JSON } from '../rdf/media-types.js';
 import { boundNesting } from '../rdf/sparql-text.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
@@ -61,7 +62,7 @@ export class DocumentService {
     this.base = dataspace.base;
     this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this);
     this.children = new ChildListing(dataspace.store, dataspace.base);
-    this.titles = new TitleSearch(this);
+    this.titles = new TitleSearch(dataspace.store, dataspace.base, async (query, timeoutMs) => String(await this.query({ query, format: RESULTS_JSON }, this.head(), timeoutMs, undefined)));
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;

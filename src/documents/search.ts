@@ -7,11 +7,9 @@
  * a sort kept until the next commit: neither queries anything. Who may read a result is the caller's.
  */
 import { literalsOf } from '../rdf/canonical-lines.js';
-import { RESULTS_JSON } from '../rdf/media-types.js';
 import { ns, TITLE_PREDICATES } from '../rdf/namespaces.js';
 import { fileDocument } from '../document-paths.js';
-import type { HeadChange } from '../store/git-store.js';
-import type { DocumentService } from './document-service.js';
+import type { GitStore, HeadChange } from '../store/git-store.js';
 import { ReadableUrls, type Readable } from './readable-urls.js';
 
 const MODIFIED = `${ns.dct}modified`;
@@ -50,7 +48,12 @@ export class TitleSearch {
   private arranged = new Map<readonly string[], readonly string[]>();
   private arrangedBy: string | undefined;
 
-  constructor(private readonly documents: DocumentService) {}
+  constructor(
+    private readonly store: Pick<GitStore, 'on' | 'off' | 'readBlob' | 'prefix'>,
+    private readonly base: string,
+    /** Runs a SELECT on the index at HEAD or later, answering SPARQL results JSON. */
+    private readonly select: (query: string, timeoutMs: number) => Promise<string>,
+  ) {}
 
   /**
    * The documents below `under` (a relative path; `` for all) whose titles and labels hold
@@ -60,7 +63,7 @@ export class TitleSearch {
     await this.ready();
     await this.applying; // the commits already made are in: a client finds what it just wrote
     const words = folded(query).split(' ').filter(Boolean);
-    const base = this.documents.base;
+    const base = this.base;
     const matches: { path: string; title: string }[] = [];
     for (const [path, entry] of this.entries) {
       if (path === under || !path.startsWith(under) || !entry.title || !words.every((word) => entry.words.includes(word))) continue;
@@ -104,7 +107,7 @@ export class TitleSearch {
 
   /** Every title from the index, once; commits that land meanwhile are applied after it, in order. */
   private async build(): Promise<void> {
-    const store = this.documents.dataspace.store;
+    const store = this.store;
     let pending: HeadChange[] | undefined = [];
     const follow = (change: HeadChange) => {
       if (pending) pending.push(change);
@@ -115,7 +118,7 @@ export class TitleSearch {
     const query = `SELECT ?doc ?p ?t WHERE { GRAPH ?doc { ?s ?p ?t FILTER((?p IN (${predicates}) && isLiteral(?t) && (?s = ?doc || STR(?s) = CONCAT(STR(?doc), "#this"))) || (?p = <${MODIFIED}> && ?s = ?doc)) } }`;
     let answer: { results: { bindings: Record<string, { value: string }>[] } };
     try {
-      answer = JSON.parse(String(await this.documents.query({ query, format: RESULTS_JSON }, this.documents.head(), BUILD_TIMEOUT_MS, undefined))) as typeof answer;
+      answer = JSON.parse(await this.select(query, BUILD_TIMEOUT_MS)) as typeof answer;
     } catch (error) {
       store.off('head', follow);
       throw error;
@@ -126,7 +129,7 @@ export class TitleSearch {
       list.push({ predicate: b.p!.value, value: b.t!.value });
       byDocument.set(b.doc!.value, list);
     }
-    for (const [url, titles] of byDocument) if (url.startsWith(this.documents.base)) this.set(url.slice(this.documents.base.length), titles);
+    for (const [url, titles] of byDocument) if (url.startsWith(this.base)) this.set(url.slice(this.base.length), titles);
     const waiting = pending;
     pending = undefined;
     for (const change of waiting) this.follow(change);
@@ -148,7 +151,7 @@ export class TitleSearch {
 
   /** A commit's changed files: each read again (a deleted one dropped). */
   private async apply(change: HeadChange): Promise<void> {
-    const store = this.documents.dataspace.store;
+    const store = this.store;
     for (const file of change.files) {
       const path = fileDocument(file.path, store.prefix);
       if (path === undefined) continue;
@@ -156,7 +159,7 @@ export class TitleSearch {
         this.set(path, []);
         continue;
       }
-      const url = this.documents.url(path);
+      const url = this.base + path;
       const text = (await store.readBlob(file.after)).toString('utf8');
       this.set(path, [...literalsOf(text, READ)].filter((l) => l.subject === url || (l.subject === `${url}#this` && l.predicate !== MODIFIED)));
     }
