@@ -58,7 +58,7 @@ export async function largeContainer(context: BenchContext): Promise<Row[]> {
       }
       return { first: times[0]!, median: quantile(times.slice(1), 0.5) };
     };
-    await timed(container, 'application/n-triples', 2); // the index has caught up
+    await timed(`${base}sparql?query=${encodeURIComponent('ASK {}')}`, 'application/sparql-results+json', 1); // a query waits for the index to reach HEAD
     context.log(`pages: ready and indexed in ${ms(performance.now() - started)}`);
     const rounds = context.quick ? 5 : 11;
     const label = `${num(count)}-document container`;
@@ -67,7 +67,7 @@ export async function largeContainer(context: BenchContext): Promise<Row[]> {
     const byName = await timed(`${container}?order=name`, 'text/html', rounds);
     rows.push({ section: 'pages', measure: `first page of a ${label}, HTML by name (kept listing), median`, value: ms(byName.median), baseline: `first: ${ms(byName.first)}`, target: target('< 50 ms', byName.median < 50) });
     const newest = await timed(container, 'text/html', context.quick ? 3 : 5);
-    rows.push({ section: 'pages', measure: `first page of a ${label}, HTML newest first (SPARQL sort), median`, value: ms(newest.median), baseline: `first: ${ms(newest.first)}` });
+    rows.push({ section: 'pages', measure: `first page of a ${label}, HTML newest first (kept sort by time), median`, value: ms(newest.median), baseline: `first: ${ms(newest.first)}` });
     const search = await timed(`${container}?search=${encodeURIComponent(`number ${Math.floor(count / 2)}`)}`, 'text/html', rounds);
     rows.push({ section: 'pages', measure: `search of ${num(count)} titles (HTML page of results), median`, value: ms(search.median), baseline: `first (builds the title table): ${ms(search.first)}` });
     const many = await timed(`${base}?search=document`, 'text/html', rounds);

@@ -30,8 +30,12 @@ export interface ChildPage {
   total?: number;
 }
 
+/** Files read between two turns of the event loop while the listing is built (a million take seconds). */
+const CHUNK = 5_000;
+
 export class ChildListing {
   private byParent: Map<string, string[]> | undefined;
+  private building: Promise<void> | undefined;
   private readonly readable = new ReadableUrls();
 
   constructor(
@@ -39,11 +43,20 @@ export class ChildListing {
     private readonly base: string,
   ) {}
 
-  /** The listing, built from HEAD's files the first time it is asked for. */
-  private listing(): Map<string, string[]> {
-    if (this.byParent) return this.byParent;
+  /** Builds the listing from HEAD's files (once; other requests are answered meanwhile), then follows commits. */
+  ready(): Promise<void> {
+    this.building ??= this.build();
+    return this.building;
+  }
+
+  private async build(): Promise<void> {
+    const pending: HeadChange[] = [];
+    this.store.on('head', (change) => (this.byParent ? this.apply(change) : pending.push(change)));
     const byParent = new Map<string, string[]>();
+    let read = 0;
+    // a Map iterated while commits change it visits what they add and skips what they delete; the commits met meanwhile are applied after, which changes nothing twice
     for (const file of this.store.listFiles().keys()) {
+      if (++read % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve));
       const path = fileDocument(file, this.store.prefix);
       const parent = path === undefined ? undefined : parentDocumentPath(path);
       if (parent === undefined) continue;
@@ -53,8 +66,13 @@ export class ChildListing {
     }
     for (const list of byParent.values()) list.sort();
     this.byParent = byParent;
-    this.store.on('head', (change) => this.apply(change));
-    return byParent;
+    for (const change of pending) this.apply(change);
+  }
+
+  /** The listing once built (callers await `ready()` first). */
+  private listing(): Map<string, string[]> {
+    if (!this.byParent) throw new Error('the child listing is not built yet: await ready()');
+    return this.byParent;
   }
 
   private apply(change: HeadChange): void {

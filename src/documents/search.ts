@@ -16,9 +16,13 @@ const MODIFIED = `${ns.dct}modified`;
 const READ = new Set([...TITLE_PREDICATES, MODIFIED]);
 /** How long the one query that builds the table may take (it reads every title once). */
 const BUILD_TIMEOUT_MS = 120_000;
+const MAX_WORDS = 8;
+/** Documents entered between two turns of the event loop while the table is built. */
+const CHUNK = 5_000;
 
 /** Text folded for matching: lower case, accents off, runs of space as one. */
 export function folded(text: string): string {
+  if (/^[\x20-\x7e]*$/.test(text)) return text.toLowerCase().replace(/ +/g, ' ').trim(); // plain ASCII: nothing to take off
   return text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
@@ -27,6 +31,8 @@ interface Entry {
   title: string | undefined;
   /** Every title and label, folded. */
   words: string;
+  /** The title folded, to sort by. */
+  key: string;
   /** Its dct:modified, as written. */
   modified: string | undefined;
 }
@@ -62,16 +68,17 @@ export class TitleSearch {
   async search(under: string, query: string, offset: number, size: number, readable?: Readable): Promise<Found> {
     await this.ready();
     await this.applying; // the commits already made are in: a client finds what it just wrote
-    const words = folded(query).split(' ').filter(Boolean);
+    // at most 8 distinct words: a scan is documents × words, on the thread that answers requests
+    const words = [...new Set(folded(query).split(' ').filter(Boolean))].slice(0, MAX_WORDS);
     const base = this.base;
-    const matches: { path: string; title: string }[] = [];
+    const matches: { path: string; title: string; key: string }[] = [];
     for (const [path, entry] of this.entries) {
       if (path === under || !path.startsWith(under) || !entry.title || !words.every((word) => entry.words.includes(word))) continue;
       if (readable && !this.readable.has(readable, base + path)) continue;
-      matches.push({ path, title: entry.title });
+      matches.push({ path, title: entry.title, key: entry.key });
     }
-    matches.sort((a, b) => a.title.localeCompare(b.title) || (a.path < b.path ? -1 : 1));
-    return { total: matches.length, results: matches.slice(offset, offset + size) };
+    matches.sort((a, b) => (a.key === b.key ? (a.path < b.path ? -1 : 1) : a.key < b.key ? -1 : 1));
+    return { total: matches.length, results: matches.slice(offset, offset + size).map(({ path, title }) => ({ path, title })) };
   }
 
   /** How to arrange a container's children `order` (a list from the kept listing; every commit that changes a file drops the arrangements). */
@@ -85,7 +92,7 @@ export class TitleSearch {
       }
       let sorted = this.arranged.get(paths);
       if (!sorted) {
-        const key = (path: string) => (order === 'newest' ? (this.entries.get(path)?.modified ?? '') : folded(this.entries.get(path)?.title ?? path));
+        const key = (path: string) => (order === 'newest' ? (this.entries.get(path)?.modified ?? '') : this.entries.get(path)?.key || folded(path));
         const keyed = paths.map((path) => ({ path, key: key(path) }));
         const sign = order === 'newest' ? -1 : 1;
         keyed.sort((a, b) => (a.key === b.key ? (a.path < b.path ? -1 : 1) : a.key < b.key ? -sign : sign));
@@ -129,7 +136,11 @@ export class TitleSearch {
       list.push({ predicate: b.p!.value, value: b.t!.value });
       byDocument.set(b.doc!.value, list);
     }
-    for (const [url, titles] of byDocument) if (url.startsWith(this.base)) this.set(url.slice(this.base.length), titles);
+    let done = 0;
+    for (const [url, titles] of byDocument) {
+      if (++done % CHUNK === 0) await new Promise((resolve) => setImmediate(resolve)); // other requests are answered meanwhile
+      if (url.startsWith(this.base)) this.set(url.slice(this.base.length), titles);
+    }
     const waiting = pending;
     pending = undefined;
     for (const change of waiting) this.follow(change);
@@ -146,7 +157,7 @@ export class TitleSearch {
     const titles = values.filter((v) => v.predicate !== MODIFIED).sort((a, b) => TITLE_PREDICATES.indexOf(a.predicate) - TITLE_PREDICATES.indexOf(b.predicate));
     const modified = values.find((v) => v.predicate === MODIFIED)?.value;
     if (titles.length === 0 && modified === undefined) this.entries.delete(path);
-    else this.entries.set(path, { title: titles[0]?.value, words: folded(titles.map((t) => t.value).join(' ')), modified });
+    else this.entries.set(path, { title: titles[0]?.value, words: folded(titles.map((t) => t.value).join(' ')), key: folded(titles[0]?.value ?? ''), modified });
   }
 
   /** A commit's changed files: each read again (a deleted one dropped). */

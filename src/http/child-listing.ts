@@ -46,6 +46,7 @@ export async function childListing(ctx: Context, relativePath: string, modes: Re
   if (!holds(modes, 'Read')) throw forbidden('Read', agent, containerUrl);
   const { page, limit } = pageOf(ctx.querystring);
   const readable = await runtime.access.readableGraphs(runtime, agent);
+  await documents.children.ready();
   const { paths, more } = documents.children.page(relativePath, (page - 1) * limit, limit, readable);
   // each child's own statement of membership, read from its file (cached blobs: no query, whatever the size)
   const membership = [`${ns.sioc}has_parent`, `${ns.sioc}has_container`];

@@ -50,6 +50,7 @@ export async function childList(ctx: Context, documentUrl: string): Promise<Chil
     // newest first and by title, a sort of it kept until the next commit (documents/search.ts)
     const relative = documentUrl.slice(documents.base.length);
     const arrange = order === 'name' ? undefined : await documents.titles.arrangement(order);
+    await documents.children.ready();
     const page = documents.children.page(relative, offset, size, readable, true, arrange);
     found = { total: page.total!, children: page.paths.map((path) => ({ url: documents.url(path) })) };
   } else {
