@@ -5,6 +5,7 @@
  * Run once, outside the project's dependencies:
  *   npm exec --yes --package=world-atlas@2.0.2 --package=topojson-client@3.1.0 -- node scripts/world-outline.mjs
  */
+/* global process, URL, console */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
