@@ -2,14 +2,15 @@
  * Writes static/world-110m.svg, the land outline the container map draws its points on: Natural
  * Earth's 1:110m land (public domain) from the world-atlas package, decoded with topojson-client and
  * projected equirectangularly into a 360 × 180 box (x = longitude + 180, y = 90 − latitude), to 0.1°.
- * Run once, outside the project's dependencies:
- *   npm exec --yes --package=world-atlas@2.0.2 --package=topojson-client@3.1.0 -- node scripts/world-outline.mjs
+ * Run once, outside the project's dependencies (WORLD_MODULES: a folder where both are installed):
+ *   (mkdir -p /tmp/world && cd /tmp/world && npm install world-atlas@2.0.2 topojson-client@3.1.0)
+ *   WORLD_MODULES=/tmp/world node scripts/world-outline.mjs
  */
 /* global process, URL, console */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-const require = createRequire(`${process.env.npm_config_local_prefix ?? process.cwd()}/`);
+const require = createRequire(`${process.env.WORLD_MODULES ?? process.cwd()}/`);
 const { feature } = require('topojson-client');
 const land = JSON.parse(readFileSync(require.resolve('world-atlas/land-110m.json'), 'utf8'));
 const rings = feature(land, land.objects.land).features.flatMap((f) => (f.geometry.type === 'Polygon' ? [f.geometry.coordinates] : f.geometry.coordinates)).flat();
