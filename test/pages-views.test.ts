@@ -126,6 +126,11 @@ describe('a container as a list, a table, a grid and a map in Chromium', { skip:
     }
     await sam.page.goto(`${s.base}places/?view=map`);
     assert.equal(await sam.page.locator('figure.child-map svg a').count(), 2);
+    await sam.page.goto(`${s.base}places/?view=table&lang=es`);
+    const spanish = (await sam.page.locator('section.children').textContent())!;
+    for (const word of ['Vista', 'Tabla', 'Cuadrícula', 'Mapa', 'Orden', 'Por nombre', 'Columnas', 'Título', 'Modificado', 'Buscar']) assert.ok(spanish.includes(word), `Spanish: ${word}`);
+    for (const word of ['View', 'Table', 'Grid', 'Order', 'By name', 'Columns', 'Title', 'Modified', 'Search']) assert.doesNotMatch(spanish, new RegExp(`\\b${word}\\b`), `no English: ${word}`);
+    await checked(sam.page, sam.problems, 'views-spanish');
     assert.equal(await sam.page.locator(`a[href="${s.base}places/secret/"]`).count(), 0);
     await sam.context.close();
   });
