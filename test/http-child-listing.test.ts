@@ -22,6 +22,11 @@ serverForFile(async (server) => {
   const acl = ns.acl;
   const rule = `<#this> a <${acl}Authorization> ; <${acl}agent> <${stranger.webId}> ; <${acl}mode> <${acl}Read> ; <${acl}accessTo> <${s.base}box/>, <${s.base}box/b/>, <${s.base}box/d/> .`;
   assert.equal((await s.request('PUT', '/admin/acl/authorizations/mallory-box/', { headers: turtle, body: rule })).status, 201);
+  // a drop box: the stranger may add to it, not read it
+  await put('drop/', `<> a <${ns.dh}Container> .`);
+  for (const name of ['x', 'y']) await put(`drop/${name}/`, `<#this> <${ns.dct}title> "${name}" .`);
+  const append = `<#this> a <${acl}Authorization> ; <${acl}agent> <${stranger.webId}> ; <${acl}mode> <${acl}Append> ; <${acl}accessTo> <${s.base}drop/> .`;
+  assert.equal((await s.request('PUT', '/admin/acl/authorizations/mallory-drop/', { headers: turtle, body: append })).status, 201);
 });
 
 const subjects = (body: string) => [...body.matchAll(/^<([^>]*)> /gm)].map((m) => m[1]!.slice(s.base.length));
@@ -78,5 +83,9 @@ describe('the paged listing of a container', () => {
     assertRdfError(refused, 403, { format: 'application/n-triples' });
     assert.doesNotMatch(refused.body, /box/);
     assertRdfError(await s.request('GET', 'box/?limit=5', { headers: NT, as: 'anonymous' }), 403, { format: 'application/n-triples' });
+    // HEAD is open to any mode (SPEC §4.6.7), but a listing's Link would tell of a next page: Append alone learns nothing
+    const head = await s.request('HEAD', 'drop/?limit=1', { headers: NT, as: { pem: stranger.pem } });
+    assert.equal(head.status, 403);
+    assert.doesNotMatch(String(header(head, 'link') ?? ''), /rel="next"/);
   });
 });
