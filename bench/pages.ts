@@ -5,7 +5,8 @@
  * weighs on the wire: its HTML plus the scripts and styles it loads, Brotli-encoded as a browser
  * asks (against identity, as they went before compression), against 50 KB. Then where a page is
  * drawn (http/page-drawer.ts): by its size, the time to draw it on the thread that answers
- * requests against in the page worker, and how much of it that thread is busy either way.
+ * requests against in the page worker, and how much of it that thread is busy either way. Last,
+ * a container of 100,000 documents: its first page, its paged listing, a search (pages-large.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import type { Drawing } from '../src/pages/draw.js';
 import { Labels } from '../src/pages/labels.js';
 import { ms, num, quantile, ratio, rate, target, type BenchContext, type Row, type Section } from './table.js';
 import { alternate, hasWrk, wrk } from './wrk.js';
+import { largeContainer } from './pages-large.js';
 
 const PAGE_BUDGET = 50 * 1024;
 
@@ -107,6 +109,7 @@ async function run(context: BenchContext): Promise<Row[]> {
     await stop(server);
   }
   rows.push(...(await drawing(context)));
+  rows.push(...(await largeContainer(context)));
   return rows;
 }
 

@@ -181,7 +181,7 @@ describe('the edit-conflict view (issue 28)', { skip: skipWithoutChromium }, () 
     await checked(second.page, second.problems, 'conflict-unreadable');
     const commits = commitsOf('clash-typo/').length;
     await second.page.click('.conflict button.keep-mine');
-    await second.page.locator('form.turtle-editor .status', { hasText: /^400/ }).waitFor();
+    await second.page.locator('form.turtle-editor .status', { hasText: /\b400\b/ }).waitFor();
     assert.equal(commitsOf('clash-typo/').length, commits, 'nothing written');
     await close();
   });

@@ -1,6 +1,8 @@
 /**
  * The children of a container (the documents whose `sioc:has_parent` or `sioc:has_container` is
- * it), a page at a time, with their titles and times, counted: two SPARQL queries on the index,
+ * it) ordered by a property's value (a table column), a page at a time, with their titles and
+ * times, counted: two SPARQL queries on the index (at 100,000 children, seconds: the other orders
+ * are kept in memory instead, child-listing.ts),
  * so listing a container with many children costs the thread that answers requests nothing but
  * reading a few rows. Given the documents a viewer may read, both queries run over those only: the
  * count, the order and the pages never tell of a child the viewer cannot read.
@@ -10,7 +12,8 @@ import { TITLE_PREDICATES } from '../rdf/namespaces.js';
 import type { DocumentService } from './document-service.js';
 import { RESULTS_JSON } from '../rdf/media-types.js';
 
-export type ChildOrder = 'newest' | 'title';
+/** By the value of a property of the child or its `#this` (those without one last). Newest first, by title and by name are the kept listing's (child-listing.ts, search.ts). */
+export type ChildOrder = { property: string };
 
 export interface Child {
   url: string;
@@ -48,9 +51,13 @@ export async function childrenOf(documents: DocumentService, containerUrl: strin
   const member = `GRAPH ?doc { ?doc sioc:has_parent|sioc:has_container <${containerUrl}> }`;
   const count = await run(`SELECT (COUNT(DISTINCT ?doc) AS ?n) WHERE { ${member} }`);
   const total = Number(count.results.bindings[0]?.n?.value ?? 0);
-  const order = options.order === 'title' ? 'ORDER BY LCASE(STR(COALESCE(?title, STR(?doc)))) ?doc' : 'ORDER BY DESC(?modified) ?doc';
-  const rows = await run(`SELECT ?doc (SAMPLE(?t) AS ?title) (MAX(?m) AS ?modified) WHERE {
+  const by = options.order;
+  if (!/^https?:\/\/[^<>"{}|^`\\\s]+$/.test(by.property)) throw new LodestoneError('BadRequest', `${by.property} cannot be named in a query`);
+  const order = 'ORDER BY (!BOUND(?key)) ?key ?doc';
+  const key = `OPTIONAL { GRAPH ?doc { ?k <${by.property}> ?v FILTER(?k = ?doc || STR(?k) = CONCAT(STR(?doc), "#this")) } }`;
+  const rows = await run(`SELECT ?doc (SAMPLE(?t) AS ?title) (MAX(?m) AS ?modified) (MIN(?v) AS ?key) WHERE {
   ${member}
+  ${key}
   OPTIONAL { GRAPH ?doc { ?doc dct:modified ?m } }
   OPTIONAL { GRAPH ?doc { ?s ${TITLE_PATH} ?t FILTER(?s = ?doc || STR(?s) = CONCAT(STR(?doc), "#this")) } }
 } GROUP BY ?doc ${order} LIMIT ${Math.max(0, Math.floor(options.size))} OFFSET ${Math.max(0, Math.floor(options.offset))}`);

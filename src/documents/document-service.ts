@@ -12,10 +12,13 @@ import { LodestoneError } from '../errors.js';
 import type { QueryRequest } from '../index/index-core.js';
 import { literalObject } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
+import { RESULTS_JSON } from '../rdf/media-types.js';
 import { boundNesting } from '../rdf/sparql-text.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
 import { DocumentHistory } from './history.js';
+import { ChildListing } from './child-listing.js';
+import { TitleSearch } from './search.js';
 import type { WriteRequest, WriteResult } from './writes.js';
 
 export type { WriteMethod, WriteRequest, WriteResult } from './writes.js';
@@ -43,6 +46,10 @@ export class DocumentService {
   readonly base: string;
   /** The documents' history, when the dataspace is versioned (SPEC §9.1). */
   readonly history: DocumentHistory | undefined;
+  /** Every container's children, kept in path order (a page of a large container is a slice). */
+  readonly children: ChildListing;
+  /** The titles and labels of every document, kept for search. */
+  readonly titles: TitleSearch;
   private readonly protectedPaths: ReadonlySet<string>;
   private readonly clock: () => Date;
   private readonly compose: (input: ComposeInput) => Promise<Buffer>;
@@ -56,6 +63,8 @@ export class DocumentService {
   ) {
     this.base = dataspace.base;
     this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this);
+    this.children = new ChildListing(dataspace.store, dataspace.base);
+    this.titles = new TitleSearch(dataspace.store, dataspace.base, async (query, timeoutMs) => String(await this.query({ query, format: RESULTS_JSON }, this.head(), timeoutMs, undefined)));
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;

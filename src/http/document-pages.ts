@@ -7,9 +7,8 @@
  */
 import { JSONLD, NQUADS, NTRIPLES, RDFXML, SPARQL_UPDATE, TRIG } from '../rdf/media-types.js';
 import type { Mode } from '../access/access-control.js';
-import { childrenOf, type ChildOrder } from '../documents/children.js';
 import type { Version } from '../documents/history.js';
-import type { ChildList } from '../pages/document-page.js';
+import { childList } from './child-views.js';
 import type { Drawing, FrameData } from '../pages/draw.js';
 import { diffPage, timemapPage } from '../pages/history-page.js';
 import { JSONLD_COMPACTED, TURTLE, writableTypes } from '../rdf/formats.js';
@@ -39,7 +38,6 @@ const FORMAT_NAMES: Record<string, string> = {
 /** Every RDF format a document is served in, named for people. */
 export const DOCUMENT_FORMATS = [...writableTypes, JSONLD_COMPACTED].filter((type) => FORMAT_NAMES[type]).map((type) => ({ type, name: FORMAT_NAMES[type]! }));
 
-const CHILDREN_PER_PAGE = 20;
 /** A page draws at most this many triples of a document (2 MiB of N-Triples hold ~20,000): drawing all would hold the thread that answers everyone. */
 const TRIPLES_PER_PAGE = 3_000;
 
@@ -51,17 +49,6 @@ function shownTriples(ntriples: string): { ntriples: string; truncated?: { shown
 /** The IRIs in object position of canonical N-Triples lines (a person named by a document: its creator, owner, a foaf:knows). */
 function objectIris(ntriples: string): string[] {
   return [...ntriples.matchAll(/ <([^>]*)> \.$/gm)].map((match) => match[1]!);
-}
-
-/** The children of a container to show: a page of those the agent may read, counted and ordered over those only. */
-async function childList(ctx: Context, documentUrl: string): Promise<ChildList> {
-  const { runtime, agent, served } = ctx.state;
-  const query = new URLSearchParams(ctx.querystring);
-  const order: ChildOrder = query.get('order') === 'title' ? 'title' : 'newest';
-  const pageNumber = Math.max(1, Math.min(1_000_000, Number.parseInt(query.get('page') ?? '1', 10) || 1));
-  const readable = await runtime.access.readableGraphs(runtime, agent);
-  const { total, children } = await childrenOf(runtime.documents, documentUrl, { order, offset: (pageNumber - 1) * CHILDREN_PER_PAGE, size: CHILDREN_PER_PAGE, holder: agent, timeoutMs: served.sparqlTimeoutMs, readable: readable?.graphs });
-  return { total, children, order, page: pageNumber, size: CHILDREN_PER_PAGE };
 }
 
 /** What a page of a document is drawn from besides its data: who looks, with which modes, in which language, at which URL. */
@@ -92,7 +79,7 @@ export async function documentHtml(ctx: Context, relativePath: string, modes: Re
   const names = await namesOf(ctx, objectIris(shown.ntriples));
   // the page echoes only what it reads of the query (a container's order and page): any other query string is the same page
   const instanceForms = children && holds(modes, 'Append') ? await instanceFormsOf(ctx) : undefined;
-  const frame = await frameDataOf(ctx, children ? { order: children.order, page: String(children.page), ...(instanceForms?.chosen ? { forClass: instanceForms.chosen.iri } : {}) } : {});
+  const frame = await frameDataOf(ctx, children ? { ...(children.search !== undefined && { search: children.search }), view: children.view ?? 'list', order: typeof children.order === 'object' ? children.order.property : children.order, page: String(children.page), ...(instanceForms?.chosen ? { forClass: instanceForms.chosen.iri } : {}) } : {});
   const links = documentLinks(runtime, documentUrl, agent, modes);
   if (links) ctx.set('Link', links);
   ctx.set('Accept-Patch', SPARQL_UPDATE);

@@ -6,6 +6,7 @@
  * DESIGN.md's LinkedDataHub habits (201 with Location, 204 with the new ETag for POST and PATCH).
  * Reads return the reply of the one read path (document-read.ts), which dispatch sends (reply.ts).
  */
+import { asksForPage, childListing } from './child-listing.js';
 import { SPARQL_UPDATE } from '../rdf/media-types.js';
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { WriteMethod } from '../documents/document-service.js';
@@ -52,6 +53,7 @@ export async function readDocument(ctx: Context, { path: relativePath, modes, ty
   const { runtime, agent } = ctx.state;
   const document = await runtime.documents.read(relativePath);
   if (type === HTML && document) return documentHtml(ctx, relativePath, modes, document);
+  if (type && document && asksForPage(ctx.querystring)) return childListing(ctx, relativePath, modes, type);
   let reply: ReadReply;
   try {
     reply = currentDocumentReply({ runtime, relativePath, agent, modes, blobId: document?.blobId, type, etags: ctx.state.served.etags });

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CSS, JAVASCRIPT } from '../rdf/media-types.js';
+import { CSS, JAVASCRIPT, SVG } from '../rdf/media-types.js';
 
 export interface Asset {
   /** The URL path segment under `static/`, with the digest. */
@@ -27,6 +27,8 @@ const SOURCES: Record<string, () => string> = {
   'lodestone.css': () => own('lodestone.css'),
   'lodestone.js': () => own('lodestone.js'),
   'forms.js': () => own('forms.js'),
+  // the container map's land outline (Natural Earth 1:110m, public domain; scripts/world-outline.mjs made it)
+  'world-110m.svg': () => own('world-110m.svg'),
   'codemirror.css': () => require.resolve('codemirror/lib/codemirror.css'),
   'codemirror.js': () => require.resolve('codemirror/lib/codemirror.js'),
   'codemirror-turtle.js': () => require.resolve('codemirror/mode/turtle/turtle.js'),
@@ -40,7 +42,7 @@ const SOURCES: Record<string, () => string> = {
 
 export type AssetName = keyof typeof SOURCES & string;
 
-const TYPES: Record<string, string> = { css: `${CSS}; charset=utf-8`, js: `${JAVASCRIPT}; charset=utf-8` };
+const TYPES: Record<string, string> = { css: `${CSS}; charset=utf-8`, js: `${JAVASCRIPT}; charset=utf-8`, svg: SVG };
 
 let table: { byPlain: Map<string, Asset>; byName: Map<string, Asset> } | undefined;
 

@@ -14,6 +14,7 @@ import { labelOf, localName, type Labels } from './labels.js';
 import { assetUrls } from './assets.js';
 import { accessRequestOf, accessRequestPanel } from './access-request-panel.js';
 import { page, type Frame } from './layout.js';
+import { childrenSection, type ChildList } from './container-views.js';
 import { TURTLE } from '../rdf/media-types.js';
 import { uploadedFile, uploadForm } from './upload-view.js';
 import { instanceSection, languageTags, propertyChoices, scriptMessages, type InstanceForms, type PropertyChoice } from './instance-form.js';
@@ -22,15 +23,6 @@ const DH = 'https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 /** The types the property form offers for a new value: how the script writes it (`auto` guesses from the text). */
 const VALUE_KINDS = { auto: 'auto', text: `${XSD}string`, integer: `${XSD}integer`, decimal: `${XSD}decimal`, date: `${XSD}date`, dateTime: `${XSD}dateTime`, boolean: `${XSD}boolean`, iri: 'iri' } as const;
-
-export interface ChildList {
-  total: number;
-  children: readonly { url: string; title: string | undefined; modified: string | undefined }[];
-  order: 'newest' | 'title';
-  /** 1-based. */
-  page: number;
-  size: number;
-}
 
 export interface DocumentPage {
   frame: Omit<Frame, 'title' | 'kind' | 'breadcrumbs' | 'alternates'>;
@@ -119,7 +111,7 @@ ${input.memento && input.modes.write && restoreForm(input, t)}
 ${uploadedFile(input.quads, documentUrl, frame.base, t, title)}
 ${input.truncated && html`<p class="truncated" role="note">${t.truncated(input.truncated.shown, input.truncated.total)}</p>`}
 ${sections.length === 0 && !input.children && metadata.quads.length === 0 ? html`<p class="empty">${t.noTriples}</p>` : sections}
-${input.children && childrenSection(input.children, documentUrl, frame)}
+${input.children && childrenSection(input.children, documentUrl, frame, input.labels)}
 ${!input.memento && input.modes.append && container && createForm(documentUrl, t)}
 ${!input.memento && input.uploadTo && uploadForm(input.uploadTo, t)}
 ${!input.memento && input.modes.append && container && input.instanceForms && input.instanceForms.classes.length > 0 && instanceSection(documentUrl, input.instanceForms, { t, language, labels: input.labels })}
@@ -131,19 +123,6 @@ ${metadata.quads.length > 0 && html`<section class="metadata"><h2>${t.aboutDocum
 </article>`;
   const banner = input.memento && mementoBanner(documentUrl, input.memento.time, frame);
   return page({ ...frame, banner, title, kind: container ? 'page-container' : 'page-document', breadcrumbs: breadcrumbsOf(documentUrl, frame.base, t.home, title), alternates}, body);
-}
-
-function childrenSection(list: ChildList, documentUrl: string, frame: DocumentPage['frame']): Html {
-  const { t, language } = frame;
-  const pages = Math.max(1, Math.ceil(list.total / list.size));
-  const link = (pageNumber: number, order = list.order) => `${documentUrl}?order=${order}&page=${pageNumber}`;
-  const date = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
-  return html`<section class="children" aria-labelledby="children-heading">
-<h2 id="children-heading">${t.children} <span class="count">(${t.childrenCount(list.total)})</span></h2>
-<p class="order">${list.order === 'newest' ? html`<strong>${t.newest}</strong> · <a href="${link(1, 'title')}">${t.byTitle}</a>` : html`<a href="${link(1, 'newest')}">${t.newest}</a> · <strong>${t.byTitle}</strong>`}</p>
-${list.children.length === 0 ? html`<p>${t.noChildren}</p>` : html`<ul class="child-list">${list.children.map((c) => html`<li><a href="${c.url}">${c.title ?? localName(c.url)}</a>${c.modified && html` <time datetime="${c.modified}">${date.format(new Date(c.modified))} UTC</time>`}</li>`)}</ul>`}
-${pages > 1 && html`<nav class="pager" aria-label="${t.pageOf(list.page, pages)}">${list.page > 1 && html`<a href="${link(list.page - 1)}" rel="prev">${t.previous}</a>`} <span>${t.pageOf(list.page, pages)}</span> ${list.page < pages && html`<a href="${link(list.page + 1)}" rel="next">${t.next}</a>`}</nav>`}
-</section>`;
 }
 
 function createForm(containerUrl: string, t: Frame['t']): Html {

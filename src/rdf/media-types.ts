@@ -38,6 +38,7 @@ export const HTML = 'text/html';
 export const XHTML = 'application/xhtml+xml';
 export const CSS = 'text/css';
 export const JAVASCRIPT = 'text/javascript';
+export const SVG = 'image/svg+xml';
 
 // Others
 export const JSON_TYPE = 'application/json';
