@@ -6,7 +6,7 @@
  * src/pages/, which knows nothing of Koa.
  */
 import { LodestoneError } from '../errors.js';
-import { assetNamed } from '../pages/assets.js';
+import { assetByPlainName, assetNamed } from '../pages/assets.js';
 import { errorPage, type ErrorPage } from '../pages/error-page.js';
 import type { FrameData } from '../pages/draw.js';
 import type { Frame, Visitor } from '../pages/layout.js';
@@ -137,6 +137,19 @@ export async function errorHtml(ctx: Context, status: number, reason: string, me
   ctx.set(pageHeaders(frame.language));
   ctx.status = status;
   ctx.body = errorPage({ frame, status, reason, message, jsonld, target, foreign, past }).text;
+}
+
+/**
+ * `GET <base>favicon.ico`: the pages' icon where browsers look for it unasked (a page names its SVG
+ * with `<link rel="icon">`; an answer that is not a page, such as Turtle shown as text, does not).
+ * Public and cached a day: its URL has no digest, so a new icon must reach browsers without one.
+ */
+export async function favicon(ctx: Context): Promise<void> {
+  const asset = assetByPlainName('favicon.ico');
+  ctx.set('Cache-Control', 'public, max-age=86400');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.type = asset.type;
+  ctx.body = asset.bytes;
 }
 
 /** `GET <base>static/<name>`: a script or style of the pages, named by its digest, cached for a year. */

@@ -26,7 +26,7 @@ import { namespaceOntology } from './ns.js';
 import { proxy } from './proxy.js';
 import { settings } from './settings.js';
 import { sparql } from './sparql.js';
-import { staticAsset } from './html.js';
+import { favicon, staticAsset } from './html.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import type { Context, DataspaceRuntime, Decided, Handler, State } from './state.js';
 import { authorize, holds, type Needs } from './authorize.js';
@@ -73,6 +73,7 @@ export const routes: readonly Route[] = [
   { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', needs: endpoint('Read'), offers: 'answers', methods: { ...read(sparql), POST: sparql } },
   { name: 'the sitemap', in: 'every', path: 'sitemap.xml', needs: open, offers: 'none', methods: read(sitemap) },
   { name: 'robots.txt', in: 'every', path: 'robots.txt', needs: open, offers: 'none', methods: read(robots) },
+  { name: 'the pages’ icon', in: 'every', path: 'favicon.ico', needs: open, offers: 'asset', methods: read(favicon) },
   { name: 'a script or style of the pages', in: 'every', path: /^static\/([^/]*)$/, needs: open, offers: 'asset', methods: read(staticAsset) },
   { name: 'the dataspace’s settings', in: 'every', path: 'settings', needs: endpoint({ GET: 'Read', HEAD: 'Read', PATCH: 'Write' }), offers: 'graph', methods: { ...read(settings), PATCH: settings } },
   { name: 'the namespace ontology', in: 'every', path: 'ns', needs: endpoint('Read'), offers: 'answers', methods: { ...read(namespaceOntology), POST: namespaceOntology } },

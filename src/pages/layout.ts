@@ -9,6 +9,7 @@
 import { assetName } from './assets.js';
 import { html, webUrl, type Html } from './html.js';
 import { LANGUAGES, type Language, type Messages } from './messages.js';
+import { SVG } from '../rdf/media-types.js';
 
 /** Who is browsing, and how they may log in (the header's part of a page). */
 export interface Visitor {
@@ -84,6 +85,7 @@ export function page(frame: Frame, content: Html): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title} · ${t.siteName}</title>
 <link rel="stylesheet" href="${asset('lodestone.css')}">
+<link rel="icon" href="${asset('favicon.svg')}" type="${SVG}">
 ${(frame.alternates ?? []).map((a) => html`<link rel="alternate" type="${a.type}" href="${a.href}">\n`)}<script src="${asset('lodestone.js')}" defer></script>
 </head>
 <body class="${frame.kind}">
