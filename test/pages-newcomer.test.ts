@@ -6,11 +6,58 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { messages } from '../src/pages/messages.js';
+import { ns } from '../src/rdf/namespaces.js';
 import { launchChromium, skipWithoutChromium } from './chromium.js';
 import { removeTempDirs, tempDir } from './helpers.js';
-import { startServer, type TestServer } from './http-helpers.js';
+import { certifiedAgent, putTurtle, startServer, type TestServer } from './http-helpers.js';
 
 after(removeTempDirs);
+
+const MARK = '\u0001';
+
+/** Every English interface string that Spanish words differently: plain strings, and the fixed parts of those made by a function. */
+function englishOnly(): string[] {
+  const en = messages('en') as unknown as Record<string, unknown>;
+  const es = messages('es') as unknown as Record<string, unknown>;
+  const found = new Set<string>();
+  const add = (english: unknown, spanish: unknown) => {
+    if (typeof english === 'string' && english !== spanish) found.add(english);
+    else if (typeof english === 'function') {
+      const call = (f: unknown) => String((f as (...args: unknown[]) => unknown)(MARK, MARK, MARK));
+      const spanishParts = new Set(call(spanish).split(MARK));
+      for (const part of call(english).split(MARK)) if (/[A-Za-z]{3}/.test(part) && !spanishParts.has(part)) found.add(part.trim());
+    } else if (english && typeof english === 'object') {
+      for (const [key, value] of Object.entries(english)) add(value, (spanish as Record<string, unknown>)[key]);
+    }
+  };
+  for (const [key, value] of Object.entries(en)) add(value, es[key]);
+  return [...found];
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
+
+/**
+ * What a reader sees of a page, and what a script or an assistive technology says of it: the text
+ * and the attributes that are words (labels, placeholders, the messages the page script shows).
+ * Data is left out: scripts, the Turtle editor's text, and IRIs.
+ */
+function wordsOf(page: string): string {
+  const attributes = [...page.matchAll(/\s(?:aria-label|placeholder|title|alt|data-(?:confirm|done|granted|refused|picked|invalid|unchanged|saved|[a-z-]*message[a-z-]*))="([^"]*)"/g)].map((m) => m[1]);
+  const text = page
+    .replace(/<script[\s\S]*?<\/script>/g, ' ')
+    .replace(/<textarea[\s\S]*?<\/textarea>/g, ' ')
+    .replace(/<[^>]*>/g, ' ');
+  return [text, ...attributes].join(' ')
+    .replace(/&(#?\w+);/g, (whole, name: string) => ENTITIES[name] ?? whole)
+    .replace(/\S*:\/\/\S*/g, ' ')
+    .replace(/\s+/g, ' ');
+}
+
+/** The English interface strings found in a page's words (whole words, case kept). */
+function english(words: string, catalogue: readonly string[]): string[] {
+  return catalogue.filter((phrase) => new RegExp(`(^|[^\\p{L}])${phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}])`, 'u').test(words));
+}
 
 describe('a newcomer’s first visits (issue 28)', { skip: skipWithoutChromium }, () => {
   let s: TestServer;
@@ -57,5 +104,69 @@ describe('a newcomer’s first visits (issue 28)', { skip: skipWithoutChromium }
     assert.equal(svg.status, 200);
     assert.match(String(svg.headers['content-type']), /^image\/svg\+xml/);
     assert.match(String(svg.headers['cache-control']), /public, max-age=31536000, immutable/);
+  });
+
+  it('every page in Spanish has no English interface string left (checked against the English catalogue)', async () => {
+    const catalogue = englishOnly();
+    assert.ok(catalogue.length > 100, `the catalogue has ${catalogue.length} English strings`);
+    await putTurtle(s, 'cuaderno/', `<> a <${ns.dh}Container> ; <${ns.dct}title> "Cuaderno" .`);
+    await putTurtle(s, 'cuaderno/nota/', `<#this> <${ns.dct}title> "Nota primera"@es ; <${ns.dct}created> "2024-05-01T10:00:00Z"^^<${ns.xsd}dateTime> ; <http://schema.org/price> 12.5 ; <${ns.rdfs}seeAlso> <https://example.org/otra> .`);
+    await putTurtle(s, 'cuaderno/nota/', `<#this> <${ns.dct}title> "Nota segunda"@es ; <${ns.dct}created> "2024-05-02"^^<${ns.xsd}date> .`);
+    await putTurtle(s, 'cuaderno/borrada/', `<#this> <${ns.dct}title> "Borrada"@es .`);
+    const gone = await s.request('HEAD', 'cuaderno/borrada/');
+    assert.equal((await s.request('DELETE', 'cuaderno/borrada/', { headers: { 'If-Match': String(gone.headers.etag) } })).status, 204);
+    const timemap = await s.request('GET', 'cuaderno/nota/?timemap', { headers: { Accept: 'application/link-format' } });
+    const shas = [...timemap.body.matchAll(/version=([0-9a-f]{40})/g)].map((m) => m[1]!);
+    const stranger = await certifiedAgent(s, 'Sara Solicitante');
+    const asked = await s.request('POST', '/admin/access/request', { as: { pem: stranger.pem }, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ this: `${s.base}cuaderno/`, mode: 'Read' }).toString() });
+    assert.equal(asked.status, 201, asked.body);
+    const request = new URL(String(asked.headers.location)).pathname;
+    // data, not interface: the title the server wrote into the request ("Access request from <WebID>")
+    const data = [...(await s.request('GET', request, { headers: { Accept: 'application/n-triples' } })).body.matchAll(/<http:\/\/purl\.org\/dc\/terms\/title> "([^"]*)"/g)].map((m) => wordsOf(m[1]!).trim());
+    assert.ok(data.length > 0);
+    const query = encodeURIComponent('SELECT ?s ?t { GRAPH ?g { ?s <http://purl.org/dc/terms/title> ?t } }');
+    const visits: { path: string; as: 'owner' | 'anonymous' | { pem: string }; status: number }[] = [
+      { path: '/', as: 'owner', status: 200 },
+      { path: '/', as: 'anonymous', status: 403 },
+      { path: '/', as: { pem: stranger.pem }, status: 403 },
+      { path: '/cuaderno/', as: 'owner', status: 200 },
+      { path: '/cuaderno/nota/', as: 'owner', status: 200 },
+      { path: '/cuaderno/nota/?timemap', as: 'owner', status: 200 },
+      { path: `/cuaderno/nota/?version=${shas[0]}`, as: 'owner', status: 200 },
+      { path: `/cuaderno/nota/?diff=${shas[0]}&to=${shas[1]}`, as: 'owner', status: 200 },
+      { path: '/cuaderno/borrada/', as: 'owner', status: 404 },
+      { path: '/cuaderno/ninguna/', as: 'owner', status: 404 },
+      { path: '/sparql', as: 'owner', status: 200 },
+      { path: `/sparql?query=${query}`, as: 'owner', status: 200 },
+      { path: `/sparql?query=${encodeURIComponent('SELECT nada')}`, as: 'owner', status: 400 },
+      { path: `/sparql?query=${encodeURIComponent('ASK {}')}`, as: 'owner', status: 200 },
+      { path: '/ns', as: 'owner', status: 200 },
+      { path: '/settings', as: 'owner', status: 200 },
+      { path: '/admin/', as: 'owner', status: 200 },
+      { path: request, as: 'owner', status: 200 },
+      { path: '/admin/sign%20up', as: 'anonymous', status: 200 },
+      { path: '/static/nada.js', as: 'anonymous', status: 404 },
+    ];
+    const found: string[] = [];
+    for (const visit of visits) {
+      for (const asked of [{ 'Accept-Language': 'es' }, { 'Accept-Language': 'en' }]) {
+        const path = asked['Accept-Language'] === 'en' ? `${visit.path}${visit.path.includes('?') ? '&' : '?'}lang=es` : visit.path;
+        const answer = await s.request('GET', path, { as: visit.as, headers: { Accept: 'text/html', ...asked } });
+        if (answer.status !== visit.status || !answer.body.includes('<html lang="es">')) {
+          found.push(`${path}: ${answer.status}, not a Spanish page of ${visit.status}`);
+          continue;
+        }
+        const left = english(data.reduce((words, datum) => words.split(datum).join(' '), wordsOf(answer.body)), catalogue);
+        if (visit.status >= 400) {
+          // the server's message, as an English page shows it, is not on the Spanish page (IRIs aside)
+          const inEnglish = await s.request('GET', visit.path, { as: visit.as, headers: { Accept: 'text/html', 'Accept-Language': 'en' } });
+          const shown = (body: string) => wordsOf(/<(?:p class="error-message"|div class="query-error"[^>]*><p)>([\s\S]*?)<\/p>/.exec(body)?.[1] ?? '').trim();
+          const message = shown(inEnglish.body);
+          if (message !== '' && shown(answer.body) === message) left.push(message);
+        }
+        if (left.length > 0) found.push(`${path} (${typeof visit.as === 'string' ? visit.as : 'stranger'}): ${left.map((w) => JSON.stringify(w)).join(', ')}`);
+      }
+    }
+    assert.deepEqual(found, [], 'English left on Spanish pages');
   });
 });

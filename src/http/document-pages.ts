@@ -28,13 +28,13 @@ const FORMAT_NAMES: Record<string, string> = {
   [NTRIPLES]: 'N-Triples',
   [RDFXML]: 'RDF/XML',
   [JSONLD]: 'JSON-LD',
-  [JSONLD_COMPACTED]: 'JSON-LD (compacted)',
+  [JSONLD_COMPACTED]: 'JSON-LD',
   [NQUADS]: 'N-Quads',
   [TRIG]: 'TriG',
 };
 
 /** Every RDF format a document is served in, named for people. */
-export const DOCUMENT_FORMATS = [...writableTypes, JSONLD_COMPACTED].filter((type) => FORMAT_NAMES[type]).map((type) => ({ type, name: FORMAT_NAMES[type]! }));
+export const DOCUMENT_FORMATS = [...writableTypes, JSONLD_COMPACTED].filter((type) => FORMAT_NAMES[type]).map((type) => ({ type, name: FORMAT_NAMES[type]!, ...(type === JSONLD_COMPACTED ? { note: 'compacted' as const } : {}) }));
 
 const CHILDREN_PER_PAGE = 20;
 /** A page draws at most this many triples of a document (2 MiB of N-Triples hold ~20,000): drawing all would hold the thread that answers everyone. */
@@ -161,6 +161,14 @@ export async function timemapHtml(ctx: Context, relativePath: string, documentUr
 export async function diffHtml(ctx: Context, documentUrl: string, from: string, to: string | undefined, change: { removed: string[]; added: string[] }): Promise<void> {
   const frame = await frameOf(ctx);
   sendPage(ctx, 200, frame.language, diffPage(frame, documentUrl, from, to, change));
+}
+
+/** The page of a system graph that is no document (`settings`, `ns`): drawn as a document is, read only, without history. */
+export async function systemGraphPage(ctx: Context, url: string, ntriples: string): Promise<void> {
+  const { runtime, served } = ctx.state;
+  const frame = await frameDataOf(ctx);
+  const drawing: Drawing = { page: 'document', input: { frame, documentUrl: url, ...shownTriples(ntriples), formats: DOCUMENT_FORMATS, modes: { write: false, append: false }, versioned: false } };
+  sendPage(ctx, 200, frame.language, await served.pages.draw(drawing, runtime.labels.current()));
 }
 
 /** Lodestone's page of another server's RDF, read through the proxy (read only; every format through the proxy too). */

@@ -75,7 +75,7 @@ export const routes: readonly Route[] = [
   { name: 'robots.txt', in: 'every', path: 'robots.txt', needs: open, offers: 'none', methods: read(robots) },
   { name: 'the pages’ icon', in: 'every', path: 'favicon.ico', needs: open, offers: 'asset', methods: read(favicon) },
   { name: 'a script or style of the pages', in: 'every', path: /^static\/([^/]*)$/, needs: open, offers: 'asset', methods: read(staticAsset) },
-  { name: 'the dataspace’s settings', in: 'every', path: 'settings', needs: endpoint({ GET: 'Read', HEAD: 'Read', PATCH: 'Write' }), offers: 'graph', methods: { ...read(settings), PATCH: settings } },
+  { name: 'the dataspace’s settings', in: 'every', path: 'settings', needs: endpoint({ GET: 'Read', HEAD: 'Read', PATCH: 'Write' }), offers: 'graphPage', methods: { ...read(settings), PATCH: settings } },
   { name: 'the namespace ontology', in: 'every', path: 'ns', needs: endpoint('Read'), offers: 'answers', methods: { ...read(namespaceOntology), POST: namespaceOntology } },
   { name: 'signing up', in: 'admin', path: 'sign%20up', needs: endpoint({ GET: 'Read', HEAD: 'Read', POST: 'Append' }), offers: 'page', methods: { ...read(signup), POST: signup } },
   { name: 'an agent’s access', in: 'admin', path: 'access', needs: endpoint('Read'), offers: 'graph', methods: read(accessEndpoint) },
@@ -139,6 +139,7 @@ const READS = new Set(['GET', 'HEAD']);
 
 /** What a row offers a request: a write is answered with the validator of its RDF, a HEAD that may not read gets no page. */
 export function offerFor(route: Route, method: string, modes: ReadonlySet<import('../access/access-control.js').Mode>): Offer {
+  if (route.offers === 'graphPage') return READS.has(method) ? OFFERS.graphPage : NARROWER.rdf;
   if (route.offers !== 'document') return OFFERS[route.offers];
   return READS.has(method) && (method === 'GET' || holds(modes, 'Read')) ? OFFERS.document : NARROWER.rdf;
 }

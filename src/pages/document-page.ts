@@ -37,7 +37,7 @@ export interface DocumentPage {
   /** When the page draws only the first triples: how many it shows of how many. */
   truncated?: { shown: number; total: number };
   /** The RDF formats the document can be had in: media type and a short name. */
-  formats: readonly { type: string; name: string }[];
+  formats: readonly { type: string; name: string; note?: 'compacted' }[];
   /** Where the document is had in other formats: a URL that `accept=<type>` is added to (default: the document's URL; the proxy's for another server's). */
   formatsAt?: string;
   /** What the page offers: `write` edits, `append` creates a child; `delete`: offered, refused whoever asks (the root, a protected agent document), or refused until the container's documents are deleted. */
@@ -103,7 +103,7 @@ ${propertyTable(content, key, context)}</section>`;
 <header class="document-head">
 <p class="kind">${container ? t.container : t.document}${primaryTypes.length > 0 && html` · <span class="types">${primaryTypes.map((type, i) => html`${i > 0 ? ', ' : ''}${termLink(type, labelOf(type, language, input.labels, view.labels), context, true)}`)}</span>`}</p>
 <h1>${title}</h1>
-<p class="formats">${t.formats} ${input.formats.map((f, i) => html`${i > 0 ? ' · ' : ''}<a href="${formatLink(f.type)}" type="${f.type}">${f.name}</a>`)}${input.versioned && !input.memento && html` · <a href="${documentUrl}?timemap">${t.history}</a>`}</p>
+<p class="formats">${t.formats} ${input.formats.map((f, i) => html`${i > 0 ? ' · ' : ''}<a href="${formatLink(f.type)}" type="${f.type}">${f.name}${f.note && ` (${t[f.note]})`}</a>`)}${input.versioned && !input.memento && html` · <a href="${documentUrl}?timemap">${t.history}</a>`}</p>
 </header>
 ${input.memento && input.modes.write && restoreForm(input, t)}
 ${input.truncated && html`<p class="truncated" role="note">${t.truncated(input.truncated.shown, input.truncated.total)}</p>`}

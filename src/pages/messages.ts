@@ -139,9 +139,48 @@ const en = {
   datatype: 'datatype',
   tooLargeToShow: (mb: number) => `The answer is too large to show here (${mb} MB): download it.`,
   truncated: (shown: number, total: number) => `This page shows the first ${shown.toLocaleString('en')} of ${total.toLocaleString('en')} triples; download the document for all of them.`,
+  // Spanish throughout (issue 28): the words of the status lines, the SPARQL page's dataset, a format's name, and the server's messages a page shows
+  reasons: { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 406: 'Not Acceptable', 409: 'Conflict', 410: 'Gone', 412: 'Precondition Failed', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 428: 'Precondition Required', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' } as Record<number, string>,
+  dataset: 'Dataset',
+  compacted: 'compacted',
+  /** A message of the server (an RDF error body's title) as a page shows it: in English, as it came. */
+  serverMessage: (message: string) => message,
 };
 
 export type Messages = typeof en;
+
+/** How an access mode reads inside a Spanish sentence ("acceso de lectura"). */
+const SPANISH_MODES: Record<string, string> = { Read: 'lectura', Write: 'escritura', Append: 'adición', Control: 'control' };
+
+/**
+ * The server's messages a page shows, in Spanish: each English form (src/http/authorize.ts,
+ * document-read.ts, html.ts, rdf/sparql-text.ts) and its Spanish one. A message not listed is shown
+ * as it came.
+ */
+const SPANISH_SERVER_MESSAGES: readonly [RegExp, (...parts: (string | undefined)[]) => string][] = [
+  [/^anonymous agents have no any access to (\S+): authenticate with a client certificate$/, (url) => `los agentes anónimos no tienen ningún acceso a ${url}: identifíquese con un certificado de cliente`],
+  [/^anonymous agents have no (\w+) access to (\S+): authenticate with a client certificate$/, (mode, url) => `los agentes anónimos no tienen acceso de ${SPANISH_MODES[mode!] ?? mode} a ${url}: identifíquese con un certificado de cliente`],
+  [/^(\S+) has no any access to (\S+)$/, (agent, url) => `${agent} no tiene ningún acceso a ${url}`],
+  [/^(\S+) has no (\w+) access to (\S+)$/, (agent, mode, url) => `${agent} no tiene acceso de ${SPANISH_MODES[mode!] ?? mode} a ${url}`],
+  [/^there is no document at (\S+)$/, (url) => `no hay ningún documento en ${url}`],
+  [/^none of the requested media types is available; available: (.*)$/, (types) => `ninguno de los tipos de medio pedidos está disponible; hay: ${types}`],
+  [/^there is no static file (.*) \(a page of an older version may name one that is gone: reload it\)$/s, (name) => `no hay ningún archivo estático ${name} (una página de una versión anterior puede nombrar uno que ya no existe: vuelva a cargarla)`],
+  [/^the query is not valid SPARQL: line (\d+), column (\d+): expected (.*), got (.*?)(?: \(after (.*)\))?$/s, (line, column, expected, got, after) => `la consulta no es SPARQL válido: línea ${line}, columna ${column}: se esperaba ${expected!.replace(/ or /g, ' o ')}, se encontró ${got}${after === undefined ? '' : ` (después de ${after})`}`],
+  [/^the query is not valid SPARQL: (.*)$/s, (detail) => `la consulta no es SPARQL válido: ${detail}`],
+  [/^(\S+) is a container that still has documents; delete them first$/, (url) => `${url} es un contenedor que aún tiene documentos: elimínelos primero`],
+  [/^the document has changed since the ETag in If-Match was read$/, () => 'el documento ha cambiado desde que se leyó el ETag de If-Match'],
+  [/^the document exists \(If-None-Match\)$/, () => 'el documento ya existe (If-None-Match)'],
+  [/^the document does not exist$/, () => 'el documento no existe'],
+];
+
+/** `message` in the first form of `table` it matches, or as it is. */
+function translated(message: string, table: typeof SPANISH_SERVER_MESSAGES): string {
+  for (const [english, spanish] of table) {
+    const match = english.exec(message);
+    if (match) return spanish(...match.slice(1));
+  }
+  return message;
+}
 
 const es: Messages = {
   siteName: 'Lodestone',
@@ -277,6 +316,11 @@ const es: Messages = {
   datatype: 'tipo de dato',
   tooLargeToShow: (mb: number) => `La respuesta es demasiado grande para mostrarla aquí (${mb} MB): descárguela.`,
   truncated: (shown: number, total: number) => `Esta página muestra las primeras ${shown.toLocaleString('es')} de ${total.toLocaleString('es')} tripletas; descargue el documento para verlas todas.`,
+  // Spanish throughout (issue 28): the words of the status lines, the SPARQL page's dataset, a format's name, and the server's messages a page shows
+  reasons: { 400: 'Petición incorrecta', 401: 'No autenticado', 403: 'Prohibido', 404: 'No encontrado', 405: 'Método no permitido', 406: 'No aceptable', 409: 'Conflicto', 410: 'Ya no existe', 412: 'Falló la precondición', 413: 'Contenido demasiado grande', 415: 'Tipo de medio no admitido', 422: 'Contenido no procesable', 428: 'Precondición necesaria', 429: 'Demasiadas peticiones', 500: 'Error interno del servidor', 502: 'Pasarela incorrecta', 503: 'Servicio no disponible', 504: 'La pasarela no respondió a tiempo' } as Record<number, string>,
+  dataset: 'Conjunto de datos',
+  compacted: 'compactado',
+  serverMessage: (message: string) => translated(message, SPANISH_SERVER_MESSAGES),
 };
 
 export const LANGUAGES = ['en', 'es'] as const;
