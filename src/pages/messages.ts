@@ -4,6 +4,7 @@
  * then English.
  */
 import Negotiator from 'negotiator';
+import { spanishServerMessage } from './server-messages.js';
 
 const en = {
   siteName: 'Lodestone',
@@ -149,39 +150,6 @@ const en = {
 
 export type Messages = typeof en;
 
-/** How an access mode reads inside a Spanish sentence ("acceso de lectura"). */
-const SPANISH_MODES: Record<string, string> = { Read: 'lectura', Write: 'escritura', Append: 'adición', Control: 'control' };
-
-/**
- * The server's messages a page shows, in Spanish: each English form (src/http/authorize.ts,
- * document-read.ts, html.ts, rdf/sparql-text.ts) and its Spanish one. A message not listed is shown
- * as it came.
- */
-const SPANISH_SERVER_MESSAGES: readonly [RegExp, (...parts: (string | undefined)[]) => string][] = [
-  [/^anonymous agents have no any access to (\S+): authenticate with a client certificate$/, (url) => `los agentes anónimos no tienen ningún acceso a ${url}: identifíquese con un certificado de cliente`],
-  [/^anonymous agents have no (\w+) access to (\S+): authenticate with a client certificate$/, (mode, url) => `los agentes anónimos no tienen acceso de ${SPANISH_MODES[mode!] ?? mode} a ${url}: identifíquese con un certificado de cliente`],
-  [/^(\S+) has no any access to (\S+)$/, (agent, url) => `${agent} no tiene ningún acceso a ${url}`],
-  [/^(\S+) has no (\w+) access to (\S+)$/, (agent, mode, url) => `${agent} no tiene acceso de ${SPANISH_MODES[mode!] ?? mode} a ${url}`],
-  [/^there is no document at (\S+)$/, (url) => `no hay ningún documento en ${url}`],
-  [/^none of the requested media types is available; available: (.*)$/, (types) => `ninguno de los tipos de medio pedidos está disponible; hay: ${types}`],
-  [/^there is no static file (.*) \(a page of an older version may name one that is gone: reload it\)$/s, (name) => `no hay ningún archivo estático ${name} (una página de una versión anterior puede nombrar uno que ya no existe: vuelva a cargarla)`],
-  [/^the query is not valid SPARQL: line (\d+), column (\d+): expected (.*), got (.*?)(?: \(after (.*)\))?$/s, (line, column, expected, got, after) => `la consulta no es SPARQL válido: línea ${line}, columna ${column}: se esperaba ${expected!.replace(/ or /g, ' o ')}, se encontró ${got}${after === undefined ? '' : ` (después de ${after})`}`],
-  [/^the query is not valid SPARQL: (.*)$/s, (detail) => `la consulta no es SPARQL válido: ${detail}`],
-  [/^(\S+) is a container that still has documents; delete them first$/, (url) => `${url} es un contenedor que aún tiene documentos: elimínelos primero`],
-  [/^the document has changed since the ETag in If-Match was read$/, () => 'el documento ha cambiado desde que se leyó el ETag de If-Match'],
-  [/^the document exists \(If-None-Match\)$/, () => 'el documento ya existe (If-None-Match)'],
-  [/^the document does not exist$/, () => 'el documento no existe'],
-];
-
-/** `message` in the first form of `table` it matches, or as it is. */
-function translated(message: string, table: typeof SPANISH_SERVER_MESSAGES): string {
-  for (const [english, spanish] of table) {
-    const match = english.exec(message);
-    if (match) return spanish(...match.slice(1));
-  }
-  return message;
-}
-
 const es: Messages = {
   siteName: 'Lodestone',
   skipToContent: 'Ir al contenido',
@@ -320,7 +288,7 @@ const es: Messages = {
   reasons: { 400: 'Petición incorrecta', 401: 'No autenticado', 403: 'Prohibido', 404: 'No encontrado', 405: 'Método no permitido', 406: 'No aceptable', 409: 'Conflicto', 410: 'Ya no existe', 412: 'Falló la precondición', 413: 'Contenido demasiado grande', 415: 'Tipo de medio no admitido', 422: 'Contenido no procesable', 428: 'Precondición necesaria', 429: 'Demasiadas peticiones', 500: 'Error interno del servidor', 502: 'Pasarela incorrecta', 503: 'Servicio no disponible', 504: 'La pasarela no respondió a tiempo' } as Record<number, string>,
   dataset: 'Conjunto de datos',
   compacted: 'compactado',
-  serverMessage: (message: string) => translated(message, SPANISH_SERVER_MESSAGES),
+  serverMessage: spanishServerMessage,
 };
 
 export const LANGUAGES = ['en', 'es'] as const;
