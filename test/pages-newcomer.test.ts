@@ -169,4 +169,19 @@ describe('a newcomer’s first visits (issue 28)', { skip: skipWithoutChromium }
     }
     assert.deepEqual(found, [], 'English left on Spanish pages');
   });
+
+  it('names a thing one way on every page: a document linked from another, a container’s child and its own heading by its title; a person by the same rule', async () => {
+    await putTurtle(s, 'alice/', `<#this> a <${ns.foaf}Person> ; <${ns.foaf}name> "Alice" ; <${ns.dct}title> "Alice Liddell" .`);
+    const rita = await certifiedAgent(s, 'Rita', ` ; <${ns.dct}title> "Rita Reader"`);
+    await putTurtle(s, 'notes/', `<#this> <${ns.dct}title> "Notes" ; <${ns.foaf}knows> <${s.base}alice/#this> ; <${ns.dct}references> <${s.base}alice/> ; <${ns.foaf}maker> <${rita.webId}> .`);
+    const page = async (path: string) => (await s.request('GET', path, { headers: { Accept: 'text/html' } })).body;
+    const linkTexts = (body: string, href: string) => [...body.matchAll(/<a href="([^"]*)"[^>]*>([^<]*)<\/a>/g)].filter((m) => m[1] === href).map((m) => m[2]);
+    const notes = await page('/notes/');
+    assert.deepEqual(linkTexts(notes, `${s.base}alice/#this`), ['Alice Liddell'], 'the person, linked from another document');
+    assert.deepEqual(linkTexts(notes, `${s.base}alice/`), ['Alice Liddell'], 'its document, linked');
+    assert.deepEqual(linkTexts(notes, rita.webId), ['Rita Reader'], 'an agent, by the same rule as its own page');
+    assert.match(await page('/alice/'), /<h1>Alice Liddell<\/h1>/);
+    assert.deepEqual(linkTexts(await page('/'), `${s.base}alice/`), ['Alice Liddell'], 'a container’s child');
+    assert.match(await page(new URL(rita.webId).pathname), /<h1>Rita Reader<\/h1>/);
+  });
 });

@@ -9,8 +9,7 @@
  */
 import type { Quad, Term } from '@rdfjs/types';
 import { html, webUrl, type Html } from './html.js';
-import { TITLE_PREDICATES } from '../rdf/namespaces.js';
-import { labelOf, pickLabel, type Labels } from './labels.js';
+import { labelOf, pickLabel, titlesOf, type Labels } from './labels.js';
 import type { Language, Messages } from './messages.js';
 
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
@@ -30,7 +29,7 @@ export interface ViewContext {
   base: string;
   /** The labels of the dataspace's pages. */
   labels: Labels;
-  /** The names of people (agents of this server the viewer may read), by WebID: shown instead of the WebID's last segment. */
+  /** The names of what this server holds that the viewer may read (people, documents linked), by IRI, as their own pages title them: shown instead of an IRI's last segment. */
   names?: Readonly<Record<string, string>>;
   /** The subject (its key, `<iri>`) whose values the property form edits: each gets a button that picks it, its exact term in its data. */
   editable?: string;
@@ -40,28 +39,20 @@ export interface ViewContext {
 export class GraphView {
   readonly bySubject = new Map<string, Quad[]>();
   /** Labels the graph itself gives, by IRI and language. */
-  readonly labels = new Map<string, Map<string, string>>();
+  readonly labels: Map<string, Map<string, string>>;
   private readonly references = new Map<string, number>();
 
   constructor(readonly quads: readonly Quad[]) {
-    const ranks = new Map<string, number>(); // the first of TITLE_PREDICATES wins, per IRI and language
+    const literals: { subject: string; predicate: string; value: string; language: string }[] = [];
     for (const quad of quads) {
       const key = keyOf(quad.subject);
       let list = this.bySubject.get(key);
       if (!list) this.bySubject.set(key, (list = []));
       list.push(quad);
       if (quad.object.termType === 'BlankNode') this.references.set(quad.object.value, (this.references.get(quad.object.value) ?? 0) + 1);
-      if (quad.object.termType === 'Literal' && TITLE_PREDICATES.includes(quad.predicate.value) && quad.subject.termType === 'NamedNode') {
-        let byLanguage = this.labels.get(quad.subject.value);
-        if (!byLanguage) this.labels.set(quad.subject.value, (byLanguage = new Map()));
-        const rankKey = `${quad.subject.value}\0${quad.object.language}`;
-        const rank = TITLE_PREDICATES.indexOf(quad.predicate.value);
-        if ((ranks.get(rankKey) ?? Infinity) > rank) {
-          byLanguage.set(quad.object.language, quad.object.value);
-          ranks.set(rankKey, rank);
-        }
-      }
+      if (quad.object.termType === 'Literal' && quad.subject.termType === 'NamedNode') literals.push({ subject: quad.subject.value, predicate: quad.predicate.value, value: quad.object.value, language: quad.object.language });
     }
+    this.labels = titlesOf(literals);
   }
 
   /** The title of a resource from its own label triples, in `language` first. */

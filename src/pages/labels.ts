@@ -7,7 +7,7 @@
  * Tables are values built by the composition root and passed in: nothing here is global state.
  */
 import { literalsOf } from '../rdf/canonical-lines.js';
-import { ns, RDF_TYPE } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE, TITLE_PREDICATES } from '../rdf/namespaces.js';
 import type { Language } from './messages.js';
 
 export interface LabelEntry {
@@ -113,6 +113,33 @@ export class DataspaceLabels {
     if (built && built.key !== this.ontology.key) this.ontology = { key: built.key, table: new LabelTable(labelsIn(built.ntriples)) };
     return new Labels([{ key: `shared-${this.shared.version}`, table: this.shared }, this.ontology]);
   }
+}
+
+/**
+ * The titles a graph gives its IRIs, by IRI and language: of TITLE_PREDICATES, the first that gives
+ * one (dct:title before rdfs:label, skos:prefLabel, foaf:name). The one naming rule of the pages: a
+ * document's heading, a link to it from another page, a person in a header or a history.
+ */
+export function titlesOf(literals: Iterable<{ subject: string; predicate: string; value: string; language: string }>): Map<string, Map<string, string>> {
+  const titles = new Map<string, Map<string, string>>();
+  const ranks = new Map<string, number>();
+  for (const { subject, predicate, value, language } of literals) {
+    const rank = TITLE_PREDICATES.indexOf(predicate);
+    if (rank < 0) continue;
+    let byLanguage = titles.get(subject);
+    if (!byLanguage) titles.set(subject, (byLanguage = new Map()));
+    const key = `${subject}\0${language}`;
+    if ((ranks.get(key) ?? Infinity) > rank) {
+      byLanguage.set(language, value);
+      ranks.set(key, rank);
+    }
+  }
+  return titles;
+}
+
+/** The title of `iri` in `titles` (titlesOf), as its page heads it: a document by its `#this` first. */
+export function titleIn(titles: ReadonlyMap<string, ReadonlyMap<string, string>>, iri: string, language: Language): string | undefined {
+  return (iri.includes('#') ? undefined : pickLabel(titles.get(`${iri}#this`), language)) ?? pickLabel(titles.get(iri), language);
 }
 
 /** The best of labels by language: the page's language, then English, then one without a language, then any. */
