@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { messages } from '../src/pages/messages.js';
 import { ns } from '../src/rdf/namespaces.js';
-import { launchChromium, skipWithoutChromium } from './chromium.js';
+import { checked, launchChromium, skipWithoutChromium, visitor } from './chromium.js';
 import { removeTempDirs, tempDir } from './helpers.js';
 import { certifiedAgent, putTurtle, startServer, type TestServer } from './http-helpers.js';
 
@@ -183,5 +183,40 @@ describe('a newcomer’s first visits (issue 28)', { skip: skipWithoutChromium }
     assert.match(await page('/alice/'), /<h1>Alice Liddell<\/h1>/);
     assert.deepEqual(linkTexts(await page('/'), `${s.base}alice/`), ['Alice Liddell'], 'a container’s child');
     assert.match(await page(new URL(rita.webId).pathname), /<h1>Rita Reader<\/h1>/);
+  });
+
+  it('draws what a newcomer opens as documents: a proxied vocabulary by its title, a proxied term with where it came from and its description as content, property and type links through the proxy, ns and settings, and the admin dataspace in the navigation for those who may read it', async () => {
+    const { context, page, problems } = await visitor(browser, s.base, s.ownerPem, { timeoutMs: 15_000 });
+    const proxied = (iri: string) => `${s.base}?uri=${encodeURIComponent(iri)}`;
+    await page.goto(proxied('http://xmlns.com/foaf/0.1/'));
+    assert.equal(await page.locator('h1').textContent(), 'Friend of a Friend (FOAF) vocabulary', 'not "0.1", its URL’s last segment');
+    await page.goto(proxied('http://xmlns.com/foaf/0.1/Person'));
+    assert.equal(await page.locator('h1').textContent(), 'Person');
+    assert.equal(await page.locator('p.empty').count(), 0, 'not "This document is empty."');
+    assert.equal(await page.locator('section.metadata').count(), 0, 'its description is not "About this document"');
+    assert.match((await page.locator('section.resource').first().textContent())!, /A person\./);
+    assert.equal(await page.locator('p.source a').getAttribute('href'), 'http://xmlns.com/foaf/0.1/Person', 'the page says where the data came from');
+    const heads = await page.locator('table.properties th[scope="row"] a').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href));
+    assert.ok(heads.length > 3 && heads.every((href) => href.startsWith(`${s.base}?uri=`)), `property links go through the proxy as value links do:\n${heads.join('\n')}`);
+    const types = await page.locator('th[scope="row"] a[title="http://www.w3.org/1999/02/22-rdf-syntax-ns#type"] ~ *, td a[title="http://www.w3.org/2002/07/owl#Class"]').evaluateAll((links) => links.map((a) => (a as HTMLAnchorElement).href));
+    assert.ok(types.length > 0 && types.every((href) => href.startsWith(`${s.base}?uri=`)), `type links too: ${types.join(' ')}`);
+    await checked(page, problems, 'proxied-term');
+    for (const path of ['ns', 'settings']) {
+      const answer = await page.goto(`${s.base}${path}`);
+      assert.match(answer!.headers()['content-type']!, /^text\/html/, `${path} is a page for a browser`);
+      assert.equal(await page.locator('article.document').count(), 1, `${path} is drawn as a document`);
+      await checked(page, problems, path);
+    }
+    await page.goto(s.base);
+    assert.equal(await page.locator(`nav.site-nav a[href="${s.admin}"]`).count(), 1, 'the owner finds the admin dataspace in the navigation');
+    await context.close();
+    const stranger = await certifiedAgent(s, 'Sam Stranger');
+    await putTurtle(s, 'open/', `<#this> <${ns.dct}title> "Open" .`);
+    for (const as of [undefined, stranger.pem]) {
+      const other = await visitor(browser, s.base, as, { timeoutMs: 15_000 });
+      await other.page.goto(`${s.base}open/`);
+      assert.equal(await other.page.locator('nav.site-nav a').count(), 2, 'no admin link for who may not read it');
+      await other.context.close();
+    }
   });
 });

@@ -63,7 +63,7 @@ async function childList(ctx: Context, documentUrl: string): Promise<ChildList> 
 
 /** What a page of a document is drawn from besides its data: who looks, with which modes, in which language, at which URL. */
 function keyOf(frame: FrameData, agent: string | undefined, modes: ReadonlySet<Mode>, ...more: string[]): string {
-  return [frame.url, frame.language, agent ?? '', frame.visitor.name ?? '', frame.visitor.certificate ? 'certificate' : '', frame.sitemap ? 'sitemap' : '', [...modes].sort().join(' '), frame.visitor.providers.join(' '), ...more].join('\n');
+  return [frame.url, frame.language, agent ?? '', frame.visitor.name ?? '', frame.visitor.certificate ? 'certificate' : '', frame.visitor.admin ? 'admin' : '', frame.sitemap ? 'sitemap' : '', [...modes].sort().join(' '), frame.visitor.providers.join(' '), ...more].join('\n');
 }
 
 /** The page of the current document at `relativePath` (authorized: the agent holds `modes`). */
@@ -175,6 +175,6 @@ export async function systemGraphPage(ctx: Context, url: string, ntriples: strin
 export async function proxiedPage(ctx: Context, url: string, ntriples: string): Promise<void> {
   const { runtime, served } = ctx.state;
   const frame = await frameDataOf(ctx, { uri: url });
-  const drawing: Drawing = { page: 'document', input: { frame, documentUrl: url, ...shownTriples(ntriples), formats: DOCUMENT_FORMATS, formatsAt: `${frame.base}?uri=${encodeURIComponent(url)}`, modes: { write: false, append: false }, versioned: false } };
+  const drawing: Drawing = { page: 'document', input: { frame, documentUrl: url, ...shownTriples(ntriples), formats: DOCUMENT_FORMATS, formatsAt: `${frame.base}?uri=${encodeURIComponent(url)}`, source: url, modes: { write: false, append: false }, versioned: false } };
   sendPage(ctx, 200, frame.language, await served.pages.draw(drawing, runtime.labels.current()));
 }

@@ -80,6 +80,8 @@ export async function visitorOf(ctx: Context): Promise<Visitor> {
   return {
     webId: agent,
     name: agent ? (await namesOf(ctx, [agent]))[agent] : undefined,
+    // the navigation links the admin dataspace for those who may read it
+    admin: admin !== undefined && holds(await admin.access.modesOn(admin, '', agent), 'Read'),
     certificate: agent !== undefined && byCertificate(ctx.req),
     adminBase: admin?.documents.base ?? '/',
     providers: admin ? loginProviders(admin) : [],

@@ -104,6 +104,8 @@ export function resourceOrder(view: GraphView, documentUrl: string): { key: stri
     out.push({ key, iri, fragment });
   };
   if (view.bySubject.has(primary)) push(primary);
+  // the document's own IRI when it is what the page is about (a proxied resource, foaf:Person), not kept apart as metadata
+  if (view.bySubject.has(document)) push(document);
   const fragments = keys.filter((k) => k !== primary && k.startsWith(`<${documentUrl}#`)).sort();
   const others = keys.filter((k) => k.startsWith('<') && k !== primary && k !== document && !k.startsWith(`<${documentUrl}#`)).sort();
   const blanks = keys.filter((k) => k.startsWith('_:') && !view.nested(k.slice(2)));
@@ -176,12 +178,15 @@ export function blankAnchor(label: string): string {
   return `b-${label.replace(/[^A-Za-z0-9_-]/g, '')}`;
 }
 
-/** A link to an IRI: this server's IRIs directly, other web IRIs through the proxy with the plain link beside, any other IRI as text. */
+/**
+ * A link to an IRI: this server's IRIs directly, other web IRIs through the proxy with the plain link
+ * beside (a property or type: through the proxy too, the IRI in its title), any other IRI as text.
+ */
 export function termLink(iri: string, label: string, context: ViewContext, vocabulary = false): Html {
   if (!webUrl(iri)) return html`<span class="iri" title="${iri}">${label}</span>`;
   if (iri.startsWith(new URL(context.base).origin + '/')) return html`<a href="${iri}" title="${iri}">${label}</a>`;
-  if (vocabulary) return html`<a href="${iri}" title="${iri}" rel="noopener">${label}</a>`;
-  return html`<a href="${context.base}?uri=${encodeURIComponent(iri)}" title="${iri}">${label}</a> <a href="${iri}" class="external" rel="noopener" aria-label="${iri}">↗</a>`;
+  const proxied = html`<a href="${context.base}?uri=${encodeURIComponent(iri)}" title="${iri}">${label}</a>`;
+  return vocabulary ? proxied : html`${proxied} <a href="${iri}" class="external" rel="noopener" aria-label="${iri}">↗</a>`;
 }
 
 function literal(term: Term & { termType: 'Literal' }, context: ViewContext): Html {

@@ -79,8 +79,8 @@ export class Labels {
   }
 }
 
-/** The predicates whose literals label a term for the pages. */
-export const LABEL_PREDICATES: ReadonlySet<string> = new Set([ns.rdfs + 'label', 'http://www.w3.org/2004/02/skos/core#prefLabel']);
+/** The predicates whose literals label a term for the pages (a vocabulary's own IRI by its title: FOAF's is a dc:title). */
+export const LABEL_PREDICATES: ReadonlySet<string> = new Set([ns.rdfs + 'label', 'http://www.w3.org/2004/02/skos/core#prefLabel', 'http://purl.org/dc/elements/1.1/title']);
 
 /** Literals of LABEL_PREDICATES (as rdf/canonical-lines.ts `literalsOf` reads them) as labels. */
 export function asLabels(literals: Iterable<{ subject: string; value: string; language: string }>): LabelEntry[] {

@@ -25,6 +25,8 @@ export interface Visitor {
   certificate?: boolean;
   /** Whether signing up is open. */
   signup: boolean;
+  /** Whether the agent may read the admin dataspace (at `adminBase`): the navigation links it then. */
+  admin?: boolean;
 }
 
 export interface Frame {
@@ -92,7 +94,7 @@ ${(frame.alternates ?? []).map((a) => html`<link rel="alternate" type="${a.type}
 <a class="skip" href="#main">${t.skipToContent}</a>
 <header class="site">
 <a class="brand" href="${base}">${t.siteName}</a>
-<nav class="site-nav" aria-label="${t.siteName}"><a href="${base}">${t.home}</a> <a href="${base}sparql">${t.query}</a></nav>
+<nav class="site-nav" aria-label="${t.siteName}"><a href="${base}">${t.home}</a> <a href="${base}sparql">${t.query}</a>${frame.visitor.admin && html` <a href="${frame.visitor.adminBase}">${t.administration}</a>`}</nav>
 <div class="visitor">${who(frame)}</div>
 <nav class="languages" aria-label="${t.language}"><ul>${LANGUAGES.map(
     (l) => html`<li><a href="${withLanguage(frame.url, l)}" hreflang="${l}" lang="${l}"${l === frame.language ? html` aria-current="true"` : ''}>${LANGUAGE_NAMES[l]}</a></li>`,

@@ -146,6 +146,8 @@ const en = {
   compacted: 'compacted',
   /** A message of the server (an RDF error body's title) as a page shows it: in English, as it came. */
   serverMessage: (message: string) => message,
+  readThrough: 'Read through this server’s Linked Data proxy from',
+  administration: 'Administration',
 };
 
 export type Messages = typeof en;
@@ -289,6 +291,8 @@ const es: Messages = {
   dataset: 'Conjunto de datos',
   compacted: 'compactado',
   serverMessage: spanishServerMessage,
+  readThrough: 'Leído con el proxy de datos enlazados de este servidor desde',
+  administration: 'Administración',
 };
 
 export const LANGUAGES = ['en', 'es'] as const;
