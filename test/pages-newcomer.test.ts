@@ -146,6 +146,7 @@ describe('a newcomer’s first visits (issue 28)', { skip: skipWithoutChromium }
       { path: request, as: 'owner', status: 200 },
       { path: '/admin/sign%20up', as: 'anonymous', status: 200 },
       { path: '/static/nada.js', as: 'anonymous', status: 404 },
+      { path: `/?uri=${encodeURIComponent('http://xmlns.com/foaf/0.1/Person')}`, as: 'owner', status: 200 },
     ];
     const found: string[] = [];
     for (const visit of visits) {
