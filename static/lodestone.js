@@ -6,11 +6,13 @@
 
 (function () {
   const TURTLE = 'text/turtle';
+  /** The page's language: the server words an error's title in it too (a second dct:title, tagged). */
+  const LANGUAGE = document.documentElement.lang || 'en';
 
-  /** The dct:title of an RDF error body (SPEC §2.4), or the status line. */
+  /** The dct:title of an RDF error body (SPEC §2.4), in the page's language when it has one, or the status line. */
   async function problem(response) {
     const text = await response.text().catch(() => '');
-    const title = /<http:\/\/purl\.org\/dc\/terms\/title>\s+"((?:[^"\\]|\\.)*)"/.exec(text) || /dct:title\s+"((?:[^"\\]|\\.)*)"/.exec(text);
+    const title = new RegExp(`"((?:[^"\\\\]|\\\\.)*)"@${LANGUAGE}\\b`).exec(text) || /<http:\/\/purl\.org\/dc\/terms\/title>\s+"((?:[^"\\]|\\.)*)"/.exec(text) || /dct:title\s+"((?:[^"\\]|\\.)*)"/.exec(text);
     return `${response.status} ${title ? title[1].replace(/\\"/g, '"') : response.statusText}`;
   }
 
@@ -116,7 +118,7 @@
     const url = form.dataset.document;
     const turtle = form.querySelector('textarea').value;
     say(form, '…');
-    const response = await fetch(url, { method: 'PUT', headers: { 'Content-Type': TURTLE, Accept: TURTLE, 'If-Match': form.dataset.etag }, body: turtle, credentials: 'same-origin' });
+    const response = await fetch(url, { method: 'PUT', headers: { 'Accept-Language': LANGUAGE, 'Content-Type': TURTLE, Accept: TURTLE, 'If-Match': form.dataset.etag }, body: turtle, credentials: 'same-origin' });
     if (response.ok) return location.reload();
     if (response.status === 412) {
       const current = await fetch(url, { headers: { Accept: TURTLE }, credentials: 'same-origin', cache: 'no-store' });
@@ -174,7 +176,7 @@
     const update = propertyUpdate(form, submitter ? submitter.value : 'add');
     if (update === undefined) return say(form, form.dataset.invalid);
     say(form, '…');
-    const response = await fetch(form.dataset.document, { method: 'PATCH', headers: { 'Content-Type': 'application/sparql-update', Accept: TURTLE, 'If-Match': form.dataset.etag }, body: update, credentials: 'same-origin' });
+    const response = await fetch(form.dataset.document, { method: 'PATCH', headers: { 'Accept-Language': LANGUAGE, 'Content-Type': 'application/sparql-update', Accept: TURTLE, 'If-Match': form.dataset.etag }, body: update, credentials: 'same-origin' });
     // a 204 with the ETag sent: the update matched nothing, or changed nothing (LinkedDataHub habit: PATCH answers the new ETag)
     if (response.ok && response.headers.get('ETag') === form.dataset.etag) return say(form, form.dataset.unchanged);
     if (response.ok) return location.reload();
@@ -184,7 +186,7 @@
   async function remove(form) {
     if (!window.confirm(form.dataset.confirm)) return;
     const url = form.dataset.document;
-    const response = await fetch(url, { method: 'DELETE', headers: { Accept: TURTLE, 'If-Match': form.dataset.etag }, credentials: 'same-origin' });
+    const response = await fetch(url, { method: 'DELETE', headers: { 'Accept-Language': LANGUAGE, Accept: TURTLE, 'If-Match': form.dataset.etag }, credentials: 'same-origin' });
     if (response.ok) return location.assign(new URL('..', url).href);
     say(form, await problem(response));
   }
@@ -195,7 +197,7 @@
     const url = `${form.dataset.container}${encodeURIComponent(slug)}/`;
     const container = form.elements.kind.value === 'Container';
     const body = `${container ? '<> a <https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container> .\n' : ''}<> <http://purl.org/dc/terms/title> ${quoted(title)} .\n`;
-    const response = await fetch(url, { method: 'PUT', headers: { 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
+    const response = await fetch(url, { method: 'PUT', headers: { 'Accept-Language': LANGUAGE, 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
     if (response.ok) return location.assign(url);
     say(form, await problem(response));
   }
@@ -203,7 +205,7 @@
   async function restore(form) {
     if (!window.confirm(form.dataset.confirm)) return;
     const url = form.dataset.document;
-    const headers = { Accept: TURTLE };
+    const headers = { 'Accept-Language': LANGUAGE, Accept: TURTLE };
     if (form.dataset.etag) headers['If-Match'] = form.dataset.etag;
     else headers['If-None-Match'] = '*';
     const response = await fetch(`${url}?restore=${encodeURIComponent(form.dataset.sha)}`, { method: 'POST', headers, credentials: 'same-origin' });
@@ -212,7 +214,7 @@
   }
 
   async function requestAccess(form) {
-    const response = await fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' });
+    const response = await fetch(form.action, { method: 'POST', headers: { 'Accept-Language': LANGUAGE }, body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' });
     say(form, response.ok ? form.querySelector('.status').dataset.done : await problem(response));
   }
 
@@ -230,10 +232,10 @@
           + `  <http://www.w3.org/2000/01/rdf-schema#label> ${quoted(`Granted on request: ${modes}`)} ;\n`
           + `  <http://www.w3.org/ns/auth/acl#agent> <${agent}> ;\n  <http://www.w3.org/ns/auth/acl#accessTo> <${target}> ;\n`
           + `  <http://www.w3.org/ns/auth/acl#mode> ${modes.split(' ').map((m) => `<http://www.w3.org/ns/auth/acl#${m}>`).join(', ')} .\n`;
-        const written = await fetch(url, { method: 'PUT', headers: { 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
+        const written = await fetch(url, { method: 'PUT', headers: { 'Accept-Language': LANGUAGE, 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
         if (!written.ok) return say(form, await problem(written));
       }
-      const deleted = await fetch(request, { method: 'DELETE', headers: { Accept: TURTLE, 'If-Match': etag }, credentials: 'same-origin' });
+      const deleted = await fetch(request, { method: 'DELETE', headers: { 'Accept-Language': LANGUAGE, Accept: TURTLE, 'If-Match': etag }, credentials: 'same-origin' });
       done = deleted.ok;
       say(form, deleted.ok ? (submitter && submitter.value === 'grant' ? form.dataset.granted : form.dataset.refused) : await problem(deleted));
     } finally {

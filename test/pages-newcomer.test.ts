@@ -220,4 +220,31 @@ describe('a newcomer’s first visits (issue 28)', { skip: skipWithoutChromium }
       await other.context.close();
     }
   });
+
+  it('a write refused on a Spanish page is told in Spanish: the error body carries its title in the language the page script asks in, beside the English one', async () => {
+    await putTurtle(s, 'pizarra/', `<#this> <${ns.dct}title> "Pizarra" .`);
+    const { context, page, problems } = await visitor(browser, s.base, s.ownerPem, { timeoutMs: 15_000 });
+    await page.goto(`${s.base}pizarra/?lang=es`);
+    await putTurtle(s, 'pizarra/', `<#this> <${ns.dct}title> "Pizarra de otro" .`); // someone else writes meanwhile
+    await page.click('details.edit-properties summary');
+    await page.fill('#property-iri', `${ns.dct}description`);
+    await page.fill('#property-value', 'Mía');
+    await page.click('form.property-form button[value=add]');
+    const status = page.locator('form.property-form .status');
+    await status.filter({ hasText: '412' }).waitFor();
+    assert.equal(await status.textContent(), '412 el documento ha cambiado desde que se leyó el ETag de If-Match');
+    assert.deepEqual(problems, []);
+    await context.close();
+    // the API's body keeps its English title; a client asking in Spanish gets the Spanish one beside it
+    const stale = { 'Content-Type': 'application/sparql-update', 'If-Match': '"stale"', Accept: 'application/n-triples' };
+    const update = `INSERT DATA { <#this> <${ns.dct}description> "x" }`;
+    const plain = await s.request('PATCH', 'pizarra/', { headers: stale, body: update });
+    assert.equal(plain.status, 412);
+    assert.match(plain.body, /<http:\/\/purl\.org\/dc\/terms\/title> "the ETag in If-Match is not one this server makes/);
+    assert.doesNotMatch(plain.body, /@es/);
+    const spanish = await s.request('PATCH', 'pizarra/', { headers: { ...stale, 'Accept-Language': 'es' }, body: update });
+    assert.match(spanish.body, /<http:\/\/purl\.org\/dc\/terms\/title> "the ETag in If-Match is not one this server makes/);
+    assert.match(spanish.body, /<http:\/\/purl\.org\/dc\/terms\/title> "el ETag de If-Match no es uno que este servidor haga[^"]*"@es/);
+    assert.match(String(spanish.headers.vary), /Accept-Language/);
+  });
 });

@@ -19,6 +19,7 @@ const SPANISH_SERVER_MESSAGES: readonly [RegExp, (...parts: (string | undefined)
   [/^the query is not valid SPARQL: (.*)$/s, (detail) => `la consulta no es SPARQL válido: ${detail}`],
   [/^(\S+) is a container that still has documents; delete them first$/, (url) => `${url} es un contenedor que aún tiene documentos: elimínelos primero`],
   [/^the document has changed since the ETag in If-Match was read$/, () => 'el documento ha cambiado desde que se leyó el ETag de If-Match'],
+  [/^the ETag in If-Match is not one this server makes: GET the document and send its ETag$/, () => 'el ETag de If-Match no es uno que este servidor haga: lea el documento (GET) y envíe su ETag'],
   [/^the document exists \(If-None-Match\)$/, () => 'el documento ya existe (If-None-Match)'],
   [/^the document does not exist$/, () => 'el documento no existe'],
 ];
