@@ -1,7 +1,10 @@
 /**
  * A newcomer's first visits (issue 28), in real Chromium against a running server: no console error
- * on the first visit (the icon is served, public and cacheable), and every page in Spanish with no
- * English interface string left (the check is built from the English catalogue of messages.ts).
+ * on the first visit (the icon is served, public and cacheable); every page in Spanish with no
+ * English interface string left (the check is built from the English catalogue of messages.ts, with
+ * month names and the server's messages a page shows), and a refused write told in Spanish; one
+ * name per thing on every page; the proxied, ns and settings pages drawn as documents; the admin
+ * dataspace in the navigation for those who may read it.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -32,6 +35,10 @@ function englishOnly(): string[] {
     }
   };
   for (const [key, value] of Object.entries(en)) add(value, es[key]);
+  // and dates: English month names, long and short (the pages format dates with Intl in the page's language)
+  for (let month = 0; month < 12; month++) {
+    for (const style of ['long', 'short'] as const) found.add(new Intl.DateTimeFormat('en', { month: style, timeZone: 'UTC' }).format(Date.UTC(2024, month, 15)));
+  }
   return [...found];
 }
 
