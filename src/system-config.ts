@@ -99,7 +99,7 @@ export function defaultSystemConfig(endUserBase: string): string {
     '',
     '# The index SPARQL queries read is embedded (in the server) unless a dataspace names a SPARQL server',
     `# (<${endUserBase}> lds:index "fuseki:http://127.0.0.1:3030/" .; also oxigraph-server:, virtuoso:) and the`,
-    '# server restarts; serve --index names one for every end-user dataspace (README: "Index on a SPARQL server").',
+    '# server restarts; serve --index names one for every end-user dataspace (docs/reference.md: "Index on a SPARQL server").',
     '',
     '# OpenID Connect login for browsers, disabled until a client is registered with the provider: add',
     '# lds:clientId "…" here and <urn:lodestone:oidc:NAME> a:clientSecret "…" . to secrets/credentials.ttl',

@@ -2,7 +2,7 @@
  * The thread map: every worker thread a server runs besides the one that answers requests, what it
  * runs, its entry file, how many, and its bounds (deadline, queue, how long a costly job may hold
  * its pool). The composition root builds each pool from its row here (`startPool`), the disk
- * worker and the index lanes take their entry from it, and the README lists it (`threadTable`).
+ * worker and the index lanes take their entry from it, and docs/architecture.md lists it (`threadTable`).
  * Pools start their workers on first use unless the root starts one; idle workers keep no process alive.
  */
 import { LodestoneError } from './errors.js';
@@ -61,7 +61,7 @@ export function startPool<Request extends CallRequest>(name: PoolName, overrides
   return new WorkerPool<Request>(workerEntry(plan), { ...options, ...overrides });
 }
 
-/** The map as a Markdown table (the README's), with the thread counts of a server of `dataspaces` dataspaces, `queryLanes` lanes each and `extraLanes` more while queries are slow. */
+/** The map as a Markdown table (docs/architecture.md's), with the thread counts of a server of `dataspaces` dataspaces, `queryLanes` lanes each and `extraLanes` more while queries are slow. */
 export function threadTable(dataspaces = 2, queryLanes = 2, extraLanes = 1): string {
   const seconds = (ms: number) => `${ms / 1000} s`;
   const rows = [

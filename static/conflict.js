@@ -130,7 +130,7 @@
     const { etag, tools } = view.current;
     const mine = editorOf(form).text();
     // RFC 9110 §13.1.1: the validator of the version shown as theirs; a newer one fails and is shown
-    const headers = { 'Content-Type': TURTLE, Accept: TURTLE, ...(etag ? { 'If-Match': etag } : { 'If-None-Match': '*' }) };
+    const headers = { 'Accept-Language': document.documentElement.lang || 'en', 'Content-Type': TURTLE, Accept: TURTLE, ...(etag ? { 'If-Match': etag } : { 'If-None-Match': '*' }) };
     tools.say(form, '…');
     const response = await fetch(form.dataset.document, { method: 'PUT', headers, body: mine, credentials: 'same-origin' });
     if (response.ok) return location.reload();

@@ -90,7 +90,7 @@
     const triple = `${subject} <${data.property}> ${pickedTerm(data)}`;
     say(form, outcomes.working || '…');
     form.closest('details').open = true;
-    const response = await fetch(form.dataset.document, { method: 'PATCH', headers: { 'Content-Type': 'application/sparql-update', Accept: TURTLE, 'If-Match': form.dataset.etag }, body: `DELETE { ${triple} } WHERE { ${triple} }`, credentials: 'same-origin' });
+    const response = await fetch(form.dataset.document, { method: 'PATCH', headers: { 'Accept-Language': document.documentElement.lang || 'en', 'Content-Type': 'application/sparql-update', Accept: TURTLE, 'If-Match': form.dataset.etag }, body: `DELETE { ${triple} } WHERE { ${triple} }`, credentials: 'same-origin' });
     if (response.ok) return done(form, 'removed', () => location.reload());
     say(form, await problem(response));
   }
@@ -186,7 +186,7 @@
     }
     say(form, outcomes.working || '…');
     const body = `${lines.join('\n')} .\n`;
-    const response = await fetch(url, { method: 'PUT', headers: { 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
+    const response = await fetch(url, { method: 'PUT', headers: { 'Accept-Language': document.documentElement.lang || 'en', 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
     if (response.ok) return done(form, 'created', () => location.assign(url));
     say(form, await problem(response, true));
   }

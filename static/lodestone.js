@@ -6,6 +6,8 @@
 
 (function () {
   const TURTLE = 'text/turtle';
+  /** The page's language: the server words an error's title in it too (a second dct:title, tagged). */
+  const LANGUAGE = document.documentElement.lang || 'en';
 
   /** The words of write outcomes in the page's language (instance-form.ts `scriptMessages`), if the page has them. */
   const outcomes = (() => {
@@ -18,11 +20,12 @@
 
   /**
    * What a refused write means, in words (a 412 of a create: the name is taken), and the server's
-   * own: the status and the dct:title of its RDF error body (SPEC §2.4), kept as a second line.
+   * own: the status and the dct:title of its RDF error body (SPEC §2.4), in the page's language when
+   * it has one, kept as a second line.
    */
   async function problem(response, creating) {
     const text = await response.text().catch(() => '');
-    const title = /<http:\/\/purl\.org\/dc\/terms\/title>\s+"((?:[^"\\]|\\.)*)"/.exec(text) || /dct:title\s+"((?:[^"\\]|\\.)*)"/.exec(text);
+    const title = new RegExp(`"((?:[^"\\\\]|\\\\.)*)"@${LANGUAGE}\\b`).exec(text) || /<http:\/\/purl\.org\/dc\/terms\/title>\s+"((?:[^"\\]|\\.)*)"/.exec(text) || /dct:title\s+"((?:[^"\\]|\\.)*)"/.exec(text);
     const detail = `${response.status} ${title ? title[1].replace(/\\"/g, '"').replace(/\\n/g, ' ') : response.statusText}`;
     const words = outcomes.status || {};
     const message = words[creating && response.status === 412 ? 'exists' : response.status >= 500 ? 500 : response.status] || words.other;
@@ -169,7 +172,7 @@
     const editor = area.codeMirror;
     editor?.eachLine((line) => editor.removeLineClass(line, 'background', 'error-line'));
     say(form, outcomes.working || '…');
-    const response = await fetch(url, { method: 'PUT', headers: { 'Content-Type': TURTLE, Accept: TURTLE, 'If-Match': form.dataset.etag }, body: turtle, credentials: 'same-origin' });
+    const response = await fetch(url, { method: 'PUT', headers: { 'Accept-Language': LANGUAGE, 'Content-Type': TURTLE, Accept: TURTLE, 'If-Match': form.dataset.etag }, body: turtle, credentials: 'same-origin' });
     if (response.ok) return done(form, 'saved', () => location.reload());
     if (response.status === 400) {
       // a syntax error names its line (N3.js: "… on line 3."): marked in the editor, said in words
@@ -235,7 +238,7 @@
     const update = propertyUpdate(form, submitter ? submitter.value : 'add');
     if (update === undefined) return say(form, form.dataset.invalid);
     say(form, outcomes.working || '…');
-    const response = await fetch(form.dataset.document, { method: 'PATCH', headers: { 'Content-Type': 'application/sparql-update', Accept: TURTLE, 'If-Match': form.dataset.etag }, body: update, credentials: 'same-origin' });
+    const response = await fetch(form.dataset.document, { method: 'PATCH', headers: { 'Accept-Language': LANGUAGE, 'Content-Type': 'application/sparql-update', Accept: TURTLE, 'If-Match': form.dataset.etag }, body: update, credentials: 'same-origin' });
     // a 204 with the ETag sent: the update matched nothing, or changed nothing (LinkedDataHub habit: PATCH answers the new ETag)
     if (response.ok && response.headers.get('ETag') === form.dataset.etag) return say(form, form.dataset.unchanged);
     if (response.ok) return done(form, 'saved', () => location.reload());
@@ -245,7 +248,7 @@
   async function remove(form) {
     if (!window.confirm(form.dataset.confirm)) return;
     const url = form.dataset.document;
-    const response = await fetch(url, { method: 'DELETE', headers: { Accept: TURTLE, 'If-Match': form.dataset.etag }, credentials: 'same-origin' });
+    const response = await fetch(url, { method: 'DELETE', headers: { 'Accept-Language': LANGUAGE, Accept: TURTLE, 'If-Match': form.dataset.etag }, credentials: 'same-origin' });
     if (response.ok) return done(form, 'removed', () => location.assign(new URL('..', url).href));
     say(form, await problem(response));
   }
@@ -256,7 +259,7 @@
     const url = `${form.dataset.container}${encodeURIComponent(slug)}/`;
     const container = form.elements.kind.value === 'Container';
     const body = `${container ? '<> a <https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container> .\n' : ''}<> <http://purl.org/dc/terms/title> ${quoted(title)} .\n`;
-    const response = await fetch(url, { method: 'PUT', headers: { 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
+    const response = await fetch(url, { method: 'PUT', headers: { 'Accept-Language': LANGUAGE, 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
     if (response.ok) return done(form, 'created', () => location.assign(url));
     say(form, await problem(response, true));
   }
@@ -264,7 +267,7 @@
   async function restore(form) {
     if (!window.confirm(form.dataset.confirm)) return;
     const url = form.dataset.document;
-    const headers = { Accept: TURTLE };
+    const headers = { 'Accept-Language': LANGUAGE, Accept: TURTLE };
     if (form.dataset.etag) headers['If-Match'] = form.dataset.etag;
     else headers['If-None-Match'] = '*';
     const response = await fetch(`${url}?restore=${encodeURIComponent(form.dataset.sha)}`, { method: 'POST', headers, credentials: 'same-origin' });
@@ -273,7 +276,7 @@
   }
 
   async function requestAccess(form) {
-    const response = await fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' });
+    const response = await fetch(form.action, { method: 'POST', headers: { 'Accept-Language': LANGUAGE }, body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' });
     say(form, response.ok ? form.querySelector('.status').dataset.done : await problem(response));
   }
 
@@ -291,10 +294,10 @@
           + `  <http://www.w3.org/2000/01/rdf-schema#label> ${quoted(`Granted on request: ${modes}`)} ;\n`
           + `  <http://www.w3.org/ns/auth/acl#agent> <${agent}> ;\n  <http://www.w3.org/ns/auth/acl#accessTo> <${target}> ;\n`
           + `  <http://www.w3.org/ns/auth/acl#mode> ${modes.split(' ').map((m) => `<http://www.w3.org/ns/auth/acl#${m}>`).join(', ')} .\n`;
-        const written = await fetch(url, { method: 'PUT', headers: { 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
+        const written = await fetch(url, { method: 'PUT', headers: { 'Accept-Language': LANGUAGE, 'Content-Type': TURTLE, Accept: TURTLE, 'If-None-Match': '*' }, body, credentials: 'same-origin' });
         if (!written.ok) return say(form, await problem(written));
       }
-      const deleted = await fetch(request, { method: 'DELETE', headers: { Accept: TURTLE, 'If-Match': etag }, credentials: 'same-origin' });
+      const deleted = await fetch(request, { method: 'DELETE', headers: { 'Accept-Language': LANGUAGE, Accept: TURTLE, 'If-Match': etag }, credentials: 'same-origin' });
       done = deleted.ok;
       say(form, deleted.ok ? (submitter && submitter.value === 'grant' ? form.dataset.granted : form.dataset.refused) : await problem(deleted));
     } finally {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -93,5 +93,28 @@ describe('lodestone get, put, patch, delete', () => {
     const lines = history.stdout.trim().split('\n');
     assert.equal(lines.length, 2, history.stdout);
     for (const line of lines) assert.match(line, new RegExp(`^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z  [0-9a-f]{40}  ${doc.replace(/[.?]/g, '\\$&')}\\?version=[0-9a-f]{40}$`));
+  });
+});
+
+describe('npx lodestone', () => {
+  it('after npm install, runs the linked command without npx installing the project into its cache', async () => {
+    // npm 11's npx takes a command named by the project's own package.json "bin" as a package to
+    // install into its npx cache (libnpmexec hasPkgBin: Arborist reads all node_modules, 1.2–1.5 s);
+    // a command in node_modules/.bin, which "prepare" links, it runs at once
+    const root = new URL('..', import.meta.url).pathname;
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin?: unknown; scripts: { prepare: string } };
+    assert.equal(manifest.bin, undefined, 'a "bin" in package.json sends npx down its install path');
+    const link = manifest.scripts.prepare.split('&&').map((part) => part.trim()).find((part) => part.includes('link-bin'));
+    assert.ok(link, `prepare links the command: ${manifest.scripts.prepare}`);
+    const project = tempDir('npx-project');
+    writeFileSync(join(project, 'package.json'), JSON.stringify(manifest));
+    symlinkSync(join(root, 'bin'), join(project, 'bin'));
+    const [tool, ...args] = link.split(' ');
+    await run(join(root, 'node_modules', '.bin', tool!), args.map((arg) => (arg.startsWith('scripts/') ? join(root, arg) : arg)), { cwd: project });
+    const cache = tempDir('npx-cache');
+    const env = { ...process.env, npm_config_cache: cache, npm_config_update_notifier: 'false', npm_config_offline: 'true' };
+    const { stdout } = await run('npx', ['lodestone', '--version'], { cwd: project, env });
+    assert.match(stdout, /^lodestone \d+\.\d+\.\d+\n$/);
+    assert.ok(!existsSync(join(cache, '_npx')), 'npx installed the project into its cache');
   });
 });

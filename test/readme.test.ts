@@ -1,5 +1,6 @@
 /**
- * The README's examples run as written. Every `sh` block of README.md is run with bash (`set -e`,
+ * The README's examples run as written. Every `sh` block of README.md, then of docs/reference.md (where
+ * the README's reference moved), is run with bash (`set -e`,
  * `pipefail`) in an empty folder, against a fresh server started there as `npm start` starts it
  * (its defaults: ./data, https://localhost:4443/). curl is told to fail on an HTTP error status
  * (`fail-with-body` in a .curlrc of its own), so an example that gets a 4xx fails here. The
@@ -16,6 +17,8 @@ import { removeTempDirs, tempDir } from './helpers.js';
 after(removeTempDirs);
 
 const root = new URL('..', import.meta.url).pathname;
+/** The files whose examples run, in this order: the getting-started page, then the reference. */
+const MARKDOWN = ['README.md', join('docs', 'reference.md')];
 
 /** The `sh` blocks of a Markdown text, each as its lines, indentation removed. */
 function shellBlocks(markdown: string): string[][] {
@@ -57,7 +60,7 @@ describe('README examples', () => {
       return;
     }
     const dir = tempDir('readme');
-    // the folder sees the project's packages (an example imports rdflib) and its command, as npm links it
+    // the folder sees the project's packages (an example imports rdflib) and its command, as npm install links it (scripts/link-bin.ts)
     mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
     for (const entry of readdirSync(join(root, 'node_modules'))) {
       if (entry !== '.bin') symlinkSync(join(root, 'node_modules', entry), join(dir, 'node_modules', entry));
@@ -82,9 +85,9 @@ describe('README examples', () => {
       server.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${out}`)));
     });
     try {
-      const blocks = shellBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
+      const blocks = MARKDOWN.flatMap((file) => shellBlocks(readFileSync(join(root, file), 'utf8')).map((lines) => ({ file, lines })));
       let ran = 0;
-      for (const block of blocks) {
+      for (const { file, lines: block } of blocks) {
         const { run, skipped } = examples(block);
         if (skipped.length > 0) t.diagnostic(`not run (the project's own commands): ${skipped.join(' | ')}`);
         if (run.length === 0) continue;
@@ -93,15 +96,16 @@ describe('README examples', () => {
           execFileSync('bash', ['-c', script], { cwd: dir, env, encoding: 'utf8', stdio: 'pipe' });
         } catch (error) {
           const e = error as { stdout?: string; stderr?: string; status?: number };
-          assert.fail(`a README block failed (exit ${e.status}):\n${run.join('\n')}\n--- stdout\n${e.stdout}\n--- stderr\n${e.stderr}`);
+          assert.fail(`a block of ${file} failed (exit ${e.status}):\n${run.join('\n')}\n--- stdout\n${e.stdout}\n--- stderr\n${e.stderr}`);
         }
         ran += run.length;
       }
       assert.ok(ran >= 15, `only ${ran} README commands ran`);
+      for (const file of MARKDOWN) assert.ok(blocks.some((block) => block.file === file && examples(block.lines).run.length > 0), `${file} has examples that ran`);
 
       // what the examples did is in git
       const log = execFileSync('git', ['log', '--format=%s'], { cwd: join(dir, 'data', 'dataspaces', 'end-user'), encoding: 'utf8' });
-      for (const subject of ['PUT https://localhost:4443/hello/', 'PATCH https://localhost:4443/hello/', 'PUT https://localhost:4443/notes/', 'PATCH https://localhost:4443/notes/']) {
+      for (const subject of ['PUT https://localhost:4443/first/', 'PUT https://localhost:4443/hello/', 'PATCH https://localhost:4443/hello/', 'PUT https://localhost:4443/notes/', 'PATCH https://localhost:4443/notes/']) {
         assert.ok(log.includes(subject), `git log has "${subject}":\n${log}`);
       }
     } finally {

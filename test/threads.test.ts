@@ -1,7 +1,7 @@
 /**
  * The thread map (src/threads.ts) is the whole picture: every worker entry of src/ is a row of it,
  * every row names an entry that exists, no other module names a worker entry (the composition root
- * builds each pool from its row), and the README's table has every row.
+ * builds each pool from its row), and docs/architecture.md's table has every row.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -49,8 +49,8 @@ describe('the thread map', () => {
     assert.match(table, new RegExp(`At most ${pooled + 1 + 8} threads`));
   });
 
-  it('is the README\'s table of threads, as a server of the default instance has them', () => {
-    const readme = readFileSync(join(SRC, '..', 'README.md'), 'utf8');
-    assert.ok(readme.includes(threadTable().trimEnd()), 'README.md, "Threads", holds threadTable() as it prints now: paste it there');
+  it('is docs/architecture.md\'s table of threads, as a server of the default instance has them', () => {
+    const readme = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8');
+    assert.ok(readme.includes(threadTable().trimEnd()), 'docs/architecture.md, "Threads", holds threadTable() as it prints now: paste it there');
   });
 });

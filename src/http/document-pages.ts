@@ -30,13 +30,13 @@ const FORMAT_NAMES: Record<string, string> = {
   [NTRIPLES]: 'N-Triples',
   [RDFXML]: 'RDF/XML',
   [JSONLD]: 'JSON-LD',
-  [JSONLD_COMPACTED]: 'JSON-LD (compacted)',
+  [JSONLD_COMPACTED]: 'JSON-LD',
   [NQUADS]: 'N-Quads',
   [TRIG]: 'TriG',
 };
 
 /** Every RDF format a document is served in, named for people. */
-export const DOCUMENT_FORMATS = [...writableTypes, JSONLD_COMPACTED].filter((type) => FORMAT_NAMES[type]).map((type) => ({ type, name: FORMAT_NAMES[type]! }));
+export const DOCUMENT_FORMATS = [...writableTypes, JSONLD_COMPACTED].filter((type) => FORMAT_NAMES[type]).map((type) => ({ type, name: FORMAT_NAMES[type]!, ...(type === JSONLD_COMPACTED ? { note: 'compacted' as const } : {}) }));
 
 /** A page draws at most this many triples of a document (2 MiB of N-Triples hold ~20,000): drawing all would hold the thread that answers everyone. */
 const TRIPLES_PER_PAGE = 3_000;
@@ -53,7 +53,7 @@ function objectIris(ntriples: string): string[] {
 
 /** What a page of a document is drawn from besides its data: who looks, with which modes, in which language, at which URL. */
 function keyOf(frame: FrameData, agent: string | undefined, modes: ReadonlySet<Mode>, ...more: string[]): string {
-  return [frame.url, frame.language, agent ?? '', frame.visitor.name ?? '', frame.visitor.certificate ? 'certificate' : '', frame.sitemap ? 'sitemap' : '', [...modes].sort().join(' '), frame.visitor.providers.join(' '), ...more].join('\n');
+  return [frame.url, frame.language, agent ?? '', frame.visitor.name ?? '', frame.visitor.certificate ? 'certificate' : '', frame.visitor.admin ? 'admin' : '', frame.sitemap ? 'sitemap' : '', [...modes].sort().join(' '), frame.visitor.providers.join(' '), ...more].join('\n');
 }
 
 /** Where the page of `relativePath` offers `agent` to upload a file: `<base>uploads/` on the root's page and its own, to agents with Append there; else undefined. */
@@ -165,10 +165,18 @@ export async function diffHtml(ctx: Context, documentUrl: string, from: string, 
   sendPage(ctx, 200, frame.language, diffPage(frame, documentUrl, from, to, change));
 }
 
+/** The page of a system graph that is no document (`settings`, `ns`): drawn as a document is, read only, without history. */
+export async function systemGraphPage(ctx: Context, url: string, ntriples: string): Promise<void> {
+  const { runtime, served } = ctx.state;
+  const frame = await frameDataOf(ctx);
+  const drawing: Drawing = { page: 'document', input: { frame, documentUrl: url, ...shownTriples(ntriples), formats: DOCUMENT_FORMATS, modes: { write: false, append: false }, versioned: false } };
+  sendPage(ctx, 200, frame.language, await served.pages.draw(drawing, runtime.labels.current()));
+}
+
 /** Lodestone's page of another server's RDF, read through the proxy (read only; every format through the proxy too). */
 export async function proxiedPage(ctx: Context, url: string, ntriples: string): Promise<void> {
   const { runtime, served } = ctx.state;
   const frame = await frameDataOf(ctx, { uri: url });
-  const drawing: Drawing = { page: 'document', input: { frame, documentUrl: url, ...shownTriples(ntriples), formats: DOCUMENT_FORMATS, formatsAt: `${frame.base}?uri=${encodeURIComponent(url)}`, modes: { write: false, append: false }, versioned: false } };
+  const drawing: Drawing = { page: 'document', input: { frame, documentUrl: url, ...shownTriples(ntriples), formats: DOCUMENT_FORMATS, formatsAt: `${frame.base}?uri=${encodeURIComponent(url)}`, source: url, modes: { write: false, append: false }, versioned: false } };
   sendPage(ctx, 200, frame.language, await served.pages.draw(drawing, runtime.labels.current()));
 }

@@ -13,6 +13,7 @@ import { parseRdf } from '../rdf/ntriples.js';
 import { reasonPhrase, toHttpError } from './http-error.js';
 import { acceptOf, negotiate } from './negotiate.js';
 import { errorHtml } from './html.js';
+import { messages, pageLanguage } from '../pages/messages.js';
 import type { ErrorPage } from '../pages/error-page.js';
 import type { Context } from './state.js';
 import { contentTypeOf } from './representations.js';
@@ -35,12 +36,16 @@ export async function sendError(ctx: Koa.Context, status: number, title: string,
   ctx.set({ ...kept, ...headers });
   const reason = reasonPhrase(status);
   const type = errorType(ctx);
-  const resource = [...errorResource(status, reason, title), ...(report ? parseRdf(report) : [])];
+  // the title in the client's language too (RFC 9110 §12.5.4), which the pages' script shows after a failed write
+  const language = pageLanguage(ctx.get('Accept-Language') || undefined, undefined);
+  const local = language === 'en' ? title : messages(language).serverMessage(title);
+  const resource = [...errorResource(status, reason, title, local === title ? undefined : { language, title: local }), ...(report ? parseRdf(report) : [])];
   if (type === HTML) return errorHtml(ctx as Context, status, reason, title, await serialiseQuads(resource, JSONLD), page);
   ctx.status = status;
   ctx.type = contentTypeOf(type);
   ctx.body = await serialiseQuads(resource, type);
   ctx.vary('Accept');
+  ctx.vary('Accept-Language');
 }
 
 export function errorMiddleware(log: (line: string) => void): Koa.Middleware {

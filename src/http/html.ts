@@ -6,17 +6,18 @@
  * src/pages/, which knows nothing of Koa.
  */
 import { LodestoneError } from '../errors.js';
-import { assetNamed } from '../pages/assets.js';
+import { assetByPlainName, assetNamed } from '../pages/assets.js';
 import { errorPage, type ErrorPage } from '../pages/error-page.js';
 import type { FrameData } from '../pages/draw.js';
 import type { Frame, Visitor } from '../pages/layout.js';
-import { messages, pageLanguage } from '../pages/messages.js';
+import { messages, pageLanguage, type Language } from '../pages/messages.js';
+import { titleIn, titlesOf } from '../pages/labels.js';
 import type { Html } from '../pages/html.js';
-import { literalObject } from '../rdf/canonical-lines.js';
+import { literalsOf } from '../rdf/canonical-lines.js';
 import { HTML } from '../rdf/formats.js';
 import { contentTypeOf } from './representations.js';
-import { ns } from '../rdf/namespaces.js';
-import { adminOf, isAdminDataspace } from './dataspace-role.js';
+import { TITLE_PREDICATES } from '../rdf/namespaces.js';
+import { adminOf } from './dataspace-role.js';
 import { holds } from './authorize.js';
 import { byCertificate } from './authenticate.js';
 import { hasSitemap } from './sitemap.js';
@@ -33,32 +34,43 @@ export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; s
 const NAMES_PER_PAGE = 50;
 
 /**
- * The foaf:name of each of `iris` that is an agent of this server (its WebID document in an admin
- * dataspace) whose document the request's agent may read; the others are left out, to be shown
- * as their WebID: a name the viewer may not read is never shown (SPEC §7).
+ * The name of each of `iris` that lies in a dataspace of this server, as its own page titles it
+ * (pages/labels.ts titlesOf: a person by its foaf:name unless its document titles it otherwise, a
+ * document linked from another page by its title, never its URL's last segment), where the
+ * request's agent may read its document; the others are left out, to be shown by their IRI: a
+ * name the viewer may not read is never shown (SPEC §7).
  */
 export async function namesOf(ctx: Context, iris: Iterable<string>): Promise<Record<string, string>> {
   const { served, agent } = ctx.state;
   const names: Record<string, string> = {};
-  const admins = (served?.runtimes ?? []).filter(isAdminDataspace);
+  const language = languageOf(ctx);
+  // the longest base first: an admin dataspace (`/admin/`) lies under its end-user one (`/`)
+  const runtimes = [...(served?.runtimes ?? [])].sort((a, b) => b.documents.base.length - a.documents.base.length);
   let looked = 0;
   for (const iri of new Set(iris)) {
     const document = documentIri(iri);
-    const runtime = admins.find((r) => document.startsWith(r.documents.base));
-    if (!runtime || document === iri || ++looked > NAMES_PER_PAGE) continue;
+    const runtime = runtimes.find((r) => document.startsWith(r.documents.base));
+    if (!runtime || ++looked > NAMES_PER_PAGE) continue;
     // an IRI in a document is anyone's to write: one that names no document (`a//b/`) is shown as it is
-    const name = await nameIn(runtime, document.slice(runtime.documents.base.length), iri, agent).catch(() => undefined);
+    const name = await nameIn(runtime, document.slice(runtime.documents.base.length), iri, agent, language).catch(() => undefined);
     if (name) names[iri] = name;
   }
   return names;
 }
 
-/** The foaf:name `webId`'s document at `path` (as written in an IRI) gives it, when `agent` may read that document. */
-async function nameIn(runtime: DataspaceRuntime, path: string, webId: string, agent: string | undefined): Promise<string | undefined> {
+/** The title `iri`'s document at `path` (as written in an IRI) gives it, when `agent` may read that document. */
+async function nameIn(runtime: DataspaceRuntime, path: string, iri: string, agent: string | undefined, language: Language): Promise<string | undefined> {
   const relativePath = documentPath(path);
   if (!holds(await runtime.access.modesOn(runtime, relativePath, agent), 'Read')) return undefined;
   const found = await runtime.documents.read(relativePath);
-  return found && literalObject(found.bytes.toString('utf8'), webId, ns.foaf + 'name');
+  return found && titleIn(titlesOf(literalsOf(found.bytes.toString('utf8'), TITLES)), iri, language);
+}
+
+const TITLES: ReadonlySet<string> = new Set(TITLE_PREDICATES);
+
+/** The language of the request's page: `?lang=`, then Accept-Language. */
+function languageOf(ctx: Context): Language {
+  return pageLanguage(ctx.get('Accept-Language') || undefined, new URLSearchParams(ctx.querystring).get('lang'));
 }
 
 /** Who is browsing and how they may log in. */
@@ -68,6 +80,8 @@ export async function visitorOf(ctx: Context): Promise<Visitor> {
   return {
     webId: agent,
     name: agent ? (await namesOf(ctx, [agent]))[agent] : undefined,
+    // the navigation links the admin dataspace for those who may read it
+    admin: admin !== undefined && holds(await admin.access.modesOn(admin, '', agent), 'Read'),
     certificate: agent !== undefined && byCertificate(ctx.req),
     adminBase: admin?.documents.base ?? '/',
     providers: admin ? loginProviders(admin) : [],
@@ -82,7 +96,7 @@ export async function visitorOf(ctx: Context): Promise<Visitor> {
  * drawn again for every other query string.
  */
 export async function frameDataOf(ctx: Context, echo?: Record<string, string>): Promise<FrameData> {
-  const language = pageLanguage(ctx.get('Accept-Language') || undefined, new URLSearchParams(ctx.querystring).get('lang'));
+  const language = languageOf(ctx);
   const base = ctx.state.runtime?.documents.base ?? `${ctx.protocol}://${ctx.host}/`;
   const query = echo ? new URLSearchParams(echo).toString() : ctx.querystring;
   const sitemap = ctx.state.runtime ? await hasSitemap(ctx.state.runtime).catch(() => false) : false;
@@ -137,6 +151,19 @@ export async function errorHtml(ctx: Context, status: number, reason: string, me
   ctx.set(pageHeaders(frame.language));
   ctx.status = status;
   ctx.body = errorPage({ frame, status, reason, message, jsonld, target, foreign, past }).text;
+}
+
+/**
+ * `GET <base>favicon.ico`: the pages' icon where browsers look for it unasked (a page names its SVG
+ * with `<link rel="icon">`; an answer that is not a page, such as Turtle shown as text, does not).
+ * Public and cached a day: its URL has no digest, so a new icon must reach browsers without one.
+ */
+export async function favicon(ctx: Context): Promise<void> {
+  const asset = assetByPlainName('favicon.ico');
+  ctx.set('Cache-Control', 'public, max-age=86400');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.type = asset.type;
+  ctx.body = asset.bytes;
 }
 
 /** `GET <base>static/<name>`: a script or style of the pages, named by its digest, cached for a year. */

@@ -7,11 +7,12 @@
  * answer 405, whichever way they are sent. Public on end-user dataspaces by the default
  * authorizations; results are kept by the ontology (per version, query, format and base).
  */
-import { SPARQL_UPDATE } from '../rdf/media-types.js';
+import { HTML, SPARQL_UPDATE } from '../rdf/media-types.js';
 import { LodestoneError } from '../errors.js';
 import { mediaTypeOf } from './body.js';
 import { notAcceptable } from './document-read.js';
 import { contentVersion, graphReply } from './graph-reply.js';
+import { systemGraphPage } from './document-pages.js';
 import { choose, NARROWER } from './offers.js';
 import { contentTypeOf } from './representations.js';
 import { askBody, protocolRequest, shapeOf } from './sparql.js';
@@ -22,7 +23,7 @@ const ALLOW = 'GET, HEAD, POST, OPTIONS';
 const refuseUpdate = () => new LodestoneError('MethodNotAllowed', 'the namespace ontology is read-only: edit its documents in the admin dataspace (or the packages in settings)', { allow: ALLOW });
 
 /** GET, HEAD and POST of `<base>ns`: the route table's handler. */
-export async function namespaceOntology(ctx: Context, { accept }: Decided): Promise<Reply | void> {
+export async function namespaceOntology(ctx: Context, { accept, type: negotiated }: Decided): Promise<Reply | void> {
   const { runtime, served } = ctx.state;
   const base = runtime.documents.base;
   const url = base + 'ns';
@@ -32,6 +33,7 @@ export async function namespaceOntology(ctx: Context, { accept }: Decided): Prom
   if (params.has('update') || (ctx.method === 'POST' && mediaTypeOf(ctx) === SPARQL_UPDATE)) throw refuseUpdate();
   if (ctx.method !== 'POST' && !params.has('query')) {
     const closure = await ontology.current();
+    if (negotiated === HTML) return systemGraphPage(ctx, url, closure.ntriples); // a browser: the ontology drawn as a document
     const type = choose(NARROWER.rdf, accept);
     if (!type) throw notAcceptable(NARROWER.rdf.types, { Vary: 'Accept' });
     return graphReply(ctx, url, contentVersion('ns', closure.ntriples), closure.ntriples, type);

@@ -10,7 +10,7 @@ import { HTML, PLAIN, writableTypes } from '../rdf/formats.js';
 import { resultTypes } from '../rdf/sparql-results.js';
 import { negotiate, negotiateDocument } from './negotiate.js';
 
-export type OfferKind = 'document' | 'graph' | 'answers' | 'timemap' | 'diff' | 'status' | 'page' | 'asset' | 'none';
+export type OfferKind = 'document' | 'graph' | 'graphPage' | 'answers' | 'timemap' | 'diff' | 'status' | 'page' | 'asset' | 'none';
 
 export interface Offer {
   /** The media types offered, best first (the first is served when no Accept is sent). */
@@ -25,6 +25,8 @@ export interface Offer {
 export const OFFERS: Readonly<Record<OfferKind, Offer>> = {
   document: { types: [...writableTypes, HTML], profiles: true },
   graph: { types: writableTypes, profiles: true },
+  /** A system graph a browser reads as a page too (`settings`): read as a document is, written as RDF. */
+  graphPage: { types: [...writableTypes, HTML], profiles: true },
   answers: { types: [...resultTypes, ...writableTypes, HTML] },
   timemap: { types: [...writableTypes, LINK_FORMAT, HTML] },
   diff: { types: [PLAIN, HTML], fallback: PLAIN },

@@ -28,7 +28,7 @@ import { settings } from './settings.js';
 import { sparql } from './sparql.js';
 import { status } from './status.js';
 import { gitHead, gitRefs, gitUploadPack } from './git-http.js';
-import { staticAsset } from './html.js';
+import { favicon, staticAsset } from './html.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import type { Context, DataspaceRuntime, Decided, Handler, State } from './state.js';
 import { authorize, holds, type Needs } from './authorize.js';
@@ -87,8 +87,9 @@ export const routes: readonly Route[] = [
   { name: 'the repository’s HEAD, for replicas', in: 'every', path: '.git/head', needs: { on: 'secretary' }, offers: 'none', methods: read(gitHead) },
   { name: 'the repository’s packs, for replicas', in: 'every', path: '.git/git-upload-pack', needs: { on: 'secretary' }, offers: 'none', methods: { POST: gitUploadPack }, postReads: true },
   { name: 'robots.txt', in: 'every', path: 'robots.txt', needs: open, offers: 'none', methods: read(robots) },
+  { name: 'the pages’ icon', in: 'every', path: 'favicon.ico', needs: open, offers: 'asset', methods: read(favicon) },
   { name: 'a script or style of the pages', in: 'every', path: /^static\/([^/]*)$/, needs: open, offers: 'asset', methods: read(staticAsset) },
-  { name: 'the dataspace’s settings', in: 'every', path: 'settings', needs: endpoint({ GET: 'Read', HEAD: 'Read', PATCH: 'Write' }), offers: 'graph', methods: { ...read(settings), PATCH: settings } },
+  { name: 'the dataspace’s settings', in: 'every', path: 'settings', needs: endpoint({ GET: 'Read', HEAD: 'Read', PATCH: 'Write' }), offers: 'graphPage', methods: { ...read(settings), PATCH: settings } },
   // owners only: Control on the dataspace is what its owners hold
   { name: 'the dataspace’s status', in: 'every', path: 'status', needs: endpoint('Control'), offers: 'status', methods: read(status) },
   { name: 'the namespace ontology', in: 'every', path: 'ns', needs: endpoint('Read'), offers: 'answers', methods: { ...read(namespaceOntology), POST: namespaceOntology }, postReads: true },
@@ -155,6 +156,7 @@ const READS = new Set(['GET', 'HEAD']);
 
 /** What a row offers a request: a write is answered with the validator of its RDF, a HEAD that may not read gets no page. */
 export function offerFor(route: Route, method: string, modes: ReadonlySet<import('../access/access-control.js').Mode>): Offer {
+  if (route.offers === 'graphPage') return READS.has(method) ? OFFERS.graphPage : NARROWER.rdf;
   if (route.offers !== 'document') return OFFERS[route.offers];
   return READS.has(method) && (method === 'GET' || holds(modes, 'Read')) ? OFFERS.document : NARROWER.rdf;
 }

@@ -9,7 +9,7 @@
  * current ETag of the representation the request's Accept selects, judged as the edit runs (edits
  * run one at a time): of several PATCHes quoting one ETag, one wins.
  */
-import { SPARQL_UPDATE } from '../rdf/media-types.js';
+import { HTML, SPARQL_UPDATE } from '../rdf/media-types.js';
 import { LodestoneError } from '../errors.js';
 import { canonicalNTriples } from '../rdf/canonical.js';
 import { parseRdf, tripleLine } from '../rdf/ntriples.js';
@@ -19,6 +19,7 @@ import { importsOf } from '../settings.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import { contentVersion, graphReply, graphTag } from './graph-reply.js';
+import { systemGraphPage } from './document-pages.js';
 import { conditionsOf, mismatch } from '../documents/preconditions.js';
 import type { Reply } from './reply.js';
 import type { Context, Decided } from './state.js';
@@ -33,7 +34,7 @@ export async function settings(ctx: Context, { type }: Decided): Promise<Reply |
   if (!store) throw new LodestoneError('NotFound', `${url}: this server has no system configuration`);
   const current = await canonicalNTriples(await store.description(base));
   const version = contentVersion('settings', current);
-  if (ctx.method !== 'PATCH') return graphReply(ctx, url, version, current, type!);
+  if (ctx.method !== 'PATCH') return type === HTML ? systemGraphPage(ctx, url, current) : graphReply(ctx, url, version, current, type!);
 
   if (isAdminDataspace(runtime)) throw new LodestoneError('ConstraintViolation', `the settings of an admin dataspace cannot be edited (SPEC §4.7); edit those of its end-user dataspace`);
   if (mediaTypeOf(ctx) !== SPARQL_UPDATE) throw new LodestoneError('UnsupportedMediaType', `send one SPARQL update as ${SPARQL_UPDATE}`);

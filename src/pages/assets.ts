@@ -1,5 +1,5 @@
 /**
- * The scripts and styles pages use, served by the server itself under `<base>static/` (no CDN: pages
+ * The scripts, styles and icon pages use, served by the server itself under `<base>static/` (no CDN: pages
  * work offline and under a strict Content-Security-Policy). Each is named by a digest of its bytes
  * (`lodestone.3f2a9c1d.css`), so it can be cached for a year and a new version is a new URL. They
  * are read once, at first use: the project's own (static/) and the bundled libraries (CodeMirror 5
@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CSS, JAVASCRIPT, SVG } from '../rdf/media-types.js';
+import { CSS, ICON, JAVASCRIPT, SVG } from '../rdf/media-types.js';
 
 export interface Asset {
   /** The URL path segment under `static/`, with the digest. */
@@ -29,6 +29,8 @@ const SOURCES: Record<string, () => string> = {
   'forms.js': () => own('forms.js'),
   // the container map's land outline (Natural Earth 1:110m, public domain; scripts/world-outline.mjs made it)
   'world-110m.svg': () => own('world-110m.svg'),
+  'favicon.svg': () => own('favicon.svg'),
+  'favicon.ico': () => own('favicon.ico'),
   'codemirror.css': () => require.resolve('codemirror/lib/codemirror.css'),
   'codemirror.js': () => require.resolve('codemirror/lib/codemirror.js'),
   'codemirror-turtle.js': () => require.resolve('codemirror/mode/turtle/turtle.js'),
@@ -42,7 +44,7 @@ const SOURCES: Record<string, () => string> = {
 
 export type AssetName = keyof typeof SOURCES & string;
 
-const TYPES: Record<string, string> = { css: `${CSS}; charset=utf-8`, js: `${JAVASCRIPT}; charset=utf-8`, svg: SVG };
+const TYPES: Record<string, string> = { css: `${CSS}; charset=utf-8`, js: `${JAVASCRIPT}; charset=utf-8`, svg: SVG, ico: ICON };
 
 let table: { byPlain: Map<string, Asset>; byName: Map<string, Asset> } | undefined;
 
@@ -64,14 +66,19 @@ function load(): NonNullable<typeof table> {
 
 /** The digest-named path segment of an asset, for a page's `<script src>` or `<link href>`. */
 export function assetName(plain: string): string {
-  const asset = load().byPlain.get(plain);
-  if (!asset) throw new Error(`there is no asset ${plain}`);
-  return asset.name;
+  return assetByPlainName(plain).name;
 }
 
 /** The URLs of assets under the dataspace at `base`, space-separated (for a `data-scripts` attribute the page script loads on demand). */
 export function assetUrls(base: string, ...plain: string[]): string {
   return plain.map((name) => `${base}static/${assetName(name)}`).join(' ');
+}
+
+/** An asset by its plain name, for the one served under a fixed name too (`/favicon.ico`, which browsers ask for). */
+export function assetByPlainName(plain: AssetName): Asset {
+  const asset = load().byPlain.get(plain);
+  if (!asset) throw new Error(`there is no asset ${plain}`);
+  return asset;
 }
 
 /** The asset served at `static/<name>`, if there is one. */

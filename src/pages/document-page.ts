@@ -33,9 +33,11 @@ export interface DocumentPage {
   /** When the page draws only the first triples: how many it shows of how many. */
   truncated?: { shown: number; total: number };
   /** The RDF formats the document can be had in: media type and a short name. */
-  formats: readonly { type: string; name: string }[];
+  formats: readonly { type: string; name: string; note?: 'compacted' }[];
   /** Where the document is had in other formats: a URL that `accept=<type>` is added to (default: the document's URL; the proxy's for another server's). */
   formatsAt?: string;
+  /** For a resource read through the Linked Data proxy: the URL it was read from, which the page names. */
+  source?: string;
   /** What the page offers: `write` edits, `append` creates a child; `delete`: offered, refused whoever asks (the root, a protected agent document), or refused until the container's documents are deleted. */
   modes: { write: boolean; append: boolean; delete?: 'offered' | 'refused' | 'not-empty' };
   /** Where the visitor may upload a file (`<base>uploads/`), on the pages that offer it (upload-view.ts). */
@@ -90,8 +92,9 @@ export function documentPage(input: DocumentPage): Html {
   const formatLink = (type: string) => `${formatsAt}${formatsAt.includes('?') ? '&' : '?'}accept=${encodeURIComponent(type)}${mementoQuery}`;
   const alternates = input.formats.map((f) => ({ type: f.type, href: formatLink(f.type) }));
 
-  // what the document says about itself (hierarchy, times, owner) is drawn last, apart from what it is about
-  const aboutDocument = (q: Quad) => q.subject.termType === 'NamedNode' && q.subject.value === documentUrl;
+  // what the document says about itself (hierarchy, times, owner) is drawn last, apart from what it is about;
+  // a resource read through the proxy is what its page is about (foaf:Person describes itself)
+  const aboutDocument = (q: Quad) => !input.source && q.subject.termType === 'NamedNode' && q.subject.value === documentUrl;
   const metadata = new GraphView(input.quads.filter(aboutDocument));
   const content = new GraphView(input.quads.filter((q) => !aboutDocument(q)));
   const sections = resourceOrder(content, documentUrl).map(({ key, iri, fragment }) => {
@@ -105,7 +108,8 @@ ${propertyTable(content, key, context)}</section>`;
 <header class="document-head">
 <p class="kind">${container ? t.container : t.document}${primaryTypes.length > 0 && html` · <span class="types">${primaryTypes.map((type, i) => html`${i > 0 ? ', ' : ''}${termLink(type, labelOf(type, language, input.labels, view.labels), context, true)}`)}</span>`}</p>
 <h1>${title}</h1>
-<p class="formats">${t.formats} ${input.formats.map((f, i) => html`${i > 0 ? ' · ' : ''}<a href="${formatLink(f.type)}" type="${f.type}">${f.name}</a>`)}${input.versioned && !input.memento && html` · <a href="${documentUrl}?timemap">${t.history}</a>`}</p>
+${input.source && html`<p class="source">${t.readThrough} <a href="${input.source}" rel="noopener">${input.source}</a></p>`}
+<p class="formats">${t.formats} ${input.formats.map((f, i) => html`${i > 0 ? ' · ' : ''}<a href="${formatLink(f.type)}" type="${f.type}">${f.name}${f.note && ` (${t[f.note]})`}</a>`)}${input.versioned && !input.memento && html` · <a href="${documentUrl}?timemap">${t.history}</a>`}</p>
 </header>
 ${input.memento && input.modes.write && restoreForm(input, t)}
 ${uploadedFile(input.quads, documentUrl, frame.base, t, title)}

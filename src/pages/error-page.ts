@@ -40,7 +40,7 @@ ${past.restore && html`<form class="restore" data-document="${past.documentUrl}"
 
 export function errorPage(input: ErrorPage): Html {
   const { t, visitor } = input.frame;
-  const title = t.errorTitle(input.status, input.reason);
+  const title = t.errorTitle(input.status, t.reasons[input.status] ?? input.reason);
   const denied = input.status === 401 || input.status === 403;
   const foreign = input.foreign;
   const help = foreign
@@ -63,7 +63,7 @@ ${visitor.webId && input.target && html`<form class="access-request" method="pos
         ? html`<p>${t.notFoundHelp}</p>`
         : '';
   const body = html`<h1>${title}</h1>
-<p class="error-message">${input.message}</p>
+<p class="error-message">${foreign ? input.message : t.serverMessage(input.message)}</p>
 ${help}
 <p><a href="${input.frame.base}">${t.goHome}</a></p>
 ${dataBlock(input.jsonld)}`;

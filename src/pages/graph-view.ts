@@ -9,8 +9,7 @@
  */
 import type { Quad, Term } from '@rdfjs/types';
 import { html, webUrl, type Html } from './html.js';
-import { TITLE_PREDICATES } from '../rdf/namespaces.js';
-import { labelOf, pickLabel, type Labels } from './labels.js';
+import { labelOf, pickLabel, titlesOf, type Labels } from './labels.js';
 import type { Language, Messages } from './messages.js';
 
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
@@ -30,7 +29,7 @@ export interface ViewContext {
   base: string;
   /** The labels of the dataspace's pages. */
   labels: Labels;
-  /** The names of people (agents of this server the viewer may read), by WebID: shown instead of the WebID's last segment. */
+  /** The names of what this server holds that the viewer may read (people, documents linked), by IRI, as their own pages title them: shown instead of an IRI's last segment. */
   names?: Readonly<Record<string, string>>;
   /** The subject (its key, `<iri>`) whose values the property form edits: each gets a button that picks it, its exact term in its data. */
   editable?: string;
@@ -40,28 +39,20 @@ export interface ViewContext {
 export class GraphView {
   readonly bySubject = new Map<string, Quad[]>();
   /** Labels the graph itself gives, by IRI and language. */
-  readonly labels = new Map<string, Map<string, string>>();
+  readonly labels: Map<string, Map<string, string>>;
   private readonly references = new Map<string, number>();
 
   constructor(readonly quads: readonly Quad[]) {
-    const ranks = new Map<string, number>(); // the first of TITLE_PREDICATES wins, per IRI and language
+    const literals: { subject: string; predicate: string; value: string; language: string }[] = [];
     for (const quad of quads) {
       const key = keyOf(quad.subject);
       let list = this.bySubject.get(key);
       if (!list) this.bySubject.set(key, (list = []));
       list.push(quad);
       if (quad.object.termType === 'BlankNode') this.references.set(quad.object.value, (this.references.get(quad.object.value) ?? 0) + 1);
-      if (quad.object.termType === 'Literal' && TITLE_PREDICATES.includes(quad.predicate.value) && quad.subject.termType === 'NamedNode') {
-        let byLanguage = this.labels.get(quad.subject.value);
-        if (!byLanguage) this.labels.set(quad.subject.value, (byLanguage = new Map()));
-        const rankKey = `${quad.subject.value}\0${quad.object.language}`;
-        const rank = TITLE_PREDICATES.indexOf(quad.predicate.value);
-        if ((ranks.get(rankKey) ?? Infinity) > rank) {
-          byLanguage.set(quad.object.language, quad.object.value);
-          ranks.set(rankKey, rank);
-        }
-      }
+      if (quad.object.termType === 'Literal' && quad.subject.termType === 'NamedNode') literals.push({ subject: quad.subject.value, predicate: quad.predicate.value, value: quad.object.value, language: quad.object.language });
     }
+    this.labels = titlesOf(literals);
   }
 
   /** The title of a resource from its own label triples, in `language` first. */
@@ -113,6 +104,8 @@ export function resourceOrder(view: GraphView, documentUrl: string): { key: stri
     out.push({ key, iri, fragment });
   };
   if (view.bySubject.has(primary)) push(primary);
+  // the document's own IRI when it is what the page is about (a proxied resource, foaf:Person), not kept apart as metadata
+  if (view.bySubject.has(document)) push(document);
   const fragments = keys.filter((k) => k !== primary && k.startsWith(`<${documentUrl}#`)).sort();
   const others = keys.filter((k) => k.startsWith('<') && k !== primary && k !== document && !k.startsWith(`<${documentUrl}#`)).sort();
   const blanks = keys.filter((k) => k.startsWith('_:') && !view.nested(k.slice(2)));
@@ -188,12 +181,15 @@ export function blankAnchor(label: string): string {
   return `b-${label.replace(/[^A-Za-z0-9_-]/g, '')}`;
 }
 
-/** A link to an IRI: this server's IRIs directly, other web IRIs through the proxy with the plain link beside, any other IRI as text. */
+/**
+ * A link to an IRI: this server's IRIs directly, other web IRIs through the proxy with the plain link
+ * beside (a property or type: through the proxy too, the IRI in its title), any other IRI as text.
+ */
 export function termLink(iri: string, label: string, context: ViewContext, vocabulary = false): Html {
   if (!webUrl(iri)) return html`<span class="iri" title="${iri}">${label}</span>`;
   if (iri.startsWith(new URL(context.base).origin + '/')) return html`<a href="${iri}" title="${iri}">${label}</a>`;
-  if (vocabulary) return html`<a href="${iri}" title="${iri}" rel="noopener">${label}</a>`;
-  return html`<a href="${context.base}?uri=${encodeURIComponent(iri)}" title="${iri}">${label}</a> <a href="${iri}" class="external" rel="noopener" aria-label="${iri}">↗</a>`;
+  const proxied = html`<a href="${context.base}?uri=${encodeURIComponent(iri)}" title="${iri}">${label}</a>`;
+  return vocabulary ? proxied : html`${proxied} <a href="${iri}" class="external" rel="noopener" aria-label="${iri}">↗</a>`;
 }
 
 function literal(term: Term & { termType: 'Literal' }, context: ViewContext): Html {

@@ -7,7 +7,7 @@
  * Tables are values built by the composition root and passed in: nothing here is global state.
  */
 import { literalsOf } from '../rdf/canonical-lines.js';
-import { ns, RDF_TYPE } from '../rdf/namespaces.js';
+import { ns, RDF_TYPE, TITLE_PREDICATES } from '../rdf/namespaces.js';
 import type { Language } from './messages.js';
 
 export interface LabelEntry {
@@ -79,8 +79,8 @@ export class Labels {
   }
 }
 
-/** The predicates whose literals label a term for the pages. */
-export const LABEL_PREDICATES: ReadonlySet<string> = new Set([ns.rdfs + 'label', 'http://www.w3.org/2004/02/skos/core#prefLabel']);
+/** The predicates whose literals label a term for the pages (a vocabulary's own IRI by its title: FOAF's is a dc:title). */
+export const LABEL_PREDICATES: ReadonlySet<string> = new Set([ns.rdfs + 'label', 'http://www.w3.org/2004/02/skos/core#prefLabel', 'http://purl.org/dc/elements/1.1/title']);
 
 /** Literals of LABEL_PREDICATES (as rdf/canonical-lines.ts `literalsOf` reads them) as labels. */
 export function asLabels(literals: Iterable<{ subject: string; value: string; language: string }>): LabelEntry[] {
@@ -113,6 +113,33 @@ export class DataspaceLabels {
     if (built && built.key !== this.ontology.key) this.ontology = { key: built.key, table: new LabelTable(labelsIn(built.ntriples)) };
     return new Labels([{ key: `shared-${this.shared.version}`, table: this.shared }, this.ontology]);
   }
+}
+
+/**
+ * The titles a graph gives its IRIs, by IRI and language: of TITLE_PREDICATES, the first that gives
+ * one (dct:title before rdfs:label, skos:prefLabel, foaf:name). The one naming rule of the pages: a
+ * document's heading, a link to it from another page, a person in a header or a history.
+ */
+export function titlesOf(literals: Iterable<{ subject: string; predicate: string; value: string; language: string }>): Map<string, Map<string, string>> {
+  const titles = new Map<string, Map<string, string>>();
+  const ranks = new Map<string, number>();
+  for (const { subject, predicate, value, language } of literals) {
+    const rank = TITLE_PREDICATES.indexOf(predicate);
+    if (rank < 0) continue;
+    let byLanguage = titles.get(subject);
+    if (!byLanguage) titles.set(subject, (byLanguage = new Map()));
+    const key = `${subject}\0${language}`;
+    if ((ranks.get(key) ?? Infinity) > rank) {
+      byLanguage.set(language, value);
+      ranks.set(key, rank);
+    }
+  }
+  return titles;
+}
+
+/** The title of `iri` in `titles` (titlesOf), as its page heads it: a document by its `#this` first. */
+export function titleIn(titles: ReadonlyMap<string, ReadonlyMap<string, string>>, iri: string, language: Language): string | undefined {
+  return (iri.includes('#') ? undefined : pickLabel(titles.get(`${iri}#this`), language)) ?? pickLabel(titles.get(iri), language);
 }
 
 /** The best of labels by language: the page's language, then English, then one without a language, then any. */
@@ -171,6 +198,29 @@ export const PAGE_TERMS: readonly LabelEntry[] = (
     ['https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container', 'Container', 'Contenedor'],
     ['https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Item', 'Item', 'Elemento'],
     ['http://www.w3.org/2004/02/skos/core#prefLabel', 'preferred label', 'etiqueta preferida'],
+    // the access control terms the admin dataspace's pages show (authorizations, groups, agents, access requests)
+    ['http://www.w3.org/ns/auth/acl#owner', 'owner', 'propietario'],
+    ['http://www.w3.org/ns/auth/acl#Authorization', 'authorization', 'autorización'],
+    ['http://www.w3.org/ns/auth/acl#agent', 'agent', 'agente'],
+    ['http://www.w3.org/ns/auth/acl#agentClass', 'agent class', 'clase de agentes'],
+    ['http://www.w3.org/ns/auth/acl#agentGroup', 'agent group', 'grupo de agentes'],
+    ['http://www.w3.org/ns/auth/acl#accessTo', 'access to', 'acceso a'],
+    ['http://www.w3.org/ns/auth/acl#accessToClass', 'access to class', 'acceso a la clase'],
+    ['http://www.w3.org/ns/auth/acl#default', 'default', 'por defecto'],
+    ['http://www.w3.org/ns/auth/acl#mode', 'mode', 'modo'],
+    ['http://www.w3.org/ns/auth/acl#delegates', 'delegates', 'delega en'],
+    ['http://www.w3.org/ns/auth/acl#Read', 'read', 'lectura'],
+    ['http://www.w3.org/ns/auth/acl#Write', 'write', 'escritura'],
+    ['http://www.w3.org/ns/auth/acl#Append', 'append', 'adición'],
+    ['http://www.w3.org/ns/auth/acl#Control', 'control', 'control'],
+    ['https://w3id.org/atomgraph/linkeddatahub/admin/acl#AuthorizationRequest', 'authorization request', 'solicitud de autorización'],
+    ['https://w3id.org/atomgraph/linkeddatahub/admin/acl#requestAccessTo', 'request access to', 'pide acceso a'],
+    ['https://w3id.org/atomgraph/linkeddatahub/admin/acl#requestAgent', 'requesting agent', 'agente que pide'],
+    ['https://w3id.org/atomgraph/linkeddatahub/admin/acl#requestMode', 'requested mode', 'modo pedido'],
+    ['http://xmlns.com/foaf/0.1/Group', 'Group', 'Grupo'],
+    ['http://xmlns.com/foaf/0.1/member', 'member', 'miembro'],
+    ['http://xmlns.com/foaf/0.1/mbox', 'personal mailbox', 'buzón de correo personal'],
+    ['http://www.w3.org/ns/auth/cert#key', 'key', 'clave'],
   ] as const
 ).flatMap(([iri, english, spanish]) => [
   { iri, language: 'en', label: english },

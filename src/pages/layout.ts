@@ -9,6 +9,7 @@
 import { assetName } from './assets.js';
 import { html, webUrl, type Html } from './html.js';
 import { LANGUAGES, type Language, type Messages } from './messages.js';
+import { SVG } from '../rdf/media-types.js';
 
 /** Who is browsing, and how they may log in (the header's part of a page). */
 export interface Visitor {
@@ -24,6 +25,8 @@ export interface Visitor {
   certificate?: boolean;
   /** Whether signing up is open. */
   signup: boolean;
+  /** Whether the agent may read the admin dataspace (at `adminBase`): the navigation links it then. */
+  admin?: boolean;
 }
 
 export interface Frame {
@@ -84,13 +87,14 @@ export function page(frame: Frame, content: Html): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title} · ${t.siteName}</title>
 <link rel="stylesheet" href="${asset('lodestone.css')}">
+<link rel="icon" href="${asset('favicon.svg')}" type="${SVG}">
 ${(frame.alternates ?? []).map((a) => html`<link rel="alternate" type="${a.type}" href="${a.href}">\n`)}<script src="${asset('lodestone.js')}" defer></script>
 </head>
 <body class="${frame.kind}">
 <a class="skip" href="#main">${t.skipToContent}</a>
 <header class="site">
 <a class="brand" href="${base}">${t.siteName}</a>
-<nav class="site-nav" aria-label="${t.siteName}"><a href="${base}">${t.home}</a> <a href="${base}sparql">${t.query}</a></nav>
+<nav class="site-nav" aria-label="${t.siteName}"><a href="${base}">${t.home}</a> <a href="${base}sparql">${t.query}</a>${frame.visitor.admin && html` <a href="${frame.visitor.adminBase}">${t.administration}</a>`}</nav>
 <div class="visitor">${who(frame)}</div>
 <nav class="languages" aria-label="${t.language}"><ul>${LANGUAGES.map(
     (l) => html`<li><a href="${withLanguage(frame.url, l)}" hreflang="${l}" lang="${l}"${l === frame.language ? html` aria-current="true"` : ''}>${LANGUAGE_NAMES[l]}</a></li>`,

@@ -5,6 +5,7 @@
  */
 import Negotiator from 'negotiator';
 import { formsEn, formsEs } from './form-messages.js';
+import { spanishServerMessage } from './server-messages.js';
 
 const en = {
   ...formsEn,
@@ -175,6 +176,14 @@ const en = {
   datatype: 'datatype',
   tooLargeToShow: (mb: number) => `The answer is too large to show here (${mb} MB): download it.`,
   truncated: (shown: number, total: number) => `This page shows the first ${shown.toLocaleString('en')} of ${total.toLocaleString('en')} triples; download the document for all of them.`,
+  // Spanish throughout (issue 28): the words of the status lines, the SPARQL page's dataset, a format's name, and the server's messages a page shows
+  reasons: { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 406: 'Not Acceptable', 409: 'Conflict', 410: 'Gone', 412: 'Precondition Failed', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 428: 'Precondition Required', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' } as Record<number, string>,
+  dataset: 'Dataset',
+  compacted: 'compacted',
+  /** A message of the server (an RDF error body's title) as a page shows it: in English, as it came. */
+  serverMessage: (message: string) => message,
+  readThrough: 'Read through this server’s Linked Data proxy from',
+  administration: 'Administration',
 };
 
 export type Messages = typeof en;
@@ -347,6 +356,13 @@ const es: Messages = {
   datatype: 'tipo de dato',
   tooLargeToShow: (mb: number) => `La respuesta es demasiado grande para mostrarla aquí (${mb} MB): descárguela.`,
   truncated: (shown: number, total: number) => `Esta página muestra las primeras ${shown.toLocaleString('es')} de ${total.toLocaleString('es')} tripletas; descargue el documento para verlas todas.`,
+  // Spanish throughout (issue 28): the words of the status lines, the SPARQL page's dataset, a format's name, and the server's messages a page shows
+  reasons: { 400: 'Petición incorrecta', 401: 'No autenticado', 403: 'Prohibido', 404: 'No encontrado', 405: 'Método no permitido', 406: 'No aceptable', 409: 'Conflicto', 410: 'Ya no existe', 412: 'Falló la precondición', 413: 'Contenido demasiado grande', 415: 'Tipo de medio no admitido', 422: 'Contenido no procesable', 428: 'Precondición necesaria', 429: 'Demasiadas peticiones', 500: 'Error interno del servidor', 502: 'Pasarela incorrecta', 503: 'Servicio no disponible', 504: 'La pasarela no respondió a tiempo' } as Record<number, string>,
+  dataset: 'Conjunto de datos',
+  compacted: 'compactado',
+  serverMessage: spanishServerMessage,
+  readThrough: 'Leído con el proxy de datos enlazados de este servidor desde',
+  administration: 'Administración',
 };
 
 export const LANGUAGES = ['en', 'es'] as const;

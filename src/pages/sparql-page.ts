@@ -111,7 +111,7 @@ export function sparqlPage(input: SparqlPage): Html {
 <form class="sparql-form" method="get" action="${input.endpoint}">
 <p><label for="query">${t.query}</label></p>
 <textarea id="query" name="query" rows="12" spellcheck="false" required data-editor="${SPARQL_QUERY}" data-scripts="${assetUrls(input.frame.base, 'codemirror.js', 'codemirror-sparql.js')}" data-styles="${assetUrls(input.frame.base, 'codemirror.css')}">${input.query || EXAMPLE}</textarea>
-<details${input.defaultGraphs.length + input.namedGraphs.length > 0 ? html` open` : ''}><summary>Dataset</summary>
+<details${input.defaultGraphs.length + input.namedGraphs.length > 0 ? html` open` : ''}><summary>${t.dataset}</summary>
 <p><label for="default-graph-uri">${t.defaultGraphs}</label></p>
 <textarea id="default-graph-uri" class="graph-list" name="default-graph-uri" rows="2">${input.defaultGraphs.join('\n')}</textarea>
 <p><label for="named-graph-uri">${t.namedGraphs}</label></p>
@@ -119,7 +119,7 @@ export function sparqlPage(input: SparqlPage): Html {
 </details>
 <p><button type="submit">${t.runQuery}</button></p>
 </form>
-${input.error && html`<div class="query-error" role="alert"><p>${input.error}</p></div>`}
+${input.error && html`<div class="query-error" role="alert"><p>${t.serverMessage(input.error)}</p></div>`}
 ${input.downloadsOnly && downloadLinks(input)}
 ${answer && html`<section class="answer" aria-labelledby="answer-heading"><h2 id="answer-heading">${t.results}</h2>
 ${downloadLinks(input)}

@@ -1,6 +1,7 @@
 /**
  * The RDF resource of an error response (SPEC §2.4): one blank node of type http:Response with a
- * title, the reason phrase, the status code resource and its numeric value. Pure.
+ * title (and the same in the client's language, when it asked for one the pages speak), the reason
+ * phrase, the status code resource and its numeric value. Pure.
  */
 import type { Quad } from '@rdfjs/types';
 import { DataFactory } from 'n3';
@@ -16,11 +17,13 @@ export function statusCodeResource(status: number, reason: string): string {
   return ns.sc + name;
 }
 
-export function errorResource(status: number, reason: string, title: string): Quad[] {
+/** `translated`: the title in the language the client asked for (Accept-Language), a second title tagged with it. */
+export function errorResource(status: number, reason: string, title: string, translated?: { language: string; title: string }): Quad[] {
   const response = blankNode('response');
   return [
     quad(response, namedNode(RDF_TYPE), namedNode(ns.http + 'Response')),
     quad(response, namedNode(ns.dct + 'title'), literal(title)),
+    ...(translated ? [quad(response, namedNode(ns.dct + 'title'), literal(translated.title, translated.language))] : []),
     quad(response, namedNode(ns.http + 'reasonPhrase'), literal(reason)),
     quad(response, namedNode(ns.http + 'sc'), namedNode(statusCodeResource(status, reason))),
     quad(response, namedNode(ns.http + 'statusCodeValue'), literal(String(status), namedNode(ns.xsd + 'long'))),

@@ -38,7 +38,9 @@ export const HTML = 'text/html';
 export const XHTML = 'application/xhtml+xml';
 export const CSS = 'text/css';
 export const JAVASCRIPT = 'text/javascript';
+/** The pages' icon: an SVG under static/, and the ICO file browsers ask for at /favicon.ico (IANA's name for it). */
 export const SVG = 'image/svg+xml';
+export const ICON = 'image/vnd.microsoft.icon';
 
 // Others
 export const JSON_TYPE = 'application/json';

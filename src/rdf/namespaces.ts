@@ -36,6 +36,8 @@ export const RDF_TYPE = ns.rdf + 'type';
 /** What names a resource for people, best first: a page's title, a child's title in a container list. */
 export const TITLE_PREDICATES: readonly string[] = [
   'http://purl.org/dc/terms/title',
+  // DCMI's older element set: how FOAF, OWL and RDFS title themselves (FOAF's page was "0.1", its URL's last segment)
+  'http://purl.org/dc/elements/1.1/title',
   'http://www.w3.org/2000/01/rdf-schema#label',
   'http://www.w3.org/2004/02/skos/core#prefLabel',
   'http://xmlns.com/foaf/0.1/name',
