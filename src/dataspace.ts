@@ -43,6 +43,8 @@ export function descriptionFile(gitdir: string): string {
 }
 
 export interface DataspaceOptions {
+  /** On a read replica: the primary whose copy this is (no write is made here; store/git-store.ts). */
+  followerOf?: string;
   /** Short name, used for its folder and in logs. */
   id: string;
   /** Base URL, ending in '/'. */
@@ -156,7 +158,7 @@ export class Dataspace {
   }
 
   static async open(options: DataspaceOptions): Promise<Dataspace> {
-    const store = await GitStore.open({ dir: options.dir, prefix: options.prefix, branch: options.branch, disk: options.disk });
+    const store = await GitStore.open({ dir: options.dir, prefix: options.prefix, branch: options.branch, disk: options.disk, followerOf: options.followerOf });
     // How this repository is served, for tools that open it without the server (`lodestone reindex`).
     const description: DataspaceDescription = { id: options.id, base: options.base, branch: store.branch, prefix: store.prefix };
     await fsp.writeFile(descriptionFile(store.gitdir), JSON.stringify(description, null, 2) + '\n');

@@ -45,6 +45,7 @@ async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptio
     base: spec.base,
     dir: dataspaceDir(config.data, spec.id),
     watch: config.watch,
+    followerOf: config.replicaOf?.primary,
     queryLanes: config.queryLanes,
     index,
     queryTimeoutMs: config.sparqlTimeoutMs,

@@ -12,7 +12,7 @@ import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import git from 'isomorphic-git';
-import { isLodestoneError } from '../errors.js';
+import { isLodestoneError, LodestoneError } from '../errors.js';
 import { commitObject, sanitise, type Signature } from '../git/commits.js';
 import type { GitObject } from '../git/objects.js';
 import { ByteCache } from '../util/byte-cache.js';
@@ -100,6 +100,8 @@ export interface GitStoreOptions {
    * it the store builds its own, and closes it when it closes.
    */
   disk?: DiskClient;
+  /** Set on a read replica: its branch moves only by fetches from the primary, named here, and every write is refused. */
+  followerOf?: string;
 }
 
 export const SERVICE_IDENTITY: Identity = { name: 'Lodestone', email: 'service@lodestone.invalid' };
@@ -132,6 +134,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   private readonly clock: () => number;
   private readonly lockOptions: LockOptions;
   private readonly maxBatch: number;
+  private readonly followerOf: string | undefined;
   // blob ids are content hashes: a cached blob never goes stale
   private readonly blobs = new ByteCache<Buffer>(64 * 1024 * 1024, (blob) => blob.length);
   private readonly files = new Map<string, string>();
@@ -152,6 +155,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.lockOptions = options.lock ?? defaultLockOptions;
     this.maxBatch = options.maxBatch ?? 64;
+    this.followerOf = options.followerOf;
     this.objects = new ObjectStore(this.gitdir);
     this.trees = new TreeCache(this.objects);
     this.ownsDisk = options.disk === undefined;
@@ -220,6 +224,8 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
 
   /** Runs `run` under the write lock; its intent (if any) becomes one commit. */
   transact<T>(run: Transaction<T>): Promise<TransactionResult<T>> {
+    // a commit here would part the copy from its primary's history: the next fetch would drop it
+    if (this.followerOf) return Promise.reject(new LodestoneError('Conflict', `this server is a read replica: write to ${this.followerOf}`));
     return new Promise((resolve, reject) => {
       this.queue.push({ kind: 'tx', run: run as Transaction<unknown>, resolve: resolve as Pending['resolve'], reject });
       void this.drain();
