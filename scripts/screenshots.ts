@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Page } from 'playwright-core';
 import { ns } from '../src/rdf/namespaces.js';
-import { launchChromium, visitor } from '../test/chromium.js';
+import { launchChromium, redPng, visitor } from '../test/chromium.js';
 import { removeTempDirs, tempDir } from '../test/helpers.js';
 import { header, putTurtle, signUp, startServer, type TestServer } from '../test/http-helpers.js';
 
@@ -31,6 +31,9 @@ interface Seeded {
   s: TestServer;
   /** The owner's view of the stranger's access request. */
   accessRequest: string;
+  /** The description page of an uploaded image, and the class the form is drawn for. */
+  upload: string;
+  bookClass: string;
 }
 
 interface Shot {
@@ -92,6 +95,15 @@ const PAGES: Shot[] = [
   { name: 'ns', open: (page, seeded) => page.goto(at(seeded, 'ns')) },
   { name: 'settings', open: (page, seeded) => page.goto(at(seeded, 'settings')) },
   {
+    name: 'container-table',
+    open: (page, seeded) => page.goto(at(seeded, 'people/?view=table')),
+  },
+  { name: 'container-grid', open: (page, seeded) => page.goto(at(seeded, 'people/?view=grid')) },
+  { name: 'container-map', open: (page, seeded) => page.goto(at(seeded, 'people/?view=map')) },
+  { name: 'search', open: (page, seeded) => page.goto(at(seeded, `?search=${encodeURIComponent('alice')}`)) },
+  { name: 'class-form', open: (page, seeded) => page.goto(at(seeded, `people/?forClass=${encodeURIComponent(seeded.bookClass)}`)) },
+  { name: 'upload', open: (page, seeded) => page.goto(seeded.upload) },
+  {
     name: 'conflict',
     async open(page, seeded) {
       // the editor opened, someone else's write, then a save from the editor: the 412's view
@@ -113,17 +125,31 @@ const PAGES: Shot[] = [
 ];
 
 async function seed(s: TestServer): Promise<Seeded> {
-  const { dct, dh, foaf, xsd } = ns;
+  const { dct, dh, foaf, xsd, owl, rdfs, sh } = ns;
+  const geo = 'http://www.w3.org/2003/01/geo/wgs84_pos#';
+  // a class with a shape, for the form that creates one
+  await putTurtle(s, '/admin/ontologies/', `<> a <${dh}Container> .`);
+  await putTurtle(s, '/admin/ontologies/library/', `<#> a <${owl}Ontology> .
+    <#Book> a <${owl}Class> ; <${rdfs}label> "Book"@en, "Libro"@es .
+    <#BookShape> a <${sh}NodeShape> ; <${sh}targetClass> <#Book> ;
+      <${sh}property> [ <${sh}path> <${dct}title> ; <${sh}minCount> 1 ; <${sh}datatype> <${xsd}string> ] ,
+        [ <${sh}path> <#pages> ; <${sh}name> "Pages"@en, "Páginas"@es ; <${sh}datatype> <${xsd}integer> ; <${sh}order> 1 ] ,
+        [ <${sh}path> <#published> ; <${sh}name> "Published"@en, "Publicado"@es ; <${sh}datatype> <${xsd}date> ; <${sh}order> 2 ] ,
+        [ <${sh}path> <#author> ; <${sh}name> "Author"@en, "Autor"@es ; <${sh}nodeKind> <${sh}IRI> ; <${sh}order> 3 ] .`);
+  // an image, uploaded
+  const uploaded = await s.request('POST', 'uploads/', { headers: { 'Content-Type': 'image/png' }, body: redPng(40) });
+  if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${uploaded.body}`);
+  const image = header(uploaded, 'location')!;
   const schema = 'https://schema.org/';
   await putTurtle(s, 'people/', `<> a <${dh}Container> ; <${dct}title> "People" ; <${dct}description> "Everyone in the story, one document each."@en .`);
   const alice = (version: number, extra: string) => `<#this> a <${foaf}Person> ; <${foaf}name> "Alice Liddell" ; <${schema}birthDate> "1852-05-04"^^<${xsd}date> ;
     <${foaf}age> ${6 + version} ; <${schema}height> ${(1.1 + version / 10).toFixed(2)} ; <${dct}description> "A curious girl"@en, "Una niña curiosa"@es ;
-    <${foaf}knows> <${s.base}people/bob/#this> ${extra} .`;
+    <${foaf}knows> <${s.base}people/bob/#this> ; <${foaf}img> <${image}> ; <${geo}lat> 51.752 ; <${geo}long> -1.258 ${extra} .`;
   // three versions, for the history, a memento and a diff
   await putTurtle(s, 'people/alice/', alice(1, ''));
   await putTurtle(s, 'people/alice/', alice(2, `; <${foaf}nick> "Ally"`));
   await putTurtle(s, 'people/alice/', alice(3, `; <${foaf}nick> "Ally", "Al" ; <${dct}modified> "2026-11-26T10:00:00Z"^^<${xsd}dateTime>`));
-  await putTurtle(s, 'people/bob/', `<#this> a <${foaf}Person> ; <${foaf}name> "Bob" ; <${foaf}age> 27 ; <${schema}jobTitle> "Rabbit keeper"@en, "Cuidador de conejos"@es .`);
+  await putTurtle(s, 'people/bob/', `<#this> a <${foaf}Person> ; <${foaf}name> "Bob" ; <${foaf}age> 27 ; <${schema}jobTitle> "Rabbit keeper"@en, "Cuidador de conejos"@es ; <${geo}lat> 40.4168 ; <${geo}long> -3.7038 .`);
   await putTurtle(s, 'people/carol/', `<#this> a <${foaf}Person> ; <${foaf}name> "Carol" ; <${foaf}age> 31 ; <${dct}description> "${'A long description that wraps over several lines on a phone, '.repeat(3).trim()}" .`);
   await putTurtle(s, 'people/gone/', `<#this> <${dct}title> "Soon deleted" .`);
   const head = await s.request('HEAD', 'people/gone/');
@@ -136,7 +162,7 @@ async function seed(s: TestServer): Promise<Seeded> {
     body: new URLSearchParams({ this: `${s.base}people/alice/`, mode: 'Read' }).toString(),
   });
   if (asked.status !== 201) throw new Error(`access request: ${asked.status} ${asked.body}`);
-  return { s, accessRequest: header(asked, 'location')! };
+  return { s, accessRequest: header(asked, 'location')!, upload: `${image}/`, bookClass: `${s.admin}ontologies/library/#Book` };
 }
 
 async function main(): Promise<number> {

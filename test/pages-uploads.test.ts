@@ -7,32 +7,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { crc32, deflateSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { ns } from '../src/rdf/namespaces.js';
-import { checked, launchChromium, skipWithoutChromium, visitor } from './chromium.js';
+import { checked, launchChromium, redPng, skipWithoutChromium, visitor } from './chromium.js';
 import { git, removeTempDirs, tempDir } from './helpers.js';
 import { putTurtle, startServer, type TestServer } from './http-helpers.js';
 
 after(removeTempDirs);
-
-/** A real PNG of `width` × 1 red pixels (so the browser decodes it and gives it a size). */
-function redPng(width: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(1, 4);
-  header.set([8, 2, 0, 0, 0], 8); // 8 bits, RGB
-  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3, 0).map((_, i) => (i % 3 === 0 ? 255 : 0))]);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(row)), chunk('IEND', Buffer.alloc(0))]);
-}
 
 describe('uploads in Chromium', { skip: skipWithoutChromium }, () => {
   let s: TestServer;

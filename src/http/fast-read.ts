@@ -271,9 +271,8 @@ export function fastReader(options: FastReaderOptions): FastReader {
     }
     if (!answer) return false;
     // the commit the answer reflects, as every answer of a dataspace names it (app.ts)
-    const head = placeOf(req.headers.host!, req.url!)?.runtime.documents.head();
-    if (head) res.setHeader(COMMIT_HEADER, head);
-    res.writeHead(answer.status, answer.head);
+    const commit = placeOf(req.headers.host!, req.url!)?.runtime.documents.head();
+    res.writeHead(answer.status, commit ? { ...answer.head, [COMMIT_HEADER]: commit } : answer.head);
     res.end(req.method === 'HEAD' ? undefined : answer.body);
     return true;
   };
