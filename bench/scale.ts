@@ -52,13 +52,17 @@ async function bodies(n: number): Promise<Buffer[]> {
   return out;
 }
 
-/** `writes` creates into `folder` from `writers` loops; the rate and each write's latency (ms). */
-async function creates(open: Open, folder: string, docs: readonly Buffer[], first: number, writes: number, writers: number): Promise<{ rate: number; latencies: number[] }> {
-  let next = 0;
+/**
+ * Creates into `folder` from `writers` loops for `seconds` (or `writes` creates, whichever ends
+ * first), documents named from `first` on; the rate, each write's latency (ms) and the next name.
+ */
+async function creates(open: Open, folder: string, docs: readonly Buffer[], first: number, limit: { seconds: number; writes: number }, writers: number): Promise<{ rate: number; latencies: number[]; next: number }> {
+  let next = first;
   const latencies: number[] = [];
+  const deadline = performance.now() + limit.seconds * 1000;
   const loop = async () => {
-    while (next < writes) {
-      const n = first + next++;
+    while (next - first < limit.writes && performance.now() < deadline) {
+      const n = next++;
       const start = performance.now();
       const commit = await open.store.write({ changes: [{ path: `graphs/${folder}/n${n}.nt`, bytes: docs[n % docs.length]! }], author: BENCH_AUTHOR, message: `PUT https://example.org/${folder}/n${n}/` });
       if (!commit) throw new Error('a create made no commit');
@@ -67,7 +71,7 @@ async function creates(open: Open, folder: string, docs: readonly Buffer[], firs
   };
   const start = performance.now();
   await Promise.all(Array.from({ length: writers }, loop));
-  return { rate: (writes * 1000) / (performance.now() - start), latencies };
+  return { rate: (latencies.length * 1000) / (performance.now() - start), latencies, next };
 }
 
 function median(values: readonly number[]): number {
@@ -88,7 +92,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   const wide = join(tmp, 'scale-wide');
   await seed(wide, widths, log);
   const store = await open(wide);
-  const perRound = quick ? 64 : 160;
+  const limit = { seconds: quick ? 1 : 3, writes: 10_000 };
   const widthRates = new Map<string, number[]>(widths.map(([name]) => [name, []]));
   const widthLatencies = new Map<string, number[]>(widths.map(([name]) => [name, []]));
   let written = 0;
@@ -96,8 +100,8 @@ async function run(context: BenchContext): Promise<Row[]> {
     for (const [name] of round % 2 ? [...widths].reverse() : widths) {
       await store.tree.idle();
       await settleDisk();
-      const result = await creates(store, name, docs, written, perRound, 16);
-      written += perRound;
+      const result = await creates(store, name, docs, written, limit, 16);
+      written = result.next;
       widthRates.get(name)!.push(result.rate);
       widthLatencies.get(name)!.push(...result.latencies);
       log(`scale: round ${round + 1}/${rounds}, container ${name}: ${rate(result.rate)}`);
@@ -128,13 +132,15 @@ async function run(context: BenchContext): Promise<Row[]> {
     spaces.set(label, await open(dir));
   }
   const latencies = new Map<string, number[]>(sizes.map(([label]) => [label, []]));
-  const sequential = quick ? 50 : 150;
+  const sequential = { seconds: 30, writes: quick ? 50 : 150 };
+  let named = 0;
   for (let round = 0; round < rounds; round++) {
     for (const [label] of round % 2 ? [...sizes].reverse() : sizes) {
       const space = spaces.get(label)!;
       await space.tree.idle();
       await settleDisk();
-      const result = await creates(space, 'c0', docs, round * sequential, sequential, 1);
+      const result = await creates(space, 'c0', docs, named, sequential, 1);
+      named = result.next;
       latencies.get(label)!.push(...result.latencies);
       log(`scale: round ${round + 1}/${rounds}, dataspace ${label}: p99 ${ms(quantile(result.latencies, 0.99))}`);
     }
