@@ -7,12 +7,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { send, errorTitle, type ClientRequest, type ClientResponse } from './client.js';
-import { clientCommandOptions, parseCommand, reindexOptions, serveConfig, serveOptions, usage } from './config.js';
+import { clientCommandOptions, parseCommand, pathOptions, reindexOptions, serveConfig, serveOptions, usage } from './config.js';
 import { LINK_FORMAT, SPARQL_UPDATE, TURTLE } from './rdf/media-types.js';
 
 const commands = {
   serve: 'Starts the server. With an empty data directory it creates the dataspaces first.',
   reindex: 'Rebuilds the index of every dataspace from HEAD, and asks a running server to do the same.',
+  path: 'Prints the file in the data directory that holds a document (lodestone path <url> --data DIR), for editing with git.',
   get: 'Prints a document (lodestone get <url>); the ETag goes to standard error.',
   put: 'Replaces or creates a document from --file (lodestone put <url> --file doc.ttl).',
   patch: 'Runs a SPARQL update from --file on a document (lodestone patch <url> --file update.rq --if-match <etag>).',
@@ -143,6 +144,13 @@ export async function main(argv: string[]): Promise<void> {
     const { values } = parseCommand(reindexOptions, args);
     if (values.help) console.log(usage('reindex', commands.reindex, reindexOptions));
     else await (await import('./reindex.js')).reindex(String(values.data ?? './data'), typeof values.index === 'string' ? values.index : undefined);
+    return;
+  }
+  if (command === 'path') {
+    const { values, positionals } = parseCommand(pathOptions, args);
+    if (values.help) console.log(usage('path <url>', commands.path, pathOptions));
+    else if (!positionals[0]) throw new Error('lodestone path needs a document URL (lodestone path https://localhost:4443/a/b/ --data DIR)');
+    else console.log((await import('./path-command.js')).documentFilePath(String(values.data ?? './data'), positionals[0]));
     return;
   }
   if (command === 'get') return runClient('GET', command, args);
