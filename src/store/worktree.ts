@@ -251,13 +251,9 @@ export class WorkingTree {
    * git's own entries for every other path (stage.ts): work here is per path of the round,
    * not per file of the repository. With `full`, every synced path goes, and replaces all
    * entries under the prefix.
-   *
-   * The worker writes the whole file, whose size follows the repository's (about 100 MB at a
-   * million files), on the thread that also writes the commits: so a write of the stage waits
-   * until nine times its last cost has passed (`flush` does not wait), and the stage's cost stays
-   * a tenth of that thread's time however large the repository. The rounds meanwhile are named
-   * in the journal, which recovery reads as it reads the stage (reconcile), so nothing is lost by
-   * waiting; `git status` shows the files of those rounds as changed until the stage is written.
+   * The file is written whole (~100 MB at a million files) by the thread that writes the commits,
+   * so a stage write waits nine times its last cost (`flush` does not): a tenth of that thread's
+   * time at any size. The journal names the rounds' files meanwhile, as recovery needs (reconcile).
    */
   private async writeStage(paths: readonly string[], full: boolean, flush = false): Promise<void> {
     for (const path of paths) this.unstaged.add(path);
