@@ -44,7 +44,14 @@ test('a create, a replace and a delete in a container of 100,000 documents are o
   const deleted = await store.write({ changes: [{ path: 'graphs/w/s12345.nt', bytes: null }], author: ANONYMOUS, message: 'DELETE https://example.org/w/s12345/' });
   assert.equal(git(dir, 'show', '--format=', '--name-status', deleted!).trim(), 'D\tgraphs/w/s12345.nt');
   assert.equal(entries(), WIDTH);
-  assert.equal(git(dir, 'rev-list', '--count', 'HEAD').trim(), '4');
+  // new names that sort before, among and after the others, in one write: merged into git's order (fsck --strict checks it)
+  const names = ['graphs/w/0.nt', 'graphs/w/s5000-.nt', 'graphs/w/s50000.nt.nt', 'graphs/w/zz.nt'];
+  const several = await store.write({ changes: names.map((path) => ({ path, bytes: triple(path) })), author: ANONYMOUS, message: 'PUT several' });
+  assert.equal(git(dir, 'show', '--format=', '--name-only', several!).trim(), [...names].sort().join('\n'));
+  git(dir, 'fsck', '--strict', '--no-dangling');
+  assert.equal(entries(), WIDTH + 4);
+  await store.write({ changes: names.map((path) => ({ path, bytes: null })), author: ANONYMOUS, message: 'DELETE several' });
+  assert.equal(git(dir, 'rev-list', '--count', 'HEAD').trim(), '6');
   assert.equal(store.listFiles().size, WIDTH);
   assert.equal((await store.read('graphs/w/s777.nt'))!.bytes.toString(), triple('replaced').toString());
   assert.equal(await store.read('graphs/w/s12345.nt'), undefined);
