@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, the read fast path against bare Koa, access control, versions, stalls, start-up, pages, proxy, settings, index, replicas) and prints one
+ * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, the read fast path against bare Koa, access control, versions, stalls, start-up, pages, proxy, settings, index, scale, replicas) and prints one
  * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,11 +15,12 @@ import { pagesSection } from './pages.js';
 import { startupSection } from './startup.js';
 import { storageSection } from './storage.js';
 import { versionsSection } from './versions.js';
+import { scaleSection } from './scale.js';
 import { settingsSection } from './settings.js';
 import { replicasSection } from './replicas.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection, httpSection, fastGetSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection, indexSection, replicasSection];
+const sections: Section[] = [storageSection, httpSection, fastGetSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection, indexSection, scaleSection, replicasSection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');
@@ -63,6 +64,8 @@ const LEGEND = [
   'Settings: a server in the bench process over HTTPS, one request at a time; the shapes\' writes are validated in the ontology workers.',
   'Index: the embedded index (src/index/index.ts) in the bench process, no HTTP; 16 clients, each a different agent sending one query after another,',
   '  one of them an expensive query (~1 M solutions) while, on a second connection, the same agent sends selective queries (bench/index-concurrency.ts).',
+  'Scale: GitStore with its working tree (and stage) in the bench process; repositories seeded by one store write (one shared blob) and',
+  '  `git read-tree -u`; container widths in one repository, alternating rounds; dataspaces of containers of 1,000 (bench/scale.ts).',
 ];
 
 async function main(): Promise<void> {

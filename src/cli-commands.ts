@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { send, errorTitle, type ClientRequest, type ClientResponse } from './client.js';
-import { clientCommandOptions, parseCommand, reindexOptions, serveConfig, serveOptions, usage } from './config.js';
+import { clientCommandOptions, parseCommand, pathOptions, reindexOptions, serveConfig, serveOptions, usage } from './config.js';
 import { LINK_FORMAT, SPARQL_UPDATE, TURTLE } from './rdf/media-types.js';
 
 /** Sends a request; a refused server certificate or an unreachable server becomes an error that says what to do. */
@@ -112,6 +112,13 @@ export async function runServe(args: string[], description: string): Promise<voi
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   await running;
+}
+
+export async function runPath(args: string[], description: string): Promise<void> {
+  const { values, positionals } = parseCommand(pathOptions, args);
+  if (values.help) console.log(usage('path <url>', description, pathOptions));
+  else if (!positionals[0]) throw new Error('lodestone path needs a document URL (lodestone path https://localhost:4443/a/b/ --data DIR)');
+  else console.log((await import('./path-command.js')).documentFilePath(String(values.data ?? './data'), positionals[0]));
 }
 
 export async function runReindex(args: string[], description: string): Promise<void> {

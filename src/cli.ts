@@ -1,6 +1,7 @@
 /**
  * The `lodestone` command: `serve` starts the server, `reindex` rebuilds the index from HEAD, and
- * `get`, `put`, `patch`, `delete`, `history`, `restore`, `diff` are HTTP clients of any server.
+ * `get`, `put`, `patch`, `delete`, `history`, `restore`, `diff` are HTTP clients of any server; `path`
+ * names the file that holds a document.
  * Every flag is declared in config.ts; `lodestone <command> --help` lists the ones it takes.
  * The commands themselves are in cli-commands.ts, imported only when one runs, so `--version` and
  * `--help` load nothing else; the server and the index are imported only by the commands that use them.
@@ -16,6 +17,7 @@ const commands = {
   delete: 'Deletes a document (lodestone delete <url> --if-match <etag>).',
   history: 'Lists the versions of a document, oldest first: time, commit id and URL (lodestone history <url>).',
   restore: 'Makes an earlier version current again, as a new commit (lodestone restore <url> <sha>).',
+  path: 'Prints the file in the data directory that holds a document (lodestone path <url> --data DIR), for editing with git.',
   diff: 'Lists the triples removed (-) and added (+) between two versions (lodestone diff <url> <sha> [<sha>]); without a second one, against the current document.',
 };
 
@@ -34,6 +36,7 @@ export async function main(argv: string[]): Promise<void> {
     const run = await import('./cli-commands.js');
     if (name === 'serve') return run.runServe(args, commands.serve);
     if (name === 'reindex') return run.runReindex(args, commands.reindex);
+    if (name === 'path') return run.runPath(args, commands.path);
     if (name === 'restore' || name === 'diff' || name === 'history') return run.runVersions(name, args, commands[name]);
     const methods = { get: 'GET', put: 'PUT', patch: 'PATCH', delete: 'DELETE' } as const;
     return run.runClient(methods[name], name, args, commands[name]);

@@ -49,6 +49,11 @@ export const reindexOptions = {
   help: serveOptions.help,
 } satisfies Record<string, OptionSpec>;
 
+export const pathOptions = {
+  data: serveOptions.data,
+  help: serveOptions.help,
+} satisfies Record<string, OptionSpec>;
+
 const cert = { type: 'string', description: 'PEM file with the client certificate and its private key (WebID-TLS), e.g. data/secrets/owner.pem' } as const;
 const insecure = { type: 'boolean', default: false, description: 'accept a self-signed server certificate (like curl -k)' } as const;
 const accept = { type: 'string', default: TURTLE, description: 'media type to ask for' } as const;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { commitCount, headOf, tempDir } from './helpers.js';
+import { commitCount, git, headOf, tempDir } from './helpers.js';
 import { type TestServer, serverForFile } from './http-helpers.js';
 
 const run = promisify(execFile);
@@ -116,5 +116,36 @@ describe('npx lodestone', () => {
     const { stdout } = await run('npx', ['lodestone', '--version'], { cwd: project, env });
     assert.match(stdout, /^lodestone \d+\.\d+\.\d+\n$/);
     assert.ok(!existsSync(join(cache, '_npx')), 'npx installed the project into its cache');
+  });
+});
+
+describe('lodestone path', () => {
+  it('prints the file that holds a document, in the dataspace its URL is under, for editing with git', async () => {
+    const owner = s.running.agents.owner.credentialsFile;
+    const files = tempDir('cli-path');
+    writeFileSync(join(files, 'doc.ttl'), '<#this> <http://purl.org/dc/terms/title> "Where am I" .\n');
+    writeFileSync(join(files, 'container.ttl'), '<> a <https://w3id.org/atomgraph/linkeddatahub/document-hierarchy#Container> .\n');
+    const doc = `${s.base}path%20test/a%2Fb/root/`;
+    for (const url of [`${s.base}path%20test/`, `${s.base}path%20test/a%2Fb/`, doc]) {
+      const put = await lodestone('put', url, '--cert', owner, '--insecure', '--file', join(files, url === doc ? 'doc.ttl' : 'container.ttl'));
+      assert.equal(put.code, 0, put.stderr);
+    }
+    const printed = await lodestone('path', `${doc}#this`, '--data', s.data);
+    assert.equal(printed.code, 0, printed.stderr);
+    const file = printed.stdout.trim();
+    assert.equal(file, join(dir, 'graphs', 'path test', 'a%2Fb', 'root.nt'));
+    assert.match(readFileSync(file, 'utf8'), /"Where am I"/, 'the working tree holds it there');
+    assert.match(git(dir, 'log', '--format=%s', '--', relative(dir, file)), new RegExp(`^PUT ${doc.replace(/[.?*+^$()[\]\\|{}]/g, '\\$&')}$`, 'm'), 'and git knows its history by that path');
+    const admin = await lodestone('path', `${s.admin}acl/authorizations/x/`, '--data', s.data);
+    assert.match(admin.stdout.trim(), /dataspaces\/admin\/graphs\/acl\/authorizations\/x\.nt$/, 'the longest base wins: the admin dataspace');
+    const root = await lodestone('path', s.base, '--data', s.data);
+    assert.equal(root.stdout.trim(), join(dir, 'graphs', 'root.nt'));
+    const wrong = await lodestone('path', `${s.base}a/../b/`, '--data', s.data);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /not allowed: it has a "\." or "\.\." segment/);
+    const elsewhere = await lodestone('path', 'https://example.org/a/', '--data', s.data);
+    assert.match(elsewhere.stderr, /no dataspace in .* holds https:\/\/example\.org\/a\/; their bases: /);
+    const help = await lodestone('path', '--help');
+    assert.match(help.stdout, /--data <value>/);
   });
 });

@@ -167,12 +167,27 @@ async function buildFolder(trees: TreeCache, base: string | undefined, changes: 
     set(id ? { name, mode: TREE_MODE, id } : undefined, name);
   }
   let result = removed.size > 0 ? entries.filter((_, i) => !removed.has(i)) : entries;
-  if (added.size > 0 || reordered) result = [...result, ...added.values()].sort(compareTreeEntries);
+  if (reordered) result = [...result, ...added.values()].sort(compareTreeEntries);
+  // new names are sorted among themselves and merged in: a create in a folder of 100,000 entries
+  // is a pass over them, not a sort of them all (issue 29)
+  else if (added.size > 0) result = mergeEntries(result, [...added.values()].sort(compareTreeEntries));
   if (result.length === 0) return undefined;
   const object = treeObject(result, before);
   trees.put(object.id, result);
   out.push(object);
   return object.id;
+}
+
+/** Two lists in git's order as one. */
+function mergeEntries(a: readonly TreeEntry[], b: readonly TreeEntry[]): TreeEntry[] {
+  const out = new Array<TreeEntry>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = compareTreeEntries(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
 }
 
 /** Where the entry named `name` (a file or a folder) is in a list in git's order, or -1. */

@@ -37,6 +37,8 @@ export interface WorkingTreeOptions {
   log?: (line: string) => void;
   /** Canonical bytes of N-Triples whose blank nodes need deep labelling (in-process by default). */
   labelDeep?: (ntriples: string, what: string) => Promise<Buffer>;
+  /** A stage write waits this many times its last cost after it (see writeStage); tests raise it. */
+  stageWaitFactor?: number;
   /** Ontology constraints: throws a ConstraintViolation to refuse an edit's canonical bytes, those found at start included; none by default. */
   validate?: (url: string, bytes: Buffer) => Promise<void>;
 }
@@ -56,6 +58,10 @@ export class WorkingTree {
   private readonly journal: string;
   private readonly tmpdir: string;
   private timer: NodeJS.Timeout | undefined;
+  /** When the next stage write may start (see writeStage), and the timer that will make it. */
+  private stageDue = 0;
+  private readonly stageWaitFactor: number;
+  private stageTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly validate: ((url: string, bytes: Buffer) => Promise<void>) | undefined;
@@ -64,6 +70,7 @@ export class WorkingTree {
     this.store = options.store;
     this.base = options.base;
     this.delayMs = options.delayMs ?? 200;
+    this.stageWaitFactor = options.stageWaitFactor ?? 9;
     this.log = options.log ?? ((line) => console.error(line));
     this.labelDeep = options.labelDeep ?? ((ntriples) => canonicalBytes(parseRdf(ntriples)));
     this.validate = options.validate;
@@ -80,18 +87,21 @@ export class WorkingTree {
   }
 
   /** Resolves once every commit so far is in the working tree and the stage. */
-  idle(): Promise<void> {
+  async idle(): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
       this.enqueue(() => this.syncOut());
     }
-    return this.running;
+    await this.running;
+    if (this.unstaged.size > 0 || this.replacePending) await this.enqueue(() => this.writeStage([], false, true));
   }
 
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    clearTimeout(this.stageTimer);
+    this.stageTimer = undefined;
   }
 
   private schedule(): void {
@@ -241,10 +251,28 @@ export class WorkingTree {
    * git's own entries for every other path (stage.ts): work here is per path of the round,
    * not per file of the repository. With `full`, every synced path goes, and replaces all
    * entries under the prefix.
+   * The file is written whole (~100 MB at a million files) by the thread that writes the commits,
+   * so a stage write waits nine times its last cost (`flush` does not): a tenth of that thread's
+   * time at any size. The journal names the rounds' files meanwhile, as recovery needs (reconcile).
    */
-  private async writeStage(paths: readonly string[], full: boolean): Promise<void> {
+  private async writeStage(paths: readonly string[], full: boolean, flush = false): Promise<void> {
     for (const path of paths) this.unstaged.add(path);
     this.replacePending ||= full;
+    if (this.unstaged.size === 0 && !this.replacePending) return;
+    const wait = this.stageDue - performance.now();
+    if (wait > 0 && !flush && !this.replacePending) {
+      if (!this.stageTimer && !this.closed) {
+        this.stageTimer = setTimeout(() => {
+          this.stageTimer = undefined;
+          this.enqueue(() => this.writeStage([], false, true));
+        }, wait);
+        this.stageTimer.unref();
+      }
+      return;
+    }
+    clearTimeout(this.stageTimer);
+    this.stageTimer = undefined;
+    const started = performance.now();
     const update: StageUpdate = { set: [], remove: [], replacePrefix: this.replacePending };
     for (const path of this.replacePending ? this.synced.keys() : this.unstaged) {
       const entry = this.stageEntry(path);
@@ -254,6 +282,7 @@ export class WorkingTree {
     await this.store.disk.updateStage(this.store.gitdir, this.store.prefix, update, defaultLockOptions, this.journal);
     this.unstaged.clear();
     this.replacePending = false;
+    this.stageDue = performance.now() + Math.min(STAGE_WAIT_CAP_MS, this.stageWaitFactor * (performance.now() - started));
   }
 
   /**
@@ -266,6 +295,9 @@ export class WorkingTree {
     return this.synced.get(path);
   }
 }
+
+/** The longest a stage write waits after the last one (see WorkingTree.writeStage). */
+const STAGE_WAIT_CAP_MS = 10_000;
 
 /** The journal's marker for a file a round removes. */
 const REMOVED = '-';
