@@ -156,7 +156,10 @@ export class Follower {
   private async fetch(): Promise<void> {
     const { store, url, credentials, caFile } = this.options;
     const ca = caFile ? ['-c', `http.sslCAInfo=${caFile}`] : [];
-    const args = ['-c', `http.sslCert=${credentials.file}`, '-c', `http.sslKey=${credentials.file}`, ...ca, '--git-dir', store.gitdir, 'fetch', '--quiet', '--no-tags', '--update-head-ok', url, `+refs/heads/${store.branch}:refs/heads/${store.branch}`];
+    // no maintenance, commit graph or FETCH_HEAD: the store keeps its own packs (a repack by git under
+    // it would be work twice), and a round does only the fetch
+    const quiet = ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false', '-c', 'fetch.writeCommitGraph=false'];
+    const args = ['-c', `http.sslCert=${credentials.file}`, '-c', `http.sslKey=${credentials.file}`, ...ca, ...quiet, '--git-dir', store.gitdir, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-show-forced-updates', '--update-head-ok', url, `+refs/heads/${store.branch}:refs/heads/${store.branch}`];
     await new Promise<void>((resolve, reject) => {
       const child = spawn('git', args, { env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
