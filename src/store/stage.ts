@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { decodeStage, encodeStage, encodeStageEntry, stageEntryName, type StageEntry } from '../git/stage-file.js';
+import { mergeSorted } from '../util/sorted.js';
 import { replaceLocked } from './disk-ops.js';
 import type { LockOptions, StageUpdate } from './disk-protocol.js';
 
@@ -131,20 +132,9 @@ function ordered(stage: KeptStage): Slot[] {
   const { removed } = stage;
   const kept = removed.size > 0 ? stage.sorted.filter((slot) => !removed.has(slot)) : stage.sorted;
   const added = removed.size > 0 ? stage.added.filter((slot) => !removed.has(slot)) : stage.added;
-  stage.sorted = added.length > 0 ? merge(kept, added.sort(byName)) : kept;
+  stage.sorted = added.length > 0 ? mergeSorted(kept, added.sort(byName), byName) : kept;
   stage.added = [];
   removed.clear();
   return stage.sorted;
 }
 
-/** Two lists in git's order as one. */
-function merge(a: readonly Slot[], b: readonly Slot[]): Slot[] {
-  const out: Slot[] = new Array<Slot>(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < a.length && j < b.length) out[k++] = byName(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
-  while (i < a.length) out[k++] = a[i++]!;
-  while (j < b.length) out[k++] = b[j++]!;
-  return out;
-}

@@ -7,6 +7,7 @@ import { LodestoneError } from '../errors.js';
 import type { GitObject } from '../git/objects.js';
 import { FILE_MODE, TREE_MODE, compareTreeEntries, treeObject, type TreeEntry } from '../git/trees.js';
 import type { ObjectStore } from './objects.js';
+import { mergeSorted } from '../util/sorted.js';
 
 /**
  * A cache of parsed trees, bounded by the entries it holds (a 20k-entry folder counts 20k), least
@@ -170,7 +171,7 @@ async function buildFolder(trees: TreeCache, base: string | undefined, changes: 
   if (reordered) result = [...result, ...added.values()].sort(compareTreeEntries);
   // new names are sorted among themselves and merged in: a create in a folder of 100,000 entries
   // is a pass over them, not a sort of them all (issue 29)
-  else if (added.size > 0) result = mergeEntries(result, [...added.values()].sort(compareTreeEntries));
+  else if (added.size > 0) result = mergeSorted(result, [...added.values()].sort(compareTreeEntries), compareTreeEntries);
   if (result.length === 0) return undefined;
   const object = treeObject(result, before);
   trees.put(object.id, result);
@@ -178,17 +179,6 @@ async function buildFolder(trees: TreeCache, base: string | undefined, changes: 
   return object.id;
 }
 
-/** Two lists in git's order as one. */
-function mergeEntries(a: readonly TreeEntry[], b: readonly TreeEntry[]): TreeEntry[] {
-  const out = new Array<TreeEntry>(a.length + b.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < a.length && j < b.length) out[k++] = compareTreeEntries(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
-  while (i < a.length) out[k++] = a[i++]!;
-  while (j < b.length) out[k++] = b[j++]!;
-  return out;
-}
 
 /** Where the entry named `name` (a file or a folder) is in a list in git's order, or -1. */
 function findEntry(entries: readonly TreeEntry[], name: string): number {
