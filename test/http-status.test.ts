@@ -78,6 +78,7 @@ describe('status', () => {
       const res = await s.request('GET', '/status', { as });
       assertRdfError(res, 403);
       assert.doesNotMatch(res.body, /documents|triples|[0-9a-f]{40}/, 'the refusal tells nothing of what it guards');
+      assert.equal(header(res, 'lodestone-commit'), undefined, 'nor when the dataspace was last written');
     }
     // the stranger's own profile gives it no Control of the dataspace either
     assertRdfError(await s.request('GET', '/admin/status', { as: { pem: stranger.pem } }), 403);
