@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, the read fast path against bare Koa, access control, versions, stalls, start-up, pages, proxy, settings, index, scale, replicas) and prints one
+ * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, the read fast path against bare Koa, access control, versions, stalls, start-up, pages, proxy, settings, index, scale, replicas, history) and prints one
  * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,9 +18,10 @@ import { versionsSection } from './versions.js';
 import { scaleSection } from './scale.js';
 import { settingsSection } from './settings.js';
 import { replicasSection } from './replicas.js';
+import { historySection } from './history.js';
 import { formatTable, ms, type Row, type Section } from './table.js';
 
-const sections: Section[] = [storageSection, httpSection, fastGetSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection, indexSection, scaleSection, replicasSection];
+const sections: Section[] = [storageSection, httpSection, fastGetSection, accessSection, versionsSection, stallsSection, startupSection, pagesSection, proxySection, settingsSection, indexSection, scaleSection, replicasSection, historySection];
 
 function selected(argv: readonly string[]): Section[] {
   const at = argv.indexOf('--only');
