@@ -13,6 +13,7 @@ import { Index } from './index/index.js';
 import { RemoteIndex } from './index/remote-index.js';
 import { canonicalBytes, type CanonicalLimits } from './rdf/canonical.js';
 import type { DiskClient } from './store/disk.js';
+import { Branches } from './store/branches.js';
 import { GitStore, type Identity } from './store/git-store.js';
 import { documentFile } from './document-paths.js';
 import { VersionLog } from './store/version-log.js';
@@ -87,6 +88,8 @@ export class Dataspace {
   readonly id: string;
   readonly base: string;
   readonly store: GitStore;
+  /** Drafts of the dataspace, as branches of its repository (DESIGN "Branches"). */
+  readonly branches: Branches;
   readonly index: DataspaceIndex;
   readonly workingTree: WorkingTree;
   readonly versions: VersionLog | undefined;
@@ -105,6 +108,7 @@ export class Dataspace {
     this.id = options.id;
     this.base = options.base;
     this.store = store;
+    this.branches = new Branches(store);
     this.limits = options.limits;
     const log = (this.log = options.log ?? ((line: string) => console.error(line)));
     this.indexLag = { ...defaultIndexLag, ...options.indexLag };

@@ -19,7 +19,10 @@ import { composeInProcess, type ComposeInput } from './compose.js';
 import { DocumentHistory } from './history.js';
 import { ChildListing } from './child-listing.js';
 import { TitleSearch } from './search.js';
+import { ChangeRequests } from './change-requests.js';
 import type { WriteRequest, WriteResult } from './writes.js';
+import { branchName } from '../store/branches.js';
+import type { Transaction } from '../store/git-store.js';
 
 export type { WriteMethod, WriteRequest, WriteResult } from './writes.js';
 import { isContainerGraph, timestamp } from './metadata.js';
@@ -50,6 +53,8 @@ export class DocumentService {
   readonly children: ChildListing;
   /** The titles and labels of every document, kept for search. */
   readonly titles: TitleSearch;
+  /** Branches' changes against the main branch, and their merges (issue 30). */
+  readonly changeRequests: ChangeRequests;
   private readonly protectedPaths: ReadonlySet<string>;
   private readonly clock: () => Date;
   private readonly compose: (input: ComposeInput) => Promise<Buffer>;
@@ -64,6 +69,7 @@ export class DocumentService {
     this.base = dataspace.base;
     this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this);
     this.children = new ChildListing(dataspace.store, dataspace.base);
+    this.changeRequests = new ChangeRequests(dataspace);
     this.titles = new TitleSearch(dataspace.store, dataspace.base, async (query, timeoutMs) => String(await this.query({ query, format: RESULTS_JSON }, this.head(), timeoutMs, undefined)));
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
@@ -78,6 +84,11 @@ export class DocumentService {
   /** The current document's canonical N-Triples bytes, with its blob id. */
   read(relativePath: string): Promise<{ blobId: string; bytes: Buffer } | undefined> {
     return this.dataspace.read(relativePath);
+  }
+
+  /** The bytes of a blob of the repository (a document's version on a branch, say). */
+  blob(id: string): Promise<Buffer> {
+    return this.dataspace.store.readBlob(id);
   }
 
   /** Where the document is kept, for messages to the people who keep the repository: `graphs/a/b.nt in <dir>`. */
@@ -193,15 +204,20 @@ export class DocumentService {
       if (refusedForUploads) throw refusedForUploads;
       request.conditions?.check(current);
     };
+    const { store, branches } = this.dataspace;
+    const branch = request.branch === undefined ? undefined : branchName(request.branch, store.branch);
+    const transact = <T>(run: Transaction<T>) => (branch === undefined ? store.transact(run) : branches.transact(branch, run));
     for (;;) {
-      const composedOn = this.dataspace.store.blobId(path);
-      admissible(composedOn, blobPath !== undefined && this.dataspace.store.blobId(blobPath) !== undefined); // refused before any work when it would be refused under the lock
+      // on a branch, its files as its HEAD has them (the main branch's before its first write)
+      const files = branch === undefined ? store.listFiles() : ((await branches.files(branch)) ?? store.listFiles());
+      const composedOn = files.get(path);
+      admissible(composedOn, blobPath !== undefined && files.get(blobPath) !== undefined); // refused before any work when it would be refused under the lock
       const bytes = method === 'DELETE' ? null : await this.composeOn(request, composedOn, url, parentUrl);
       if (bytes !== null && request.maxBytes !== undefined && bytes.length > request.maxBytes) {
         throw new LodestoneError('TooLarge', `${url} would hold ${bytes.length} bytes as N-Triples; this writer may leave it ${request.maxBytes} bytes at most`);
       }
       if (bytes !== null && this.validate) await this.validate(url, bytes); // off the lock too
-      const { commit, result, blobIds } = await this.dataspace.store.transact<Omit<WriteResult, 'commit' | 'blobId'> | 'moved'>(async (view) => {
+      const { commit, result, blobIds } = await transact<Omit<WriteResult, 'commit' | 'blobId'> | 'moved'>(async (view) => {
         const current = view.blobId(path);
         if (current !== composedOn) {
           admissible(current, blobPath !== undefined && view.blobId(blobPath) !== undefined);

@@ -1,17 +1,21 @@
-/** Which history question a document URL's query asks (SPEC §3, §9.1): a version, the TimeMap, the TimeGate, a diff, a restore; none for the current document. */
+/** Which history question a document URL's query asks (SPEC §3, §9.1): a version, the TimeMap, the TimeGate, a diff, a restore, a document on a branch, a branch's change request; none for the current document. */
 
 export type HistoryQuery =
   | { kind: 'version'; sha: string }
   | { kind: 'timemap' }
   | { kind: 'timegate' }
   | { kind: 'diff'; from: string; to: string | undefined }
-  | { kind: 'restore'; sha: string };
+  | { kind: 'restore'; sha: string }
+  | { kind: 'branch'; name: string }
+  | { kind: 'changes'; name: string };
 
 export type HistoryKind = HistoryQuery['kind'];
 
 export function historyQuery(querystring: string): HistoryQuery | undefined {
   if (querystring === '') return undefined;
   const query = new URLSearchParams(querystring);
+  // issue 30: a document on a branch, or (with `changes`) the branch's change request
+  if (query.has('branch')) return { kind: query.has('changes') ? 'changes' : 'branch', name: query.get('branch') ?? '' };
   if (query.has('version')) return { kind: 'version', sha: query.get('version') ?? '' };
   if (query.has('timemap')) return { kind: 'timemap' };
   if (query.has('timegate')) return { kind: 'timegate' };
