@@ -59,6 +59,8 @@ export interface Route {
   methods: Partial<Record<Method, Handler>>;
   /** A POST reads (a query): a replica answers it rather than sending it to the primary. */
   postReads?: true;
+  /** Only the primary holds what the row serves (branches: replicas follow main only), so a replica sends reads there too. */
+  primaryOnly?: true;
 }
 
 const METHODS: readonly Method[] = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -82,8 +84,8 @@ export const routes: readonly Route[] = [
   { name: 'a diff of two versions', in: 'every', path: 'document', query: 'diff', needs: { on: 'document', mode: 'Read' }, offers: 'diff', methods: read(diff) },
   { name: 'restoring a version', in: 'every', path: 'document', query: 'restore', needs: { on: 'document', mode: 'Write' }, offers: 'document', methods: { POST: restore } },
   // issue 30: drafts as git branches (branches.ts); a write there is checked as the same write on main
-  { name: 'a document on a branch', in: 'user', path: 'document', query: 'branch', needs: onDocument, offers: 'graph', methods: { ...read(readOnBranch), PUT: writeDocument, POST: writeDocument, PATCH: writeDocument, DELETE: deleteDocument, OPTIONS: documentOptions } },
-  { name: 'a branch’s change request', in: 'user', path: 'document', query: 'changes', needs: { on: 'branch', mode: { GET: 'Read', HEAD: 'Read', POST: 'Write', DELETE: 'Write' } }, offers: 'none', methods: { ...read(changeRequest), POST: changeRequest, DELETE: changeRequest } },
+  { name: 'a document on a branch', in: 'user', path: 'document', query: 'branch', needs: onDocument, offers: 'graph', methods: { ...read(readOnBranch), PUT: writeDocument, POST: writeDocument, PATCH: writeDocument, DELETE: deleteDocument, OPTIONS: documentOptions }, primaryOnly: true },
+  { name: 'a branch’s change request', in: 'user', path: 'document', query: 'changes', needs: { on: 'branch', mode: { GET: 'Read', HEAD: 'Read', POST: 'Write', DELETE: 'Write' } }, offers: 'none', methods: { ...read(changeRequest), POST: changeRequest, DELETE: changeRequest }, primaryOnly: true },
   { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', needs: endpoint('Read'), offers: 'answers', methods: { ...read(sparql), POST: sparql }, postReads: true },
   { name: 'the sitemap', in: 'every', path: 'sitemap.xml', needs: open, offers: 'none', methods: read(sitemap) },
   // read-only, to the secretary's certificate: replicas follow the primary with git's own protocol
@@ -178,7 +180,7 @@ export async function answerRoute(ctx: Koa.ParameterizedContext<State>, found: {
     }
     throw new LodestoneError('MethodNotAllowed', `${ctx.method} is not supported on ${route.name}; allowed: ${allow}`, { allow });
   }
-  if (await sentToPrimary(ctx, route.postReads === true)) return; // a replica's write, or a commit it does not hold yet
+  if (await sentToPrimary(ctx, route.postReads === true, route.primaryOnly === true)) return; // a replica's write, or a commit it does not hold yet
   const { modes, path } = ctx.method === 'OPTIONS' ? { modes: new Set<never>(), path: '' } : await authorize(ctx, route.needs);
   const offer = offerFor(route, ctx.method, modes);
   const accept = acceptOf(ctx.headers, ctx.querystring);
