@@ -43,6 +43,8 @@ interface BranchFiles {
   tree: string | undefined;
   files: Map<string, string>;
   folderCounts: Map<string, number>;
+  /** The branch whose write made this state (its maps are that branch's alone, to change in place). */
+  owner?: string;
 }
 
 /** The changes of a branch since it parted from the main branch. */
@@ -98,7 +100,10 @@ export class Branches {
       });
       objects.push(commit);
       await this.store.writeObjects(objects, ref, commit.id, current);
-      this.remember({ ...withChanges(state, changes), head: commit.id, tree });
+      // a branch's own state moves with it (a write costs its changes, not the branch's size); one read from git, or shared (main's HEAD a new branch starts from), is copied
+      const own = current !== undefined && state.owner === name;
+      if (own) this.states.delete(current);
+      this.remember({ ...withChanges(state, changes, own), head: commit.id, tree, owner: name });
       return { commit: commit.id, result, blobIds };
     });
   }
@@ -151,10 +156,10 @@ export class Branches {
   }
 }
 
-/** `state` with `changes` applied (null: deleted), as new maps: a state once remembered never changes. */
-function withChanges(state: BranchFiles, changes: ReadonlyMap<string, string | null>): BranchFiles {
-  const files = new Map(state.files);
-  const folderCounts = new Map(state.folderCounts);
+/** `state` with `changes` applied (null: deleted): in its own maps when `inPlace`, else in new ones. */
+function withChanges(state: BranchFiles, changes: ReadonlyMap<string, string | null>, inPlace = false): BranchFiles {
+  const files = inPlace ? state.files : new Map(state.files);
+  const folderCounts = inPlace ? state.folderCounts : new Map(state.folderCounts);
   for (const [path, id] of changes) {
     const existed = files.has(path);
     if (id) files.set(path, id);
