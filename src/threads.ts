@@ -38,6 +38,7 @@ export const POOLS = {
   ontologyQueries: { entry: 'ontology/ontology-worker.ts', caller: 'ontology/workers.ts', runs: '`ns?query=` over the namespace ontology with RDFS entailment (deadline: the SPARQL timeout)', size: 1, deadlineMs: 30_000, demoteAfterMs: DEMOTE_AFTER_MS, maxDemoted: 2, maxQueue: 64, overDeadline: queryTimeout },
   pages: { entry: 'http/page-worker.ts', caller: 'http/page-drawer.ts', runs: 'HTML pages of more than 16 K characters of data', size: 1, deadlineMs: 10_000, demoteAfterMs: DEMOTE_AFTER_MS, maxDemoted: 1, maxQueue: 64 },
   uploads: { entry: 'http/upload-worker.ts', caller: 'http/upload-reader.ts', runs: 'files uploaded to `uploads/`: a form read to its file, the bytes checked and hashed (cost bounded by the upload limit)', size: 1, deadlineMs: 10_000, demoteAfterMs: DEMOTE_AFTER_MS, maxDemoted: 1, maxQueue: 16 },
+  blame: { entry: 'documents/blame-worker.ts', caller: 'documents/history.ts', runs: "`?blame` of a document: every version's blob read and compared, back to where each triple came (a thousand versions of a thousand lines)", size: 1, deadlineMs: 30_000, demoteAfterMs: DEMOTE_AFTER_MS, maxDemoted: 1, maxQueue: 16 },
   signups: { entry: 'auth/signup-worker.ts', caller: 'auth/signup-workers.ts', runs: "a signup's key, client certificate and PKCS#12 file (a quarter of a second of one core)", size: 1, deadlineMs: 30_000, maxQueue: 8 },
 } as const satisfies Record<string, PoolPlan>;
 

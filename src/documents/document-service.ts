@@ -16,7 +16,7 @@ import { RESULTS_JSON } from '../rdf/media-types.js';
 import { boundNesting } from '../rdf/sparql-text.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
-import { DocumentHistory } from './history.js';
+import { DocumentHistory, type BlameRunner } from './history.js';
 import { ChildListing } from './child-listing.js';
 import { TitleSearch } from './search.js';
 import type { WriteRequest, WriteResult } from './writes.js';
@@ -34,6 +34,8 @@ export interface DocumentServiceOptions {
   clock?: () => Date;
   /** Where composeDocument runs: the composer's workers in a server (composer.ts), in-process by default. */
   compose?: (input: ComposeInput) => Promise<Buffer>;
+  /** Where blame runs: the `blame` pool in a server (history.ts), in process by default. */
+  blame?: BlameRunner;
   /** Ontology constraints (SPEC §2.5, §7): throws to refuse a document's new canonical bytes; none by default. */
   validate?: (url: string, bytes: Buffer) => Promise<void>;
 }
@@ -62,7 +64,7 @@ export class DocumentService {
     options: DocumentServiceOptions = {},
   ) {
     this.base = dataspace.base;
-    this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this);
+    this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this, options.blame);
     this.children = new ChildListing(dataspace.store, dataspace.base);
     this.titles = new TitleSearch(dataspace.store, dataspace.base, async (query, timeoutMs) => String(await this.query({ query, format: RESULTS_JSON }, this.head(), timeoutMs, undefined)));
     this.protectedPaths = new Set(options.protectedPaths ?? []);

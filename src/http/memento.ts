@@ -27,7 +27,7 @@ const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Ju
  * The request's document (authorized by dispatch), the variant of it the agent is shown (viewOf),
  * and its dataspace's history (NotFound when it has none).
  */
-function historyOf(ctx: Context, { path: relativePath, modes, type }: Decided): { relativePath: string; documentUrl: string; history: DocumentHistory; variant: string } {
+export function historyOf(ctx: Context, { path: relativePath, modes, type }: Decided): { relativePath: string; documentUrl: string; history: DocumentHistory; variant: string } {
   const documentUrl = ctx.state.runtime.documents.url(relativePath);
   const history = ctx.state.runtime.documents.history;
   if (!history) {
