@@ -195,6 +195,18 @@ describe('blame', () => {
     for (const [l, { commit }] of gitBlame('graphs/blank.nt')) assert.equal(blamed.get(l)!.commit, commit, l);
   });
 
+  it('never reaches past a deletion: a document made again at the URL of a deleted one is blamed from its new start', async () => {
+    await put('/again/', '<#this> <http://purl.org/dc/terms/title> "Same words" ; <http://example.org/ns#secret> "before" .');
+    const etag = String((await s.request('HEAD', '/again/')).headers.etag);
+    assert.equal((await s.request('DELETE', '/again/', { headers: { 'If-Match': etag } })).status, 204);
+    assertRdfError(await s.request('GET', '/again/?blame'), 404);
+    const remade = await put('/again/', '<#this> <http://purl.org/dc/terms/title> "Same words" .');
+    const blamed = await blameOf('/again/');
+    const title = [...blamed].find(([line]) => line.includes('"Same words"'))![1];
+    assert.equal(title.commit, remade, 'the same triple before the deletion is not this one');
+    for (const [, { commit }] of blamed) assert.equal(commit, remade);
+  });
+
   it('shows each triple with its version and author on a page linked from the history', async () => {
     const timemap = await s.request('GET', '/blamed/?timemap', { headers: { Accept: 'text/html' } });
     assert.match(timemap.body, /href="[^"]*\/blamed\/\?blame"/);
