@@ -74,7 +74,7 @@ function termsOf(line: string): [string, string, string] {
 }
 
 const iri = (value: string) => termToNTriples(DataFactory.namedNode(value));
-const text = (value: string) => termToNTriples(DataFactory.literal(value));
+const plainLiteral = (value: string) => termToNTriples(DataFactory.literal(value));
 const dateTime = (seconds: number) => `"${new Date(seconds * 1000).toISOString()}"^^<${ns.xsd}dateTime>`;
 /** A commit's author as the store writes it: a WebID, or a name (`anonymous`, or a git user's). */
 export const isWebId = (author: string) => /^https?:\/\/\S+$/.test(author);
@@ -108,7 +108,7 @@ export function blameGraph(documentUrl: string, versions: readonly Version[], li
     described.add(origins[i]!);
     const memento = iri(`${documentUrl}?version=${v.commit}`);
     add(commit, RDF_TYPE, iri(ns.prov + 'Activity'));
-    add(commit, ns.dct + 'identifier', text(v.commit));
+    add(commit, ns.dct + 'identifier', plainLiteral(v.commit));
     add(commit, ns.prov + 'endedAtTime', dateTime(v.time));
     add(commit, ns.prov + 'wasAssociatedWith', agentOf(v.author));
     add(commit, ns.prov + 'generated', memento);
@@ -117,7 +117,7 @@ export function blameGraph(documentUrl: string, versions: readonly Version[], li
     add(memento, ns.prov + 'generatedAtTime', dateTime(v.time));
     if (!isWebId(v.author)) {
       add(agentOf(v.author), RDF_TYPE, iri(ns.prov + 'Agent'));
-      add(agentOf(v.author), ns.foaf + 'name', text(v.author));
+      add(agentOf(v.author), ns.foaf + 'name', plainLiteral(v.author));
     }
   });
   return [...new Set(out)].join('\n') + '\n';
