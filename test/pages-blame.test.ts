@@ -39,13 +39,15 @@ describe('the blame page in Chromium', { skip: skipWithoutChromium }, () => {
     await page.goto(`${s.base}poem/?timemap`);
     await page.click(`a[href="${s.base}poem/?blame"]`);
     assert.equal(page.url(), `${s.base}poem/?blame`);
-    const title = page.locator('table.blame tr', { hasText: 'A poem' });
+    const title = page.locator('table.blame tr', { hasText: /title · A poem/ });
     assert.equal(await title.count(), 1);
     assert.equal(await title.locator(`a[href="${s.base}poem/?version=${commits[0]}"]`).count(), 1, 'the title came with the first version');
     assert.match((await title.textContent())!, /Owner/, 'the author by name');
     const added = page.locator('table.blame tr', { hasText: 'a value long enough' });
     assert.equal(await added.locator(`a[href="${s.base}poem/?version=${commits[1]}"]`).count(), 1, 'the long value came with the second');
     assert.match((await added.textContent())!, /some rather long property name/, 'the property by its label');
+    assert.equal(await page.locator('table.blame tr', { hasText: /poem · creator · Owner/ }).count(), 1, 'a person named in the document by name, as its own page names it');
+    assert.equal(await page.locator('table.blame tr', { hasText: /A poem · title/ }).count(), 1, 'the subject by its title');
     await checked(page, problems, 'blame');
     await context.close();
   });

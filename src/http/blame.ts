@@ -9,6 +9,7 @@ import { LodestoneError } from '../errors.js';
 import { HTML } from '../rdf/formats.js';
 import type { BlameResult } from '../documents/blame.js';
 import { labelOf } from '../pages/labels.js';
+import { lineTerms } from '../rdf/canonical-lines.js';
 import { blamePage } from '../pages/blame-page.js';
 import { hiddenIn } from './document-read.js';
 import { frameOf, namesOf, sendPage } from './html.js';
@@ -46,8 +47,10 @@ export async function blame(ctx: Context, decided: Decided): Promise<Reply | voi
 
 async function blameHtml(ctx: Context, documentUrl: string, rows: { line: string; commit: string; time: number; author: string }[], total: number): Promise<void> {
   const frame = await frameOf(ctx);
-  const names = await namesOf(ctx, rows.map((row) => row.author));
+  // people and documents by the names their pages give them (an author, a creator, an owner), other terms by their labels
+  const iris = rows.flatMap((row) => (lineTerms(row.line) ?? []).filter((term, i) => i !== 1 && term.startsWith('<')).map((term) => term.slice(1, -1)));
+  const names = await namesOf(ctx, [...rows.map((row) => row.author), ...iris]);
   const labels = ctx.state.runtime.labels.current();
-  const label = (iri: string) => labelOf(iri, frame.language, labels);
+  const label = (iri: string) => names[iri] ?? labelOf(iri, frame.language, labels);
   sendPage(ctx, 200, frame.language, blamePage(frame, documentUrl, rows.map((row) => ({ ...row, name: names[row.author] })), total, label));
 }
