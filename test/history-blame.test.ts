@@ -13,7 +13,7 @@ import { describe, it } from 'node:test';
 import jsonld from 'jsonld';
 import { Parser, Store, type Quad } from 'n3';
 import { RdfXmlParser } from 'rdfxml-streaming-parser';
-import { blame, versionsToBlame } from '../src/documents/blame.js';
+import { blame, blameOrigins, versionsToBlame } from '../src/documents/blame.js';
 import { termToNTriples } from '../src/rdf/ntriples.js';
 import { catFileBatch } from '../src/store/cat-file.js';
 import * as $rdf from 'rdflib';
@@ -253,6 +253,14 @@ describe('blame', () => {
     const work = { op: 'blame' as const, gitdir: store.gitdir, documentUrl: `${s.base}blamed/`, versions: list, hidden: [], type: 'application/n-triples' };
     const inProcess = await blame(work, (id) => store.readBlob(id));
     assert.equal(inProcess.body, (await s.request('GET', '/blamed/?blame', { headers: NT })).body);
+  });
+
+  it('walks sorted versions by merging and unsorted ones (a hand edit) as sets, alike', async () => {
+    const versions = [['a', 'b', 'c'], ['a', 'c', 'd'], ['d', 'c', 'a', 'b'], ['a', 'b', 'c', 'd'], ['a', 'b', 'd']];
+    // a: every version (0); b: back in 2, unsorted there (2); d: since 1 (1); c is gone
+    assert.deepEqual(await blameOrigins(versions[4]!, 4, async (i) => versions[i]!), [0, 2, 1]);
+    const unsortedNow = ['d', 'a', 'b'];
+    assert.deepEqual(await blameOrigins(unsortedNow, 4, async (i) => versions[i]!), [1, 0, 2]);
   });
 
   it('shows each triple with its version and author on a page linked from the history', async () => {

@@ -48,6 +48,28 @@ function linesIn(text: string): string[] {
   return text.split('\n').map((line) => line.trimEnd()).filter((line) => line !== '' && !line.startsWith('#'));
 }
 
+/** Whether `lines` run in strictly ascending order (canonical files do, as JavaScript compares them unless astral characters occur). */
+function ascending(lines: readonly string[]): boolean {
+  for (let i = 1; i < lines.length; i++) if (!(lines[i - 1]! < lines[i]!)) return false;
+  return true;
+}
+
+/** Which of `open` (indices into `current`, ascending) `lines` holds: a merge of two sorted lists when both are sorted, else a set. */
+function stillHeld(current: readonly string[], open: readonly number[], lines: readonly string[], sorted: boolean): number[] {
+  if (!sorted || !ascending(lines)) {
+    const held = new Set(lines);
+    return open.filter((i) => held.has(current[i]!));
+  }
+  const kept: number[] = [];
+  let j = 0;
+  for (const i of open) {
+    const line = current[i]!;
+    while (j < lines.length && lines[j]! < line) j++;
+    if (lines[j] === line) kept.push(i);
+  }
+  return kept;
+}
+
 /**
  * For each of `current` (the newest version's lines), the index of the version that brought it:
  * walks `older(i)` (the lines of version i) from the newest down while any line is still in an
@@ -55,10 +77,10 @@ function linesIn(text: string): string[] {
  */
 export async function blameOrigins(current: readonly string[], newest: number, older: (index: number) => Promise<string[]>): Promise<number[]> {
   const origins = current.map(() => newest);
+  const sorted = ascending(current); // a hand edit may leave a version unsorted: those are compared as sets
   let open = current.map((_, i) => i);
   for (let v = newest - 1; v >= 0 && open.length > 0; v--) {
-    const lines = new Set(await older(v));
-    open = open.filter((i) => lines.has(current[i]!));
+    open = stillHeld(current, open, await older(v), sorted);
     for (const i of open) origins[i] = v;
   }
   return origins;
