@@ -149,13 +149,13 @@ export class Index implements DataspaceIndex {
    * at once when its own slow queries hold them all.
    * Before any target, the query runs over an empty index.
    */
-  query(request: QueryRequest, timeoutMs: number, holder?: string): Promise<string | boolean> {
+  query(request: QueryRequest, timeoutMs: number, holder?: string, at?: string): Promise<string | boolean> {
     if (this.closed) return Promise.reject(new Error('the index is closed'));
     if (!this.target) this.follow(undefined);
     const refusal = slowRefusal(this.slots, holder ?? ANONYMOUS, this.share, performance.now());
     if (refusal) return Promise.reject(refusal);
     return new Promise((resolve, reject) => {
-      this.pending.push({ request, seq: this.target?.seq ?? 0, timeoutMs, holder: holder ?? ANONYMOUS, resolve, reject });
+      this.pending.push({ request, seq: this.target?.seq ?? 0, timeoutMs, holder: holder ?? ANONYMOUS, resolve, reject, ...(at === undefined ? {} : { at }) });
       this.pump();
     });
   }
@@ -222,6 +222,7 @@ export class Index implements DataspaceIndex {
     const goal = slot.goal;
     if (goal && lane.loaded && lane.current === goal.commit) this.reach(slot, goal.seq);
     const query = slot.query;
+    if (query?.at !== undefined) return lane.loaded && lane.current === query.at ? this.run(slot, query) : this.visit(slot, query, query.at);
     if (query && reflects(slot) >= query.seq) return this.run(slot, query);
     if (goal && (!lane.loaded || lane.current !== goal.commit)) {
       if (slot.failed !== goal.seq || query) this.sync(slot, goal);
@@ -263,6 +264,30 @@ export class Index implements DataspaceIndex {
         slot.query?.reject(error);
         slot.query = undefined;
         if (!this.slots.some((s) => s.lane.loaded)) for (const query of this.pending.splice(0)) query.reject(error);
+      },
+    );
+  }
+
+  /**
+   * Moves a lane to the past commit `at` for a query there, by the tree diff from the commit it
+   * holds (index-core.ts syncTo): the lane then reflects no goal. Lane 0 goes back to the target
+   * once the query is answered; another lane stays, for the next query at `at`, until a query at
+   * HEAD takes it or it catches up after lane 0 moves.
+   */
+  private visit(slot: Slot, query: Query, at: string): void {
+    const { lane } = slot;
+    const replacements = lane.replacements;
+    slot.at = 0;
+    if (lane.number > 0) slot.goal = undefined;
+    this.call(
+      slot,
+      lane.run<SyncReport>({ op: 'sync', commit: at }),
+      () => (slot.idleSince = performance.now()),
+      (error) => {
+        if (this.closed || lane.replacements !== replacements) return; // a replaced worker: the lane reloads, then visits again
+        this.log(`index lane ${lane.number} could not move to ${at} for a query there: ${error.message}`);
+        if (slot.query === query) slot.query = undefined;
+        query.reject(error);
       },
     );
   }
