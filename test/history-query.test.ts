@@ -120,6 +120,8 @@ describe('SPARQL at a past commit', () => {
     const now = await sparql(ALL);
     assert.notDeepEqual(rows(now.body), expected, 'HEAD answers otherwise');
     assert.equal(now.headers['lodestone-commit'], git(repo, 'rev-parse', 'HEAD').trim());
+    const empty = await sparql(ALL, { version: '' });
+    assert.equal(empty.headers['lodestone-commit'], now.headers['lodestone-commit'], 'an empty version asks now');
     // abbreviated, by POST as a form, and again (a lane stays there)
     const short = await sparql(ALL, { version: thousandBack.slice(0, 10) });
     assert.deepEqual(rows(short.body), expected);
@@ -212,6 +214,9 @@ describe('SPARQL at a past commit', () => {
         const { context, page, problems } = await visitor(browser, s.base, s.ownerPem, width ? { width } : {});
         await page.goto(`${s.base}sparql`);
         await page.fill('#query', `SELECT ?says WHERE { GRAPH <${s.base}past/open/> { ?s <${EX}says> ?says } }`);
+        await Promise.all([page.waitForURL(/query=/), page.click('form.sparql-form button[type=submit]')]);
+        assert.deepEqual(await page.locator('#results-table tbody td').allTextContents(), ['open, second'], 'an empty "as of" field asks now');
+        assert.equal(await page.locator('.as-of').count(), 0);
         await page.fill('#version', thousandBack.slice(0, 12));
         await Promise.all([page.waitForURL(/version=/), page.click('form.sparql-form button[type=submit]')]);
         assert.deepEqual(await page.locator('#results-table tbody td').allTextContents(), ['open, first']);

@@ -23,12 +23,13 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2
 
 /** The past commit the request asks for by `version` (from the query string or the form) or Accept-Datetime; undefined: HEAD. */
 export async function pastAsked(ctx: Context, version: string | undefined): Promise<PastAsk | undefined> {
-  const header = ctx.get('Accept-Datetime').trim();
-  if (version === undefined && header === '') return undefined;
   const { documents } = ctx.state.runtime;
+  const text = version?.trim() ?? ''; // an empty "as of" field: now
+  // RFC 7089 §4.1: Accept-Datetime asks nothing of a resource without a past (it is ignored there)
+  const header = documents.past ? ctx.get('Accept-Datetime').trim() : '';
+  if (text === '' && header === '') return undefined;
   if (!documents.past) throw new LodestoneError('NotFound', `${documents.base} is not versioned: it has no past to query`);
-  if (version !== undefined) {
-    const text = version.trim();
+  if (text !== '') {
     if (ISO_DATE.test(text)) return { ...(await documents.past.byDate(dateOf(text, `version=${text}`))), byDate: true };
     return { ...(await documents.past.byId(text)), byDate: false };
   }
