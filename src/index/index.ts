@@ -281,19 +281,25 @@ export class Index implements DataspaceIndex {
    * Moves a lane to the past commit `at` for a query there, by the tree diff from the commit it
    * holds (index-core.ts syncTo): the lane then reflects no goal. Lane 0 goes back to the target
    * once the query is answered; another lane stays, for the next query at `at`, until a query at
-   * HEAD takes it or it catches up after lane 0 moves.
+   * HEAD takes it or it catches up after lane 0 moves. The move counts in the query's time limit:
+   * past it the lane stops, as for a query (a commit that differs in millions of triples, say).
    */
   private visit(slot: Slot, query: Query, at: string): void {
     const { lane } = slot;
     const replacements = lane.replacements;
     slot.at = 0;
     if (lane.number > 0) slot.goal = undefined;
+    const started = performance.now();
     this.call(
       slot,
-      lane.run<SyncReport>({ op: 'sync', commit: at }),
-      () => (slot.idleSince = performance.now()),
+      lane.run<SyncReport>({ op: 'sync', commit: at }, query.timeoutMs),
+      () => {
+        slot.idleSince = performance.now();
+        query.timeoutMs = Math.max(1, query.timeoutMs - (slot.idleSince - started)); // what is left of the limit
+      },
       (error) => {
-        if (this.closed || lane.replacements !== replacements) return; // a replaced worker: the lane reloads, then visits again
+        const overTime = isLodestoneError(error, 'QueryTimeout');
+        if (this.closed || (lane.replacements !== replacements && !overTime)) return; // a replaced worker: the lane reloads, then visits again
         this.log(`index lane ${lane.number} could not move to ${at} for a query there: ${error.message}`);
         if (slot.query === query) slot.query = undefined;
         query.reject(error);
