@@ -29,7 +29,9 @@
  *   Chosen over a fresh store per commit (a whole load: ~20 s per million triples here) and over a
  *   copy of a HEAD store (Oxigraph copies by dump and load, as slow as a load): no memory beyond the
  *   lanes, and the cost follows the documents that differ, not the size of the dataspace or the
- *   commits between (bench --only history: the figures are in the commit that made this).
+ *   commits between. Measured (bench --only history, 1,000,000 triples, a commit 10,000 back, 100
+ *   documents differ, 2 cores under a load of 9-20): first answer 0.75-1.0 s; then queries there
+ *   p50 16.5 ms against 13.0 ms at HEAD, alternating; a move to a commit 5,000 back 0.9 s.
  *
  * Memory: each lane is a whole copy. Measured (bench/lane-memory.ts: RSS of a process with 1, 2
  * and 3 lanes, each loaded and having answered a query), a lane beyond the first costs ~35 MB
