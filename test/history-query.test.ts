@@ -143,6 +143,10 @@ describe('SPARQL at a past commit', () => {
     const byVersion = await sparql(ALL, { version: date.toISOString() });
     assert.equal(byVersion.headers['lodestone-commit'], beforeDate, 'the page\'s "as of" field sends a date as version=');
     assertRdfError(await sparql(ALL, {}, { headers: { 'Accept-Datetime': 'Mon, 01 Jan 1990 00:00:00 GMT' } }), 404, { title: /no commit at or before/ });
+    assertRdfError(await sparql(ALL, {}, { headers: { 'Accept-Datetime': 'Mon, 01 Jan 1900 00:00:00 GMT' } }), 404, { title: /no commit at or before/ });
+    const future = await sparql(ALL, {}, { headers: { 'Accept-Datetime': 'Fri, 01 Jan 2100 00:00:00 GMT' } }); // git reads no year past 2099: a 404 before
+    assert.equal(future.status, 200, future.body);
+    assert.equal(future.headers['lodestone-commit'], git(repo, 'rev-parse', 'HEAD').trim());
   });
 
   it('gives a past query the graphs the agent may read now, each as readable then: a stranger, anonymous', async () => {

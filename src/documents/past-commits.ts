@@ -56,8 +56,10 @@ export class PastCommits {
   /** The newest first-parent commit at or before `date` (RFC 7089 §4.1); NotFound before the first. */
   async byDate(date: Date): Promise<PastCommit> {
     const head = this.headOrNotFound();
+    const latest = await this.withTime(head);
+    if (date.getTime() >= latest.time * 1000) return latest; // HEAD is the newest: and git reads no year past 2099
     const when = date.toISOString().replace(/\.\d+Z$/, 'Z'); // whole seconds, as commit times are
-    const found = await this.remember(`${head} date ${when}`, async () => {
+    const found = date.getTime() < 0 ? null : await this.remember(`${head} date ${when}`, async () => {
       const { code, out } = await git(this.store.gitdir, ['rev-list', '--first-parent', '-n', '1', `--before=${when}`, head]);
       return code === 0 && /^[0-9a-f]{40}$/.test(out) ? this.withTime(out) : null;
     });
