@@ -17,6 +17,7 @@ import { boundNesting } from '../rdf/sparql-text.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
 import { DocumentHistory, type BlameRunner } from './history.js';
+import { PastCommits } from './past-commits.js';
 import { ChildListing } from './child-listing.js';
 import { TitleSearch } from './search.js';
 import type { WriteRequest, WriteResult } from './writes.js';
@@ -48,6 +49,8 @@ export class DocumentService {
   readonly base: string;
   /** The documents' history, when the dataspace is versioned (SPEC §9.1). */
   readonly history: DocumentHistory | undefined;
+  /** The commits a query of the past may name, when the dataspace is versioned (issue 30). */
+  readonly past: PastCommits | undefined;
   /** Every container's children, kept in path order (a page of a large container is a slice). */
   readonly children: ChildListing;
   /** The titles and labels of every document, kept for search. */
@@ -65,6 +68,8 @@ export class DocumentService {
   ) {
     this.base = dataspace.base;
     this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this, options.blame);
+    const history = this.history;
+    this.past = history && new PastCommits(dataspace.store, dataspace.base, (sha) => history.commit(sha));
     this.children = new ChildListing(dataspace.store, dataspace.base);
     this.titles = new TitleSearch(dataspace.store, dataspace.base, async (query, timeoutMs) => String(await this.query({ query, format: RESULTS_JSON }, this.head(), timeoutMs, undefined)));
     this.protectedPaths = new Set(options.protectedPaths ?? []);
@@ -129,9 +134,11 @@ export class DocumentService {
 
   /**
    * Runs a SPARQL query over the documents at `head` or later (the index is told to follow it
-   * first, so a client reads its own writes), within `timeoutMs`, on a lane `holder` may take.
+   * first, so a client reads its own writes), within `timeoutMs`, on a lane `holder` may take;
+   * given `at`, over the documents as that past commit left them (issue 30).
    */
-  query(request: QueryRequest, head: string | undefined, timeoutMs: number, holder: string | undefined): Promise<string | boolean> {
+  query(request: QueryRequest, head: string | undefined, timeoutMs: number, holder: string | undefined, at?: string): Promise<string | boolean> {
+    if (at !== undefined) return this.dataspace.queryAt(request, at, timeoutMs, holder);
     this.dataspace.index.follow(head);
     return this.dataspace.index.query(request, timeoutMs, holder);
   }
