@@ -16,7 +16,8 @@ import { RESULTS_JSON } from '../rdf/media-types.js';
 import { boundNesting } from '../rdf/sparql-text.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
-import { DocumentHistory } from './history.js';
+import { DocumentHistory, type BlameRunner } from './history.js';
+import { PastCommits } from './past-commits.js';
 import { ChildListing } from './child-listing.js';
 import { TitleSearch } from './search.js';
 import { ChangeRequests } from './change-requests.js';
@@ -37,6 +38,8 @@ export interface DocumentServiceOptions {
   clock?: () => Date;
   /** Where composeDocument runs: the composer's workers in a server (composer.ts), in-process by default. */
   compose?: (input: ComposeInput) => Promise<Buffer>;
+  /** Where blame runs: the `blame` pool in a server (history.ts), in process by default. */
+  blame?: BlameRunner;
   /** Ontology constraints (SPEC §2.5, §7): throws to refuse a document's new canonical bytes; none by default. */
   validate?: (url: string, bytes: Buffer) => Promise<void>;
 }
@@ -49,6 +52,8 @@ export class DocumentService {
   readonly base: string;
   /** The documents' history, when the dataspace is versioned (SPEC §9.1). */
   readonly history: DocumentHistory | undefined;
+  /** The commits a query of the past may name, when the dataspace is versioned (issue 30). */
+  readonly past: PastCommits | undefined;
   /** Every container's children, kept in path order (a page of a large container is a slice). */
   readonly children: ChildListing;
   /** The titles and labels of every document, kept for search. */
@@ -67,7 +72,9 @@ export class DocumentService {
     options: DocumentServiceOptions = {},
   ) {
     this.base = dataspace.base;
-    this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this);
+    this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this, options.blame);
+    const history = this.history;
+    this.past = history && new PastCommits(dataspace.store, dataspace.base, (sha) => history.commit(sha));
     this.children = new ChildListing(dataspace.store, dataspace.base);
     this.changeRequests = new ChangeRequests(dataspace);
     this.titles = new TitleSearch(dataspace.store, dataspace.base, async (query, timeoutMs) => String(await this.query({ query, format: RESULTS_JSON }, this.head(), timeoutMs, undefined)));
@@ -138,9 +145,11 @@ export class DocumentService {
 
   /**
    * Runs a SPARQL query over the documents at `head` or later (the index is told to follow it
-   * first, so a client reads its own writes), within `timeoutMs`, on a lane `holder` may take.
+   * first, so a client reads its own writes), within `timeoutMs`, on a lane `holder` may take;
+   * given `at`, over the documents as that past commit left them (issue 30).
    */
-  query(request: QueryRequest, head: string | undefined, timeoutMs: number, holder: string | undefined): Promise<string | boolean> {
+  query(request: QueryRequest, head: string | undefined, timeoutMs: number, holder: string | undefined, at?: string): Promise<string | boolean> {
+    if (at !== undefined) return this.dataspace.queryAt(request, at, timeoutMs, holder);
     this.dataspace.index.follow(head);
     return this.dataspace.index.query(request, timeoutMs, holder);
   }

@@ -1,7 +1,7 @@
 /**
  * The route table: every path of a dataspace, by method and query kind, with its handler. A path
  * is a document path (ends in `/`; the root document is ``), with or without a history query
- * (`?version=`, `?timemap`, `?timegate`, `?diff=`, `?restore=`, `?branch=`), the root with the proxy's `?uri=`
+ * (`?version=`, `?timemap`, `?timegate`, `?diff=`, `?restore=`, `?blame`, `?branch=`), the root with the proxy's `?uri=`
  * (SPEC §4.5), or a system endpoint. Each row declares what it needs (a mode on a target,
  * authorize.ts) and what it offers (a kind of representation, offers.ts), and dispatch decides
  * both once, before any handler: 405 with the row's `Allow` for a method it lacks (before any
@@ -20,6 +20,7 @@ import { accessEndpoint, accessRequest, signup } from './admin-endpoints.js';
 import { deleteDocument, documentOptions, readDocument, writeDocument } from './documents.js';
 import { diff, restore, timegate, timemap, version } from './memento.js';
 import { changeRequest, readOnBranch } from './branches.js';
+import { blame } from './blame.js';
 import { historyQuery, type HistoryKind } from './history-query.js';
 import { robots, sitemap } from './sitemap.js';
 import { clearOntologies } from './clear.js';
@@ -82,6 +83,7 @@ export const routes: readonly Route[] = [
   { name: 'a TimeMap', in: 'every', path: 'document', query: 'timemap', needs: { on: 'document', mode: 'Read' }, offers: 'timemap', methods: read(timemap) },
   { name: 'a TimeGate', in: 'every', path: 'document', query: 'timegate', needs: { on: 'document', mode: 'Read' }, offers: 'none', methods: read(timegate) },
   { name: 'a diff of two versions', in: 'every', path: 'document', query: 'diff', needs: { on: 'document', mode: 'Read' }, offers: 'diff', methods: read(diff) },
+  { name: 'blame: each triple with the commit that brought it', in: 'every', path: 'document', query: 'blame', needs: { on: 'document', mode: 'Read' }, offers: 'graphPage', methods: read(blame) },
   { name: 'restoring a version', in: 'every', path: 'document', query: 'restore', needs: { on: 'document', mode: 'Write' }, offers: 'document', methods: { POST: restore } },
   // issue 30: drafts as git branches (branches.ts); a write there is checked as the same write on main
   { name: 'a document on a branch', in: 'user', path: 'document', query: 'branch', needs: onDocument, offers: 'graph', methods: { ...read(readOnBranch), PUT: writeDocument, POST: writeDocument, PATCH: writeDocument, DELETE: deleteDocument, OPTIONS: documentOptions }, primaryOnly: true },
