@@ -144,6 +144,20 @@ describe('branches: propose, review, merge (issue 30)', () => {
     assert.equal(rev('review'), before);
   });
 
+  it('serialises writes to main and to branches of the same repository: every one lands, once, and the repository stays whole', async () => {
+    const [main, before] = [Number(git(dir, 'rev-list', '--count', 'main')), rev('busy')];
+    assert.equal(before, '');
+    const writes = Array.from({ length: 12 }, (_, i) => {
+      const branch = i % 3 === 0 ? '' : `?branch=busy${i % 3}`;
+      return s.request('PUT', `/busy-${i}/${branch}`, { headers: turtle, body: titled(`busy ${i}`) });
+    });
+    for (const res of await Promise.all(writes)) assert.ok(res.status === 201 || res.status === 200, `${res.status} ${res.body}`);
+    assert.equal(Number(git(dir, 'rev-list', '--count', 'main')), main + 4);
+    assert.equal(git(dir, 'rev-list', '--count', 'main..busy1').trim(), '4');
+    assert.equal(git(dir, 'rev-list', '--count', 'main..busy2').trim(), '4');
+    git(dir, 'fsck', '--strict', '--no-dangling');
+  });
+
   it('discards a branch (its ref) with DELETE', async () => {
     await putOnBranch(2, 'to be thrown away', 'scrap');
     assertRdfError(await s.request('DELETE', '/?branch=scrap&changes', { headers: { 'If-Match': '"0000000000000000000000000000000000000000"' } }), 412);
