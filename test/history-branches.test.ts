@@ -102,15 +102,19 @@ describe('branches: propose, review, merge (issue 30)', () => {
     assert.equal(rev('main'), main, 'nothing was committed');
   });
 
-  it('merges once the branch is fixed: one merge commit on main with two parents and every change', async () => {
+  it('merges once the branch is fixed: one commit on main (one parent, as the mirror replays it), a merge commit on the branch, every change', async () => {
     await putOnBranch(3, 'main changed 3'); // the branch agrees with main
     const main = rev('main');
     const draft = rev('draft');
     const res = await s.request('POST', '/?branch=draft&changes', { headers: { 'If-Match': `"${draft}"` } });
     assert.equal(res.status, 204, res.body);
-    assert.equal(git(dir, 'log', '-1', '--format=%P', 'main').trim(), `${main} ${draft}`);
-    assert.equal(git(dir, 'rev-list', '--count', '--first-parent', `${main}..main`).trim(), '1', 'one commit on main');
-    assert.match(git(dir, 'log', '--graph', '--oneline', '-3', 'main'), /^\*\s+\S+ MERGE .*\?branch=draft\n\|\\/);
+    assert.equal(git(dir, 'log', '-1', '--format=%P', 'main').trim(), main, 'main stays a first-parent chain');
+    assert.equal(git(dir, 'rev-list', '--count', `${main}..main`).trim(), '1', 'one commit on main');
+    assert.match(git(dir, 'log', '-1', '--format=%s%n%b', 'main'), new RegExp(`^MERGE .*\\?branch=draft\n+The changes of the branch draft at ${draft}`));
+    assert.equal(git(dir, 'log', '-1', '--format=%P', 'draft').trim(), `${draft} ${rev('main')}`, 'the branch records the merge');
+    assert.equal(git(dir, 'rev-parse', 'draft^{tree}').trim(), git(dir, 'rev-parse', 'main^{tree}').trim());
+    assert.equal(git(dir, 'merge-base', 'main', 'draft').trim(), rev('main'));
+    assert.match(git(dir, 'log', '--graph', '--oneline', '-3', 'draft'), /^\*\s+\S+ MERGE main into draft\n\|\\/);
     assert.equal(res.headers['lodestone-commit'], rev('main'));
     for (let i = 0; i < 10; i++) assert.match((await s.request('GET', `/d${i}/`, { headers: NT })).body, new RegExp(`"${i === 3 ? 'main changed 3' : `branch ${i}`}"`));
     const ask = await s.request('GET', `/sparql?query=${encodeURIComponent('ASK { ?s ?p "branch 7" }')}`, { headers: { Accept: 'application/sparql-results+json' } });

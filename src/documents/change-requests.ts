@@ -1,8 +1,12 @@
 /**
  * Change requests (issue 30): what a branch changed since it parted from the main branch, document
- * by document and triple by triple, and its merge into the main branch as ONE merge commit (two
- * parents: main's HEAD and the branch's), per document a three-way merge of the triple sets
- * (rdf/three-way.ts) against the merge base (`git merge-base`). A conflict anywhere commits nothing.
+ * by document and triple by triple, and its merge into the main branch as ONE commit on main, per
+ * document a three-way merge of the triple sets (rdf/three-way.ts) against the merge base (`git
+ * merge-base`). A conflict anywhere commits nothing. The commit on main has one parent: main's
+ * history stays a first-parent chain that the mirror replays SHA-identical and the TimeMap, blame
+ * and queries of the past walk; the branch then gets a merge commit of its own (parents: its HEAD
+ * and main's new commit: Branches.recordMerge), so git shows where it was merged and its next
+ * merge starts from there.
  * The server's own `dct:modified` of a document never conflicts: the later of the two stays.
  */
 import { agentIdentity, type Dataspace } from '../dataspace.js';
@@ -71,18 +75,21 @@ export class ChangeRequests {
 
   /**
    * Merges the branch into the main branch if its HEAD is still `expected` (412 when it moved): one
-   * merge commit by `agent`, or none when main holds every change already; a 409 listing the
+   * commit on main by `agent` (and a merge commit on the branch), or none when main holds every change already; a 409 listing the
    * conflicting triples per document (and nothing committed) when the sides disagree.
    */
   async merge(name: string, expected: string, agent: string | undefined): Promise<{ commit: string | undefined }> {
     const { store, branches } = this.dataspace;
     const branch = branchName(name, store.branch);
+    let merging: string | undefined;
+    const author = agentIdentity(agent);
     const { commit } = await store.transact(async (view) => {
       const head = await branches.head(branch);
       if (head === undefined) throw new LodestoneError('NotFound', `there is no branch ${branch}`);
       if (head !== expected) throw new LodestoneError('PreconditionFailed', `the branch ${branch} is at ${head} now, not ${expected}: review it again`, { etag: `"${head}"` });
       const changes = (await branches.changes(branch))!;
       if (changes.base === head) return { result: undefined }; // merged already: main has every commit of it
+      merging = head;
       const read = async (blob: string | undefined) => (blob === undefined ? undefined : linesOf((await store.readBlob(blob)).toString('utf8')));
       const merged: Change[] = [];
       const conflicts: DocumentConflicts[] = [];
@@ -109,8 +116,9 @@ export class ChangeRequests {
         const words = conflicts.map((c) => (c.deletedOn ? `${c.url} was deleted on ${c.deletedOn} and changed on the other side` : `${c.url}: ${c.triples.map((t) => `${t.subject} ${t.predicate}`).join(', ')}`));
         throw new LodestoneError('Conflict', `the branch ${branch} and main changed the same triples differently (${count}); nothing was merged. Make the branch agree with main, then merge again. ${words.join('; ')}`.slice(0, 4000), { report: conflictReport(conflicts), etag: `"${head}"` });
       }
-      return { intent: { changes: merged, author: agentIdentity(agent), message: `MERGE ${this.dataspace.base}?branch=${branch}`, mergeOf: head }, result: undefined };
+      return { intent: { changes: merged, author, message: `MERGE ${this.dataspace.base}?branch=${branch}\n\nThe changes of the branch ${branch} at ${head}.` }, result: undefined };
     });
+    if (commit !== undefined && merging !== undefined) await branches.recordMerge(branch, merging, commit, author);
     return { commit };
   }
 }

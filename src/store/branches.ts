@@ -11,7 +11,7 @@ import { LodestoneError } from '../errors.js';
 import { commitObject } from '../git/commits.js';
 import type { GitObject } from '../git/objects.js';
 import { BatchView } from './batch-view.js';
-import type { GitStore, Transaction, TransactionResult } from './git-store.js';
+import { SERVICE_IDENTITY, type GitStore, type Identity, type Transaction, type TransactionResult } from './git-store.js';
 import { readRef } from './refs.js';
 import { buildTree, diffTrees, type FileDiff } from './trees.js';
 
@@ -89,15 +89,7 @@ export class Branches {
       const { changes, blobIds } = view.hashChanges(intent?.changes ?? [], objects);
       if (!intent || changes.size === 0) return { commit: undefined, result, blobIds };
       const tree = await buildTree(this.store.trees, state.tree, changes, objects);
-      const now = Math.floor(Date.now() / 1000);
-      const signature = (who: { name: string; email: string }) => ({ ...who, timestamp: now, timezone: '+0000' });
-      const commit = commitObject({
-        tree,
-        parents: start ? [start] : [],
-        author: signature(intent.author),
-        committer: signature(intent.committer ?? { name: 'Lodestone', email: 'service@lodestone.invalid' }),
-        message: intent.message.endsWith('\n') ? intent.message : intent.message + '\n',
-      });
+      const commit = commitAt(tree, start ? [start] : [], intent.author, intent.committer ?? SERVICE_IDENTITY, intent.message);
       objects.push(commit);
       await this.store.writeObjects(objects, ref, commit.id, current);
       // a branch's own state moves with it (a write costs its changes, not the branch's size); one read from git, or shared (main's HEAD a new branch starts from), is copied
@@ -105,6 +97,22 @@ export class Branches {
       if (own) this.states.delete(current);
       this.remember({ ...withChanges(state, changes, own), head: commit.id, tree, owner: name });
       return { commit: commit.id, result, blobIds };
+    });
+  }
+
+  /**
+   * Records on the branch that the main branch took its changes at `head` as the commit `merged`
+   * (a single-parent commit there, so the mirror replays it as it is, SHA-identical): a merge
+   * commit ON THE BRANCH, parents [head, merged], with merged's tree, so the branch keeps its own
+   * history, equals main, and its next merge base is `merged`. Nothing when the branch moved since.
+   */
+  recordMerge(name: string, head: string, merged: string, author: Identity): Promise<void> {
+    const ref = `refs/heads/${name}`;
+    return this.store.exclusive(async () => {
+      if ((await readRef(this.store.gitdir, ref)) !== head) return;
+      const { tree } = await this.store.objects.readCommit(merged);
+      const commit = commitAt(tree, [head, merged], author, SERVICE_IDENTITY, `MERGE main into ${name}\n\nmain took this branch's changes at ${head} as ${merged}.`);
+      await this.store.writeObjects([commit], ref, commit.id, head);
     });
   }
 
@@ -154,6 +162,13 @@ export class Branches {
     if (this.states.size >= 8) this.states.delete(this.states.keys().next().value!);
     this.states.set(state.head ?? '', state);
   }
+}
+
+/** A commit object made now, timezone +0000 (DESIGN "Commits"). */
+function commitAt(tree: string, parents: string[], author: Identity, committer: Identity, message: string): GitObject {
+  const now = Math.floor(Date.now() / 1000);
+  const signature = (who: Identity) => ({ ...who, timestamp: now, timezone: '+0000' });
+  return commitObject({ tree, parents, author: signature(author), committer: signature(committer), message: message.endsWith('\n') ? message : message + '\n' });
 }
 
 /** `state` with `changes` applied (null: deleted): in its own maps when `inPlace`, else in new ones. */

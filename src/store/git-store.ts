@@ -42,8 +42,6 @@ export interface WriteIntent {
   /** Defaults to the service's own identity. */
   committer?: Identity;
   message: string;
-  /** Further parents of the commit after the branch's HEAD (a merge: the head of the branch merged in). */
-  mergeOf?: string;
 }
 
 export interface Transaction<T> {
@@ -355,7 +353,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
           const now = this.clock();
           const commit = commitObject({
             tree: newTree,
-            parents: [...(head ? [head] : []), ...(intent.mergeOf ? [intent.mergeOf] : [])],
+            parents: head ? [head] : [],
             author: this.signature(intent.author, now),
             committer: this.signature(intent.committer ?? this.committer, now),
             message: intent.message.endsWith('\n') ? intent.message : intent.message + '\n',
