@@ -17,6 +17,7 @@ import { boundNesting } from '../rdf/sparql-text.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
 import { DocumentHistory } from './history.js';
+import { Undo } from './undo.js';
 import { ChildListing } from './child-listing.js';
 import { TitleSearch } from './search.js';
 import type { WriteRequest, WriteResult } from './writes.js';
@@ -46,6 +47,8 @@ export class DocumentService {
   readonly base: string;
   /** The documents' history, when the dataspace is versioned (SPEC §9.1). */
   readonly history: DocumentHistory | undefined;
+  /** Restores of whole containers and reverts of commits, when the dataspace is versioned (undo.ts). */
+  readonly undo: Undo | undefined;
   /** Every container's children, kept in path order (a page of a large container is a slice). */
   readonly children: ChildListing;
   /** The titles and labels of every document, kept for search. */
@@ -68,6 +71,8 @@ export class DocumentService {
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;
+    const history = this.history;
+    this.undo = history && new Undo(dataspace, { commit: (sha) => history.commit(sha), url: (path) => this.url(path), refusal: (path, method) => this.refusal(path, method), clock: this.clock });
     this.validate = options.validate;
   }
 

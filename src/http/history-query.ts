@@ -1,11 +1,12 @@
-/** Which history question a document URL's query asks (SPEC §3, §9.1): a version, the TimeMap, the TimeGate, a diff, a restore; none for the current document. */
+/** Which history question a document URL's query asks (SPEC §3, §9.1): a version, the TimeMap, the TimeGate, a diff, a restore (of a document, or with `recursive` of a container and all under it), a revert; none for the current document. */
 
 export type HistoryQuery =
   | { kind: 'version'; sha: string }
   | { kind: 'timemap' }
   | { kind: 'timegate' }
   | { kind: 'diff'; from: string; to: string | undefined }
-  | { kind: 'restore'; sha: string };
+  | { kind: 'restore'; sha: string }
+  | { kind: 'revert'; sha: string };
 
 export type HistoryKind = HistoryQuery['kind'];
 
@@ -17,5 +18,6 @@ export function historyQuery(querystring: string): HistoryQuery | undefined {
   if (query.has('timegate')) return { kind: 'timegate' };
   if (query.has('diff')) return { kind: 'diff', from: query.get('diff') ?? '', to: query.get('to') ?? undefined };
   if (query.has('restore')) return { kind: 'restore', sha: query.get('restore') ?? '' };
+  if (query.has('revert')) return { kind: 'revert', sha: query.get('revert') ?? '' };
   return undefined;
 }

@@ -17,6 +17,7 @@ import { forbidden, holds } from './authorize.js';
 import { historyQuery } from './history-query.js';
 import { requestMessage } from './commit-message.js';
 import { namesOf } from './html.js';
+import { restoreRecursive } from './undo.js';
 import { diffHtml, mementoHtml, timemapHtml } from './document-pages.js';
 import { contentTypeOf } from './representations.js';
 import type { Reply } from './reply.js';
@@ -150,8 +151,9 @@ export async function diff(ctx: Context, decided: Decided): Promise<Reply | void
   return { contentType: contentTypeOf(PLAIN), body: () => lines.join('\n') + (lines.length ? '\n' : '') };
 }
 
-/** `POST <document>?restore=<sha>` (SPEC §3): one new commit with that version's triples, under the same preconditions as any write. */
+/** `POST <document>?restore=<sha>` (SPEC §3): one new commit with that version's triples, under the same preconditions as any write; with `recursive`, a container and all under it (undo.ts). */
 export async function restore(ctx: Context, decided: Decided): Promise<void> {
+  if (new URLSearchParams(ctx.querystring).has('recursive')) return restoreRecursive(ctx, decided);
   const { relativePath, documentUrl, history } = historyOf(ctx, decided);
   admitWrite(ctx, relativePath); // a restore is a write like another: the version restored is no larger than it was
   const message = requestMessage(ctx);

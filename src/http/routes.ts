@@ -19,6 +19,7 @@ import { oidcCallback, oidcLogin, oidcLogout } from './oauth2.js';
 import { accessEndpoint, accessRequest, signup } from './admin-endpoints.js';
 import { deleteDocument, documentOptions, readDocument, writeDocument } from './documents.js';
 import { diff, restore, timegate, timemap, version } from './memento.js';
+import { revert } from './undo.js';
 import { historyQuery, type HistoryKind } from './history-query.js';
 import { robots, sitemap } from './sitemap.js';
 import { clearOntologies } from './clear.js';
@@ -80,6 +81,8 @@ export const routes: readonly Route[] = [
   { name: 'a TimeGate', in: 'every', path: 'document', query: 'timegate', needs: { on: 'document', mode: 'Read' }, offers: 'none', methods: read(timegate) },
   { name: 'a diff of two versions', in: 'every', path: 'document', query: 'diff', needs: { on: 'document', mode: 'Read' }, offers: 'diff', methods: read(diff) },
   { name: 'restoring a version', in: 'every', path: 'document', query: 'restore', needs: { on: 'document', mode: 'Write' }, offers: 'document', methods: { POST: restore } },
+  // issue 30: Write on the container addressed, and on every document the revert changes (undo.ts)
+  { name: 'reverting a commit', in: 'every', path: 'document', query: 'revert', needs: { on: 'document', mode: 'Write' }, offers: 'document', methods: { POST: revert } },
   { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', needs: endpoint('Read'), offers: 'answers', methods: { ...read(sparql), POST: sparql }, postReads: true },
   { name: 'the sitemap', in: 'every', path: 'sitemap.xml', needs: open, offers: 'none', methods: read(sitemap) },
   // read-only, to the secretary's certificate: replicas follow the primary with git's own protocol
