@@ -131,6 +131,15 @@ describe('undo at scale: a commit reverted', () => {
       assert.match(body, /rdf-syntax-ns#object> "z2"/, 'the triple the later commit changed, reified');
       assert.match(body, new RegExp(`isPartOf> <${s.base}r/z/>`));
     });
+    // an agent that may write the container but not the document is told nothing of its triples
+    const writer = await certifiedAgent(s, 'Container Only');
+    await putTurtle(s, '/admin/acl/authorizations/undo-r-writer/', `<#this> a <${ns.acl}Authorization> ; <${ns.acl}agent> <${writer.webId}> ; <${ns.acl}mode> <${ns.acl}Read>, <${ns.acl}Write> ; <${ns.acl}accessTo> <${s.base}r/> .`);
+    const containerTag = await etagOf('/r/');
+    await unchangedRepository(dir, async () => {
+      const res = await s.request('POST', `/r/?revert=${second}`, { as: { pem: writer.pem }, headers: { 'If-Match': containerTag } });
+      assertRdfError(res, 403);
+      assert.doesNotMatch(res.body, /z2|r\/z\//, 'neither the triples nor the document');
+    });
   });
 
   it('refuses a bad commit id (400), an unknown one (404), and an agent without Write on the documents (403)', async () => {

@@ -125,6 +125,7 @@ export class Undo {
     return this.commitPlan(request, `Reverts ${commit}`, async (view, now) => {
       const plan: PlannedChange[] = [];
       const conflicts: { url: string; lines: string[] }[] = [];
+      const touched = new Map<string, string | undefined>();
       for (const file of await this.scopeDiff(request.relativePath, parentTree, made.tree)) {
         const document = fileDocument(file.path, store.prefix);
         const current = view.blobId(file.path);
@@ -133,6 +134,7 @@ export class Undo {
           if (current === file.after) plan.push({ path: file.path, bytes: file.before === undefined ? null : await store.readBlob(file.before) });
           continue;
         }
+        touched.set(document, file.before);
         const url = this.context.url(document);
         const text = async (blob: string | undefined) => (blob === undefined ? [] : withoutModified(linesOf((await store.readBlob(blob)).toString('utf8')), url));
         const [before, after, now_] = await Promise.all([text(file.before), text(file.after), text(current)]);
@@ -152,13 +154,15 @@ export class Undo {
             conflicts.push({ url, lines: [] });
             continue;
           }
-          plan.push({ path: file.path, bytes: null });
+          plan.push({ path: file.path, bytes: null, version: file.before });
           continue;
         }
         const modified = `<${url}> <${MODIFIED}> "${now}"^^<${ns.xsd}dateTime> .`;
-        plan.push({ path: file.path, bytes: await canonicalBytes(parseRdf([...result, modified].join('\n') + '\n', { format: 'N-Triples' })) });
+        plan.push({ path: file.path, bytes: await canonicalBytes(parseRdf([...result, modified].join('\n') + '\n', { format: 'N-Triples' })), version: file.before });
       }
       if (conflicts.length > 0) {
+        // the triples are told only to an agent that may change every document they are in (a refusal names none)
+        for (const [document, version] of touched) if (!(await request.mayChange(document, version))) throw refusedAsAWhole(this.context.url(request.relativePath));
         throw new LodestoneError('Conflict', `later commits changed ${conflicts.reduce((n, c) => n + Math.max(c.lines.length, 1), 0)} of the triples ${commit} changed (in ${conflicts.map((c) => c.url).join(', ')}); nothing was reverted`, { report: conflictReport(conflicts) });
       }
       return plan;
@@ -189,7 +193,7 @@ export class Undo {
       const documents = changes.map((c) => ({ change: c, document: fileDocument(c.path, store.prefix) })).filter((d) => d.document !== undefined);
       for (const { change, document } of documents) {
         if (!(await request.mayChange(document!, change.version))) {
-          throw new LodestoneError('Forbidden', `this would change documents under ${url} that you may not write; nothing was changed`);
+          throw refusedAsAWhole(url);
         }
       }
       for (const { change, document } of documents) {
@@ -213,6 +217,11 @@ export class Undo {
     });
     return { commit, changed, blobId: (blobIds.get(file) ?? store.blobId(file)) ?? undefined };
   }
+}
+
+/** The refusal of an undo the agent may not make whole: it names no document it would change. */
+function refusedAsAWhole(url: string): LodestoneError {
+  return new LodestoneError('Forbidden', `this would change documents under ${url} that you may not write; nothing was changed`);
 }
 
 /** The lines without the document's dct:modified, which every write changes: no triple a person wrote. */
