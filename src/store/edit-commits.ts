@@ -3,8 +3,12 @@
  * it was made and what it did. An edit someone committed with git keeps that commit's author (the
  * service is the committer) and names the commit; an edit of the working tree alone is a hand edit.
  * The document's dct:modified (SPEC §2.2) is set to the time the edit came in, as for an HTTP write.
+ * Bytes that are no N-Triples, or break an ontology constraint, are logged and left alone.
  */
+import { isLodestoneError, LodestoneError } from '../errors.js';
+import { shallowCanonicalBytes } from '../rdf/canonical.js';
 import { replaceLiteral, literalObject } from '../rdf/canonical-lines.js';
+import { parseRdf } from '../rdf/ntriples.js';
 import { ns } from '../rdf/namespaces.js';
 import type { GitStore, Identity } from './git-store.js';
 import { lookupPath } from './trees.js';
@@ -56,4 +60,49 @@ export function editCommit(url: string, path: string, by: { commit: string; auth
   const done = [reordered ? `Canonical order of ${what}.` : `${what[0]!.toUpperCase()}${what.slice(1)}, already in canonical order.`];
   if (modified) done.push(`dct:modified set to ${modified}.`);
   return { author: by?.author ?? HAND_EDIT, message: `PUT ${url}\n\n${done.join(' ')}` };
+}
+
+/** How an edit's bytes are checked: deep blank-node labelling, ontology constraints, where refusals are logged. */
+export interface EditChecks {
+  labelDeep: (ntriples: string, what: string) => Promise<Buffer>;
+  validate: ((url: string, bytes: Buffer) => Promise<void>) | undefined;
+  log: (line: string) => void;
+  /** The file as a person finds it, for the log. */
+  where: string;
+}
+
+/**
+ * The canonical bytes of an edit of `path` (document `url`); undefined when they are no N-Triples
+ * (logged with file, line and column) or break an ontology constraint (logged with the report's
+ * sentences): such an edit is left alone.
+ */
+export async function canonicalEdit(bytes: Buffer, path: string, url: string, checks: EditChecks): Promise<Buffer | undefined> {
+  let canonical: Buffer;
+  try {
+    const shallow = await shallowCanonicalBytes(parseRdf(decodeUtf8(bytes, path), { format: 'N-Triples' }));
+    canonical = Buffer.isBuffer(shallow) ? shallow : await checks.labelDeep(shallow.deep, path);
+  } catch (error) {
+    if (!isLodestoneError(error)) throw error;
+    const at = error.data.line ? `${error.data.line}:${error.data.column}` : '1:1';
+    checks.log(`${checks.where}:${at}: invalid N-Triples, not committed: ${error.message}`);
+    return undefined;
+  }
+  if (checks.validate) {
+    try {
+      await checks.validate(url, canonical);
+    } catch (error) {
+      if (!isLodestoneError(error, 'ConstraintViolation')) throw error;
+      checks.log(`${checks.where}: not committed: ${error.message}`);
+      return undefined;
+    }
+  }
+  return canonical;
+}
+
+function decodeUtf8(bytes: Buffer, path: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new LodestoneError('SyntaxError', `${path} is not valid UTF-8`, { line: 1, column: 1 });
+  }
 }

@@ -9,8 +9,7 @@
  */
 import { promises as fsp, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { LodestoneError, isLodestoneError } from '../errors.js';
-import { canonicalBytes, shallowCanonicalBytes } from '../rdf/canonical.js';
+import { canonicalBytes } from '../rdf/canonical.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import { blobObject } from '../git/objects.js';
 import { stageEntryFromStats, statMatches, type StageEntry } from '../git/stage-file.js';
@@ -19,7 +18,7 @@ import type { GitStore, Identity } from './git-store.js';
 import { fileDocument } from '../document-paths.js';
 import { defaultLockOptions } from './refs.js';
 import { readStage } from './stage.js';
-import { commitThatWrote, editCommit, HAND_EDIT, withModified } from './edit-commits.js';
+import { canonicalEdit, commitThatWrote, editCommit, HAND_EDIT, withModified } from './edit-commits.js';
 
 export const WORKTREE_COMMITTER: Identity = { name: 'Lodestone (working tree)', email: 'working-tree@lodestone.invalid' };
 export const ANONYMOUS: Identity = { name: 'anonymous', email: 'anonymous@lodestone.invalid' };
@@ -233,25 +232,8 @@ export class WorkingTree {
    * logged with the report's sentences: false. Otherwise the commit made, if anything changed.
    */
   private async commitEdit(path: string, url: string, bytes: Buffer, previous: string | undefined, by: Parameters<typeof editCommit>[2]): Promise<string | undefined | false> {
-    let canonical: Buffer;
-    try {
-      const shallow = await shallowCanonicalBytes(parseRdf(decodeUtf8(bytes, path), { format: 'N-Triples' }));
-      canonical = Buffer.isBuffer(shallow) ? shallow : await this.labelDeep(shallow.deep, path);
-    } catch (error) {
-      if (!isLodestoneError(error)) throw error;
-      const where = error.data.line ? `${error.data.line}:${error.data.column}` : '1:1';
-      this.log(`${this.abs(path)}:${where}: invalid N-Triples, not committed: ${error.message}`);
-      return false;
-    }
-    if (this.validate) {
-      try {
-        await this.validate(url, canonical);
-      } catch (error) {
-        if (!isLodestoneError(error, 'ConstraintViolation')) throw error;
-        this.log(`${this.abs(path)}: not committed: ${error.message}`);
-        return false;
-      }
-    }
+    const canonical = await canonicalEdit(bytes, path, url, { labelDeep: this.labelDeep, validate: this.validate, log: this.log, where: this.abs(path) });
+    if (!canonical) return false;
     const now = new Date().toISOString();
     const stamped = withModified(canonical, previous === undefined ? undefined : await this.store.readBlob(previous).catch(() => undefined), url, now);
     const { author, message } = editCommit(url, path, by, !canonical.equals(bytes), stamped.equals(canonical) ? undefined : now);
@@ -357,14 +339,6 @@ function parseJournal(text: string): Map<string, Set<string>> {
     blobs.add(line.slice(tab + 1));
   }
   return written;
-}
-
-function decodeUtf8(bytes: Buffer, path: string): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new LodestoneError('SyntaxError', `${path} is not valid UTF-8`, { line: 1, column: 1 });
-  }
 }
 
 async function listFiles(folder: string, relative: string): Promise<string[]> {
