@@ -10,9 +10,11 @@ import type { Quad } from '@rdfjs/types';
 import type { DataspaceIndex, IndexChoice } from './index/engine.js';
 import { engineFor } from './index/engines.js';
 import { Index } from './index/index.js';
+import type { QueryRequest } from './index/index-core.js';
 import { RemoteIndex } from './index/remote-index.js';
 import { canonicalBytes, type CanonicalLimits } from './rdf/canonical.js';
 import type { DiskClient } from './store/disk.js';
+import { Branches } from './store/branches.js';
 import { GitStore, type Identity } from './store/git-store.js';
 import { documentFile } from './document-paths.js';
 import { VersionLog } from './store/version-log.js';
@@ -87,6 +89,8 @@ export class Dataspace {
   readonly id: string;
   readonly base: string;
   readonly store: GitStore;
+  /** Drafts of the dataspace, as branches of its repository (DESIGN "Branches"). */
+  readonly branches: Branches;
   readonly index: DataspaceIndex;
   readonly workingTree: WorkingTree;
   readonly versions: VersionLog | undefined;
@@ -100,11 +104,14 @@ export class Dataspace {
   private lastHead = 0;
   private readonly log: (line: string) => void;
   private readonly indexLag: IndexLag;
+  /** The embedded index past queries run on when the dataspace's own is on a SPARQL server (queryAt). */
+  private pastIndex: Index | undefined;
 
   private constructor(options: DataspaceOptions, store: GitStore) {
     this.id = options.id;
     this.base = options.base;
     this.store = store;
+    this.branches = new Branches(store);
     this.limits = options.limits;
     const log = (this.log = options.log ?? ((line: string) => console.error(line)));
     this.indexLag = { ...defaultIndexLag, ...options.indexLag };
@@ -219,8 +226,21 @@ export class Dataspace {
     await this.versions?.idle();
   }
 
+  /**
+   * Runs a query over the documents as the past commit `at` left them (issue 30): on the embedded
+   * index's lanes (index.ts moves one there by tree diff); for an index on a SPARQL server, on an
+   * embedded index of its own, made at the first such query, one lane kept at the last commit asked.
+   */
+  queryAt(request: QueryRequest, at: string, timeoutMs: number, holder: string | undefined): Promise<string | boolean> {
+    if (this.index instanceof Index) return this.index.query(request, timeoutMs, holder, at);
+    this.pastIndex ??= new Index({ gitdir: this.store.gitdir, prefix: this.store.prefix, base: this.base, lanes: 1, extraLanes: 0, log: (line) => this.log(`${this.id} (past queries): ${line}`) });
+    this.pastIndex.follow(at);
+    return this.pastIndex.query(request, timeoutMs, holder, at);
+  }
+
   async close(): Promise<void> {
     this.closing = true;
+    await this.pastIndex?.close();
     clearTimeout(this.indexTimer);
     await this.watcher?.close();
     this.workingTree.close();

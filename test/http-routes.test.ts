@@ -34,7 +34,7 @@ after(async () => {
 function sampleOf(route: Route): string {
   const base = route.in === 'admin' ? s.admin : s.base;
   const proxied = `?uri=${encodeURIComponent(`${base}routes-proxied/`)}`; // a URL of the same dataspace: answered without a network request
-  const query = route.query === undefined ? '' : { version: `?version=${SHA}`, timemap: '?timemap', timegate: '?timegate', diff: `?diff=${SHA}`, restore: `?restore=${SHA}`, revert: `?revert=${SHA}`, proxy: proxied }[route.query];
+  const query = route.query === undefined ? '' : { version: `?version=${SHA}`, timemap: '?timemap', timegate: '?timegate', diff: `?diff=${SHA}`, restore: `?restore=${SHA}`, revert: `?revert=${SHA}`, branch: '?branch=routes', changes: '?branch=routes&changes', blame: '?blame', proxy: proxied }[route.query];
   if (route.path === 'root') return base + query;
   if (route.path === 'document') return `${base}routes-${route.query ?? 'doc'}/${query}`;
   if (route.path instanceof RegExp) return base + route.path.source.replace(/^\^/, '').replace(/\\\//g, '/').replace('([^/]*)$', 'google').replace('([0-9a-f]{40})$', SHA);
@@ -109,6 +109,8 @@ describe('what each row needs and offers', () => {
   const webIdOf = (who: Who) => (who === 'anonymous' ? undefined : who === 'reader' ? reader.webId : s.running.agents.owner.webId);
 
   before(async () => {
+    const onBranch = await s.request('PUT', 'routes-doc/?branch=routes-read', { headers: { ...turtle, 'If-Match': '*' }, body: '<#this> <http://purl.org/dc/terms/title> "on a branch" .' });
+    assert.equal(onBranch.status, 200, onBranch.body);
     reader = await signUp(s, 'Route Reader');
     for (const [slug, base] of [['routes-reader', s.base], ['routes-reader-admin', s.admin]] as const) {
       const rule = `<#this> a <${ns.acl}Authorization> ; <${ns.acl}agent> <${reader.webId}> ; <${ns.acl}mode> <${ns.acl}Read> ; <${ns.acl}accessTo> <${base}> ; <${ns.acl}default> <${base}> .`;
@@ -120,7 +122,7 @@ describe('what each row needs and offers', () => {
   /** A request of `method` on `route` that its handler refuses after authorization (an unreadable body, a missing precondition, a URL that may not be proxied), so nothing changes. */
   function probe(route: Route, method: Method): { url: string; headers: Record<string, string>; body?: string } {
     const base = route.in === 'admin' ? s.admin : s.base;
-    const query = route.query === undefined ? '' : { version: `?version=${sha}`, timemap: '?timemap', timegate: '?timegate', diff: `?diff=${sha}`, restore: `?restore=${sha}`, revert: `?revert=${sha}`, proxy: `?uri=${encodeURIComponent('http://127.0.0.1:9/elsewhere/')}` }[route.query];
+    const query = route.query === undefined ? '' : { version: `?version=${sha}`, timemap: '?timemap', timegate: '?timegate', diff: `?diff=${sha}`, restore: `?restore=${sha}`, revert: `?revert=${sha}`, branch: '?branch=routes', changes: '?branch=routes&changes', blame: '?blame', proxy: `?uri=${encodeURIComponent('http://127.0.0.1:9/elsewhere/')}` }[route.query];
     let url: string;
     if (route.path === 'root') url = base + query;
     else if (route.path === 'document') url = `${base}routes-doc/${query}`;
@@ -185,6 +187,8 @@ describe('what each row needs and offers', () => {
     'a memento': () => `${s.base}routes-doc/?version=${sha}`,
     'a TimeMap': () => `${s.base}routes-doc/?timemap`,
     'a diff of two versions': () => `${s.base}routes-doc/?diff=${sha}`,
+    'a document on a branch': () => `${s.base}routes-doc/?branch=routes-read`,
+    'blame: each triple with the commit that brought it': () => `${s.base}routes-doc/?blame`,
     'the SPARQL endpoint': (type) => `${s.base}sparql?query=${encodeURIComponent(resultTypes.includes(type) || type === 'text/html' ? 'ASK {}' : 'CONSTRUCT WHERE { ?s ?p ?o }')}`,
     'the dataspace’s settings': () => `${s.base}settings`,
     'the dataspace’s status': () => `${s.base}status`,

@@ -101,6 +101,12 @@ describe('read replicas', () => {
     // nor does anything inside it write (a login's new agent, say): the copy would part from the primary's history
     await assert.rejects(replica.running.runtimes[1]!.documents.write({ method: 'PUT', relativePath: 'acl/agents/inside/', agent: undefined, body: { text: '<#this> a <http://xmlns.com/foaf/0.1/Agent> .', mediaType: 'text/turtle' } }), /read replica/);
     assert.equal(headOf(endUserRepo(replica)), headOf(endUserRepo(primary)));
+    // a replica follows main only: a branch, its change request and its merge are the primary's, whatever the method
+    for (const [method, path] of [['GET', '/sent-on/?branch=draft'], ['PUT', '/sent-on/?branch=draft'], ['GET', '/?branch=draft&changes'], ['POST', '/?branch=draft&changes']] as const) {
+      const sent = await replica.request(method, path, { headers: TURTLE, body: method === 'PUT' ? body : undefined });
+      assert.equal(sent.status, 307, `${method} ${path}`);
+      assert.equal(header(sent, 'location'), `${primary.base}${path.slice(1)}`);
+    }
     // a query sent by POST is a read: answered here
     const query = await replica.request('POST', '/sparql', { headers: { 'Content-Type': 'application/sparql-query', Accept: 'application/sparql-results+json' }, body: 'ASK {}' });
     assert.equal(query.status, 200);

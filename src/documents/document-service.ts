@@ -16,11 +16,15 @@ import { RESULTS_JSON } from '../rdf/media-types.js';
 import { boundNesting } from '../rdf/sparql-text.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
-import { DocumentHistory } from './history.js';
+import { DocumentHistory, type BlameRunner } from './history.js';
+import { PastCommits } from './past-commits.js';
 import { Undo } from './undo.js';
 import { ChildListing } from './child-listing.js';
 import { TitleSearch } from './search.js';
+import { ChangeRequests } from './change-requests.js';
 import type { WriteRequest, WriteResult } from './writes.js';
+import { branchName } from '../store/branches.js';
+import type { Transaction } from '../store/git-store.js';
 
 export type { WriteMethod, WriteRequest, WriteResult } from './writes.js';
 import { isContainerGraph, timestamp } from './metadata.js';
@@ -35,6 +39,8 @@ export interface DocumentServiceOptions {
   clock?: () => Date;
   /** Where composeDocument runs: the composer's workers in a server (composer.ts), in-process by default. */
   compose?: (input: ComposeInput) => Promise<Buffer>;
+  /** Where blame runs: the `blame` pool in a server (history.ts), in process by default. */
+  blame?: BlameRunner;
   /** Ontology constraints (SPEC §2.5, §7): throws to refuse a document's new canonical bytes; none by default. */
   validate?: (url: string, bytes: Buffer) => Promise<void>;
 }
@@ -49,10 +55,14 @@ export class DocumentService {
   readonly history: DocumentHistory | undefined;
   /** Restores of whole containers and reverts of commits, when the dataspace is versioned (undo.ts). */
   readonly undo: Undo | undefined;
+  /** The commits a query of the past may name, when the dataspace is versioned (issue 30). */
+  readonly past: PastCommits | undefined;
   /** Every container's children, kept in path order (a page of a large container is a slice). */
   readonly children: ChildListing;
   /** The titles and labels of every document, kept for search. */
   readonly titles: TitleSearch;
+  /** Branches' changes against the main branch, and their merges (issue 30). */
+  readonly changeRequests: ChangeRequests;
   private readonly protectedPaths: ReadonlySet<string>;
   private readonly clock: () => Date;
   private readonly compose: (input: ComposeInput) => Promise<Buffer>;
@@ -65,13 +75,15 @@ export class DocumentService {
     options: DocumentServiceOptions = {},
   ) {
     this.base = dataspace.base;
-    this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this);
+    this.history = dataspace.versions && new DocumentHistory(dataspace, dataspace.versions, this, options.blame);
+    const history = this.history;
+    this.past = history && new PastCommits(dataspace.store, dataspace.base, (sha) => history.commit(sha));
     this.children = new ChildListing(dataspace.store, dataspace.base);
+    this.changeRequests = new ChangeRequests(dataspace);
     this.titles = new TitleSearch(dataspace.store, dataspace.base, async (query, timeoutMs) => String(await this.query({ query, format: RESULTS_JSON }, this.head(), timeoutMs, undefined)));
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;
-    const history = this.history;
     this.undo = history && new Undo(dataspace, { commit: (sha) => history.commit(sha), url: (path) => this.url(path), refusal: (path, method) => this.refusal(path, method), clock: this.clock });
     this.validate = options.validate;
   }
@@ -83,6 +95,11 @@ export class DocumentService {
   /** The current document's canonical N-Triples bytes, with its blob id. */
   read(relativePath: string): Promise<{ blobId: string; bytes: Buffer } | undefined> {
     return this.dataspace.read(relativePath);
+  }
+
+  /** The bytes of a blob of the repository (a document's version on a branch, say). */
+  blob(id: string): Promise<Buffer> {
+    return this.dataspace.store.readBlob(id);
   }
 
   /** Where the document is kept, for messages to the people who keep the repository: `graphs/a/b.nt in <dir>`. */
@@ -132,9 +149,11 @@ export class DocumentService {
 
   /**
    * Runs a SPARQL query over the documents at `head` or later (the index is told to follow it
-   * first, so a client reads its own writes), within `timeoutMs`, on a lane `holder` may take.
+   * first, so a client reads its own writes), within `timeoutMs`, on a lane `holder` may take;
+   * given `at`, over the documents as that past commit left them (issue 30).
    */
-  query(request: QueryRequest, head: string | undefined, timeoutMs: number, holder: string | undefined): Promise<string | boolean> {
+  query(request: QueryRequest, head: string | undefined, timeoutMs: number, holder: string | undefined, at?: string): Promise<string | boolean> {
+    if (at !== undefined) return this.dataspace.queryAt(request, at, timeoutMs, holder);
     this.dataspace.index.follow(head);
     return this.dataspace.index.query(request, timeoutMs, holder);
   }
@@ -198,15 +217,20 @@ export class DocumentService {
       if (refusedForUploads) throw refusedForUploads;
       request.conditions?.check(current);
     };
+    const { store, branches } = this.dataspace;
+    const branch = request.branch === undefined ? undefined : branchName(request.branch, store.branch);
+    const transact = <T>(run: Transaction<T>) => (branch === undefined ? store.transact(run) : branches.transact(branch, run));
     for (;;) {
-      const composedOn = this.dataspace.store.blobId(path);
-      admissible(composedOn, blobPath !== undefined && this.dataspace.store.blobId(blobPath) !== undefined); // refused before any work when it would be refused under the lock
+      // on a branch, its files as its HEAD has them (the main branch's before its first write)
+      const files = branch === undefined ? store.listFiles() : ((await branches.files(branch)) ?? store.listFiles());
+      const composedOn = files.get(path);
+      admissible(composedOn, blobPath !== undefined && files.get(blobPath) !== undefined); // refused before any work when it would be refused under the lock
       const bytes = method === 'DELETE' ? null : await this.composeOn(request, composedOn, url, parentUrl);
       if (bytes !== null && request.maxBytes !== undefined && bytes.length > request.maxBytes) {
         throw new LodestoneError('TooLarge', `${url} would hold ${bytes.length} bytes as N-Triples; this writer may leave it ${request.maxBytes} bytes at most`);
       }
       if (bytes !== null && this.validate) await this.validate(url, bytes); // off the lock too
-      const { commit, result, blobIds } = await this.dataspace.store.transact<Omit<WriteResult, 'commit' | 'blobId'> | 'moved'>(async (view) => {
+      const { commit, result, blobIds } = await transact<Omit<WriteResult, 'commit' | 'blobId'> | 'moved'>(async (view) => {
         const current = view.blobId(path);
         if (current !== composedOn) {
           admissible(current, blobPath !== undefined && view.blobId(blobPath) !== undefined);

@@ -18,8 +18,14 @@ import type { WriteRequest, WriteResult } from './writes.js';
 import type { WriteConditions } from './preconditions.js';
 import { lookupPath } from '../store/trees.js';
 import { describedSha1, uploadBlobPath } from './upload-layout.js';
+import { blame, versionsToBlame, type BlameResult, type BlameWork } from './blame.js';
+
+/** Where blame runs: the thread map's `blame` pool in a server (blame-worker.ts), in process by default. */
+export type BlameRunner = (work: BlameWork, readBlob: (id: string) => Promise<Buffer>) => Promise<BlameResult>;
 
 export type { Version } from '../store/version-log.js';
+/** The blame pool's calls (blame-worker.ts answers them). */
+export type { BlameWork } from './blame.js';
 
 /** An abbreviated commit id as `git log --oneline` prints it (git accepts 4 digits and up). */
 const SHORT_SHA = /^[0-9a-f]{4,39}$/;
@@ -116,6 +122,7 @@ export class DocumentHistory {
     private readonly dataspace: Dataspace,
     private readonly log: VersionLog,
     private readonly documents: CurrentDocuments,
+    private readonly runBlame: BlameRunner = blame,
   ) {}
 
   /**
@@ -134,6 +141,21 @@ export class DocumentHistory {
       out.set(commit, message);
     }
     return out;
+  }
+
+  /** The versions blame reads (since the document was last created), oldest first: empty when it has none now. */
+  async blameVersions(relativePath: string): Promise<Version[]> {
+    await this.log.idle();
+    return versionsToBlame(this.log.of(this.dataspace.fileOf(relativePath)));
+  }
+
+  /**
+   * Blame of the document (blame.ts) over `versions` (from `blameVersions`), the lines of `hidden`
+   * predicates left out, written in `type` (undefined: the attribution only).
+   */
+  blame(relativePath: string, versions: readonly Version[], hidden: readonly string[], type: string | undefined): Promise<BlameResult> {
+    const work: BlameWork = { op: 'blame', gitdir: this.dataspace.store.gitdir, documentUrl: this.documents.url(relativePath), versions, hidden, type };
+    return this.runBlame(work, (id) => this.dataspace.store.readBlob(id));
   }
 
   /** The versions of a document that left it present, oldest first (the log caught up first). */

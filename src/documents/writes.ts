@@ -23,6 +23,8 @@ export interface WriteRequest {
   note?: string;
   /** The most bytes the document's new canonical N-Triples may take (a bound of the writer's, past the body limit's); 413 past it. */
   maxBytes?: number;
+  /** A branch to write to instead of the dataspace's own (store/branches.ts), its name as the client gave it. */
+  branch?: string;
   /** Other files committed with the document (an upload's blob, uploads.ts), their blob ids hashed by the caller. */
   attach?: { path: string; bytes: Buffer; blobId: string }[];
 }

@@ -67,11 +67,11 @@ export function accessLinks(agent: string | undefined, modes: ReadonlySet<Mode>)
  * which have no document, so no types or owners), `root` (the dataspace's root document),
  * `proxied` (the proxy: Read on the root to reach another origin; a URL of this dataspace is
  * answered by its own row), `upload` (an uploaded file `uploads/<sha1>`: its description
- * `uploads/<sha1>/`, whose access control is the file's), `nothing` (public: a script, the sitemap, a login). The mode is by
+ * `uploads/<sha1>/`, whose access control is the file's), `branch` (a branch's change request: branchAccess), `nothing` (public: a script, the sitemap, a login). The mode is by
  * method unless given.
  */
 export interface Needs {
-  on: 'document' | 'endpoint' | 'root' | 'proxied' | 'secretary' | 'upload' | 'nothing';
+  on: 'document' | 'endpoint' | 'root' | 'proxied' | 'secretary' | 'upload' | 'branch' | 'nothing';
   mode?: Need | Partial<Record<string, Need>>;
   /** The request is granted to an agent, so an anonymous one is refused whatever it holds. */
   agent?: true;
@@ -112,6 +112,8 @@ export async function authorize(ctx: Context, needs: Needs): Promise<{ modes: Re
       requireMode(modes, need, agent, ctx.state.url);
       return { modes, path };
     }
+    case 'branch':
+      return { modes: await branchAccess(ctx, need === 'Any' ? 'Read' : need), path: '' };
     case 'document': {
       const path = documentPathIn(served.runtimes, runtime, ctx.state.relative);
       const modes = await access.modesOn(runtime, path, agent);
@@ -123,6 +125,32 @@ export async function authorize(ctx: Context, needs: Needs): Promise<{ modes: Re
       return { modes, path };
     }
   }
+}
+
+/**
+ * A branch's change request (issue 30). Reading it needs Read on at least one document the branch
+ * changed (only those are listed); merging or discarding it, Write on every one (a merge changes
+ * them on main: the same access control as writing them there). A branch that does not exist, or
+ * shows the agent nothing, is refused as one the agent may not see when it may not read (write) the
+ * root either, else 404: so a refusal says nothing of which branches exist to those outside, and
+ * the root's readers (writers) learn only that a branch of that name exists.
+ */
+async function branchAccess(ctx: Context, need: Mode): Promise<ReadonlySet<Mode>> {
+  const { runtime, agent } = ctx.state;
+  const { access, documents } = runtime;
+  const name = new URLSearchParams(ctx.querystring).get('branch') ?? '';
+  const url = `${documents.base}?branch=${encodeURIComponent(name)}&changes`;
+  const rootModes = await access.modesOn(runtime, '', agent);
+  const changed = await documents.changeRequests.changed(name).catch((error: unknown) => {
+    if (holds(rootModes, need)) throw error; // a bad name is a 400 to those who may act on the dataspace
+    return undefined;
+  });
+  const held = await Promise.all((changed?.documents ?? []).map(async (d) => holds(await access.modesOn(runtime, d.relativePath, agent), need)));
+  if (held.length > 0 && (need === 'Read' ? held.some(Boolean) : held.every(Boolean))) return rootModes;
+  if (held.length === 0 || need === 'Read') {
+    if (holds(rootModes, need)) throw new LodestoneError('NotFound', `there is no branch ${name.slice(0, 64)} with changes you may ${need === 'Read' ? 'see' : 'merge'}`);
+  }
+  throw forbidden(need, agent, url);
 }
 
 /** Whether a proxy request names a URL of its own dataspace (or none that parses: the proxy answers 400). */

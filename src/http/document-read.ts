@@ -71,6 +71,11 @@ export function viewOf(runtime: DataspaceRuntime, relativePath: string, agent: s
   return itself || modes.has('Control') ? '' : PUBLIC_VIEW;
 }
 
+/** The predicates whose lines `variant` does not show. */
+export function hiddenIn(variant: string): string[] {
+  return variant === PUBLIC_VIEW ? [MBOX] : [];
+}
+
 /** Canonical N-Triples lines as `variant` shows them. */
 export function linesInView(ntriples: string, variant: string): string {
   return variant === PUBLIC_VIEW ? withoutPredicate(ntriples, MBOX) : ntriples;

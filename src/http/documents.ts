@@ -20,6 +20,7 @@ import { deletedHtml, documentHtml } from './document-pages.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import { clientOf } from './quotas.js';
 import { requestMessage } from './commit-message.js';
+import { branchOf } from './branch-of.js';
 import type { Reply } from './reply.js';
 import type { Context, Decided } from './state.js';
 
@@ -131,7 +132,7 @@ async function write(ctx: Context, method: WriteMethod, { path: relativePath, mo
   // SPEC §5: a PUT authorized by Append on the parent (no Write here) creates, and replaces no document made since
   const conditions = method === 'PUT' && !holds(modes, 'Write') ? asked.creatingOnly(() => forbidden('Write', agent, documentUrl)) : asked;
   await afterPendingIo(); // the write goes on after the reads that came in meanwhile
-  const result = await documents.write({ method, relativePath, agent, body, update, readable: holds(modes, 'Read'), maxBytes, conditions, note });
+  const result = await documents.write({ method, relativePath, agent, body, update, readable: holds(modes, 'Read'), maxBytes, conditions, branch: branchOf(ctx), note });
   if (result.blobId) ctx.set('ETag', conditions.tagOf(result.blobId));
   if (result.status === 'created' || result.status === 'replaced') {
     ctx.status = result.status === 'created' ? 201 : 200;

@@ -24,13 +24,13 @@ import type { Reply } from './reply.js';
 import type { Context, Decided } from './state.js';
 
 // RFC 7089 §2.1.1: Accept-Datetime is an HTTP-date in the IMF-fixdate form (RFC 1123)
-const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+export const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /**
  * The request's document (authorized by dispatch), the variant of it the agent is shown (viewOf),
  * and its dataspace's history (NotFound when it has none).
  */
-function historyOf(ctx: Context, { path: relativePath, modes, type }: Decided): { relativePath: string; documentUrl: string; history: DocumentHistory; variant: string } {
+export function historyOf(ctx: Context, { path: relativePath, modes, type }: Decided): { relativePath: string; documentUrl: string; history: DocumentHistory; variant: string } {
   const documentUrl = ctx.state.runtime.documents.url(relativePath);
   const history = ctx.state.runtime.documents.history;
   if (!history) {

@@ -25,7 +25,7 @@ export interface Offer {
 export const OFFERS: Readonly<Record<OfferKind, Offer>> = {
   document: { types: [...writableTypes, HTML], profiles: true },
   graph: { types: writableTypes, profiles: true },
-  /** A system graph a browser reads as a page too (`settings`): read as a document is, written as RDF. */
+  /** A graph a browser reads as a page too (`settings`, a document's `?blame`): read as a document is, written as RDF. */
   graphPage: { types: [...writableTypes, HTML], profiles: true },
   answers: { types: [...resultTypes, ...writableTypes, HTML] },
   timemap: { types: [...writableTypes, LINK_FORMAT, HTML] },

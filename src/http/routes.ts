@@ -1,7 +1,7 @@
 /**
  * The route table: every path of a dataspace, by method and query kind, with its handler. A path
  * is a document path (ends in `/`; the root document is ``), with or without a history query
- * (`?version=`, `?timemap`, `?timegate`, `?diff=`, `?restore=`), the root with the proxy's `?uri=`
+ * (`?version=`, `?timemap`, `?timegate`, `?diff=`, `?restore=`, `?blame`, `?branch=`), the root with the proxy's `?uri=`
  * (SPEC §4.5), or a system endpoint. Each row declares what it needs (a mode on a target,
  * authorize.ts) and what it offers (a kind of representation, offers.ts), and dispatch decides
  * both once, before any handler: 405 with the row's `Allow` for a method it lacks (before any
@@ -20,6 +20,8 @@ import { accessEndpoint, accessRequest, signup } from './admin-endpoints.js';
 import { deleteDocument, documentOptions, readDocument, writeDocument } from './documents.js';
 import { diff, restore, timegate, timemap, version } from './memento.js';
 import { revert } from './undo.js';
+import { changeRequest, readOnBranch } from './branches.js';
+import { blame } from './blame.js';
 import { historyQuery, type HistoryKind } from './history-query.js';
 import { robots, sitemap } from './sitemap.js';
 import { clearOntologies } from './clear.js';
@@ -59,6 +61,8 @@ export interface Route {
   methods: Partial<Record<Method, Handler>>;
   /** A POST reads (a query): a replica answers it rather than sending it to the primary. */
   postReads?: true;
+  /** Only the primary holds what the row serves (branches: replicas follow main only), so a replica sends reads there too. */
+  primaryOnly?: true;
 }
 
 const METHODS: readonly Method[] = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -80,9 +84,13 @@ export const routes: readonly Route[] = [
   { name: 'a TimeMap', in: 'every', path: 'document', query: 'timemap', needs: { on: 'document', mode: 'Read' }, offers: 'timemap', methods: read(timemap) },
   { name: 'a TimeGate', in: 'every', path: 'document', query: 'timegate', needs: { on: 'document', mode: 'Read' }, offers: 'none', methods: read(timegate) },
   { name: 'a diff of two versions', in: 'every', path: 'document', query: 'diff', needs: { on: 'document', mode: 'Read' }, offers: 'diff', methods: read(diff) },
+  { name: 'blame: each triple with the commit that brought it', in: 'every', path: 'document', query: 'blame', needs: { on: 'document', mode: 'Read' }, offers: 'graphPage', methods: read(blame) },
   { name: 'restoring a version', in: 'every', path: 'document', query: 'restore', needs: { on: 'document', mode: 'Write' }, offers: 'document', methods: { POST: restore } },
   // issue 30: Write on the container addressed, and on every document the revert changes (undo.ts)
   { name: 'reverting a commit', in: 'every', path: 'document', query: 'revert', needs: { on: 'document', mode: 'Write' }, offers: 'document', methods: { POST: revert } },
+  // issue 30: drafts as git branches (branches.ts); a write there is checked as the same write on main
+  { name: 'a document on a branch', in: 'user', path: 'document', query: 'branch', needs: onDocument, offers: 'graph', methods: { ...read(readOnBranch), PUT: writeDocument, POST: writeDocument, PATCH: writeDocument, DELETE: deleteDocument, OPTIONS: documentOptions }, primaryOnly: true },
+  { name: 'a branch’s change request', in: 'user', path: 'document', query: 'changes', needs: { on: 'branch', mode: { GET: 'Read', HEAD: 'Read', POST: 'Write', DELETE: 'Write' } }, offers: 'none', methods: { ...read(changeRequest), POST: changeRequest, DELETE: changeRequest }, primaryOnly: true },
   { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', needs: endpoint('Read'), offers: 'answers', methods: { ...read(sparql), POST: sparql }, postReads: true },
   { name: 'the sitemap', in: 'every', path: 'sitemap.xml', needs: open, offers: 'none', methods: read(sitemap) },
   // read-only, to the secretary's certificate: replicas follow the primary with git's own protocol
@@ -177,7 +185,7 @@ export async function answerRoute(ctx: Koa.ParameterizedContext<State>, found: {
     }
     throw new LodestoneError('MethodNotAllowed', `${ctx.method} is not supported on ${route.name}; allowed: ${allow}`, { allow });
   }
-  if (await sentToPrimary(ctx, route.postReads === true)) return; // a replica's write, or a commit it does not hold yet
+  if (await sentToPrimary(ctx, route.postReads === true, route.primaryOnly === true)) return; // a replica's write, or a commit it does not hold yet
   const { modes, path } = ctx.method === 'OPTIONS' ? { modes: new Set<never>(), path: '' } : await authorize(ctx, route.needs);
   const offer = offerFor(route, ctx.method, modes);
   const accept = acceptOf(ctx.headers, ctx.querystring);

@@ -26,6 +26,11 @@ export interface QueryOutcome {
   /** The answer: SPARQL results JSON, or N-Triples for a graph. */
   body?: string;
   error?: string;
+  /** The status of a failed query's page (default 400). */
+  status?: number;
+  /** The `version` asked for (the "as of" field), and the commit the answer reflects. */
+  version?: string;
+  asOf?: { commit: string; time: number };
 }
 
 export async function sparqlHtml(ctx: Context, endpoint: string, outcome: QueryOutcome | undefined, formats: readonly string[]): Promise<void> {
@@ -49,6 +54,8 @@ export async function sparqlHtml(ctx: Context, endpoint: string, outcome: QueryO
       query: outcome?.query ?? '',
       defaultGraphs: outcome?.defaultGraphs ?? [],
       namedGraphs: outcome?.namedGraphs ?? [],
+      version: outcome?.version ?? '',
+      asOf: outcome?.asOf,
       answer,
       formats: formats.map(named),
       page: pageNumber,
@@ -57,5 +64,5 @@ export async function sparqlHtml(ctx: Context, endpoint: string, outcome: QueryO
       downloadsOnly: error !== undefined && outcome?.error === undefined,
     },
   };
-  sendPage(ctx, outcome?.error ? 400 : 200, frame.language, await served.pages.draw(drawing, runtime.labels.current()));
+  sendPage(ctx, outcome?.error ? (outcome.status ?? 400) : 200, frame.language, await served.pages.draw(drawing, runtime.labels.current()));
 }

@@ -5,7 +5,9 @@
  * in the RDF formats. Updates are refused: writes go through documents, so git stays the truth.
  * Queries run in the index worker with a timeout; results are cached per (query, dataset, format,
  * indexed commit) and carry `Age` (SPEC §8.5). The index first catches up with HEAD, so a client
- * reads its own writes. `GET` without a query answers the endpoint's Service Description.
+ * reads its own writes. `GET` without a query answers the endpoint's Service Description. With
+ * `version=` or `Accept-Datetime` the query runs over the documents as a past commit left them
+ * (issue 30: past-query.ts), and the answer names that commit.
  */
 import { FORM, RESULTS_CSV, RESULTS_TSV, SPARQL_QUERY, SPARQL_UPDATE } from '../rdf/media-types.js';
 import { isLodestoneError, LodestoneError } from '../errors.js';
@@ -21,12 +23,16 @@ import { serviceDescription } from './service-description.js';
 import type { Context, Decided, Served } from './state.js';
 import type { CachedAnswer } from './read-caches.js';
 import { boundNesting, type QueryShape } from '../rdf/sparql-text.js';
+import { COMMIT_HEADER } from './state.js';
+import { pastAsked, readableAt, type PastAsk } from './past-query.js';
 
 
 interface Protocol {
   query: string;
   defaultGraphs: string[];
   namedGraphs: string[];
+  /** The `version` asked for (the query string's or the form's), if any. */
+  version?: string;
 }
 
 /** How an update sent to a query endpoint is refused: by default as the SPARQL endpoint does (415 or 400). */
@@ -52,16 +58,18 @@ export async function protocolRequest(ctx: Context, bodyLimit: number, refuseUpd
   }
   // an IRI has no white space: a value holding several (the query page's text areas) is several graphs
   const graphs = (name: string) => [...url.getAll(name), ...(params === url ? [] : params.getAll(name))].flatMap((g) => g.split(/\s+/)).filter(Boolean);
-  return { query, defaultGraphs: graphs('default-graph-uri'), namedGraphs: graphs('named-graph-uri') };
+  const versions = [...url.getAll('version'), ...(params === url ? [] : params.getAll('version'))];
+  if (versions.length > 1) throw new LodestoneError('BadRequest', 'send at most one version parameter');
+  return { query, defaultGraphs: graphs('default-graph-uri'), namedGraphs: graphs('named-graph-uri'), ...(versions.length ? { version: versions[0]! } : {}) };
 }
 
 /** Nothing: a graph name no document has, for a dataset that must be empty (Oxigraph reads [] as "unrestricted"). */
 const NOTHING = 'urn:lodestone:no-readable-graph';
 
 /** The dataset narrowed to `readable` graphs: the one asked for (or the FROM clauses), else all readable graphs. */
-function restrict(readable: string[], asked: { defaultGraphs: string[]; namedGraphs: string[] } | undefined): { defaultGraphs: string[]; namedGraphs: string[] } {
+function restrict(readable: readonly string[], asked: { defaultGraphs: string[]; namedGraphs: string[] } | undefined): { defaultGraphs: string[]; namedGraphs: string[] } {
   const allowed = new Set(readable);
-  const keep = (graphs: string[]) => {
+  const keep = (graphs: readonly string[]) => {
     const kept = graphs.filter((g) => allowed.has(g));
     return kept.length ? kept : [NOTHING];
   };
@@ -103,20 +111,34 @@ export async function sparql(ctx: Context, { type: chosen, accept }: Decided): P
   const { documents } = runtime;
   const endpoint = documents.base + 'sparql';
   const page = chosen === HTML; // a browser: the query page
+  ctx.vary('Accept-Datetime'); // RFC 7089 §2.1.1: the answer depends on it (issue 30)
   if (ctx.method !== 'POST' && !new URLSearchParams(ctx.querystring).has('query')) return page ? queryPage(ctx, endpoint) : describe(endpoint, accept);
-  const request = await protocolRequest(ctx, served.bodyLimit);
+  const request = await protocolRequest(ctx, served.bodyLimit, pastUpdate(ctx));
   if (page) return queryPage(ctx, endpoint, request);
-  const shape = await shapeOf(served, request.query, documents.base);
+  const past = await pastAsked(ctx, request.version);
+  const shape = await shapeOf(served, request.query, documents.base, pastUpdate(ctx, past));
   const offer = shape.graphResult ? NARROWER.graphs : NARROWER.results;
   const type = choose(offer, accept);
   if (!type) throw notAcceptable(offer.types);
-  const entry = await answer(ctx, request, shape, type);
+  const entry = await answer(ctx, request, shape, type, past);
   // SPEC §8.5
-  return { headers: { Age: String(Math.floor((Date.now() - entry.at) / 1000)) }, contentType: contentTypeOf(entry.type), body: () => entry.body };
+  return { headers: { Age: String(Math.floor((Date.now() - entry.at) / 1000)), ...pastHeaders(past) }, contentType: contentTypeOf(entry.type), body: () => entry.body };
+}
+
+/** An update sent with a version (or a date) is a 400, whatever its media type: the past is not written. */
+function pastUpdate(ctx: Context, past?: PastAsk): RefuseUpdate | undefined {
+  const named = past !== undefined || new URLSearchParams(ctx.querystring).has('version') || ctx.get('Accept-Datetime') !== '';
+  return named ? () => new LodestoneError('BadRequest', 'SPARQL Update is not accepted, and never with a version: the past is not written; write documents with PUT, POST or PATCH') : undefined;
+}
+
+/** The commit a past answer reflects (not HEAD's: app.ts keeps it), and its date when a date asked for it (RFC 7089 §2.1.1). */
+function pastHeaders(past: PastAsk | undefined): Record<string, string> {
+  if (!past) return {};
+  return { [COMMIT_HEADER]: past.commit, ...(past.byDate ? { 'Memento-Datetime': new Date(past.time * 1000).toUTCString() } : {}) };
 }
 
 /** The query's answer in `type`: from the cache, or run on a query lane over the documents the agent may read. */
-async function answer(ctx: Context, request: Protocol, shape: QueryShape, type: string): Promise<CachedAnswer> {
+async function answer(ctx: Context, request: Protocol, shape: QueryShape, type: string, past: PastAsk | undefined): Promise<CachedAnswer> {
   const { runtime, agent, served } = ctx.state;
   const { documents } = runtime;
   const head = documents.head();
@@ -124,14 +146,15 @@ async function answer(ctx: Context, request: Protocol, shape: QueryShape, type: 
   const asked = request.defaultGraphs.length > 0 || request.namedGraphs.length > 0 ? request : shape.hasFrom ? { defaultGraphs: shape.fromDefault, namedGraphs: shape.fromNamed } : undefined;
   let dataset: { defaultGraphs?: string[]; namedGraphs?: string[] } = asked ? { defaultGraphs: asked.defaultGraphs, namedGraphs: asked.namedGraphs } : {};
   // issue 4: an agent queries only the documents it may read; the dataset is narrowed to them
-  const readable = await runtime.access.readableGraphs(runtime, agent);
+  const now = await runtime.access.readableGraphs(runtime, agent);
+  const readable = now && past ? await readableAt(ctx, now, past.commit) : now; // issue 30: read now, and as it was then
   if (readable) dataset = restrict(readable.graphs, asked);
-  const key = JSON.stringify([request.query, request.defaultGraphs, request.namedGraphs, type, head ?? 'empty', readable?.key]);
+  const key = JSON.stringify([request.query, request.defaultGraphs, request.namedGraphs, type, past?.commit ?? head ?? 'empty', readable?.key]);
   const { answers: results } = served.caches;
   let entry = results.get(key);
   if (!entry) {
     // the query runs on a lane at HEAD or later (src/index/index.ts)
-    const result = await documents.query({ query: shape.text, asSent: request.query, ...dataset, unionDefaultGraph: !asked, format: type }, head, served.sparqlTimeoutMs, agent).catch((error: Error) => {
+    const result = await documents.query({ query: shape.text, asSent: request.query, ...dataset, unionDefaultGraph: !asked, format: type }, head, served.sparqlTimeoutMs, agent, past?.commit).catch((error: Error) => {
       if (error instanceof LodestoneError) throw error;
       throw new LodestoneError('BadQuery', `the query failed: ${error.message}`);
     });
@@ -147,12 +170,16 @@ async function queryPage(ctx: Context, endpoint: string, request?: Protocol): Pr
   let result: Parameters<typeof sparqlHtml>[2];
   if (request) {
     try {
+      const past = await pastAsked(ctx, request.version);
       const shape = await shapeOf(served, request.query, runtime.documents.base);
-      const entry = await answer(ctx, request, shape, shape.graphResult ? NTRIPLES : RESULTS_JSON);
-      result = { ...request, graph: shape.graphResult, body: entry.body };
+      const entry = await answer(ctx, request, shape, shape.graphResult ? NTRIPLES : RESULTS_JSON, past);
+      ctx.set(pastHeaders(past));
+      result = { ...request, graph: shape.graphResult, body: entry.body, ...(past ? { asOf: past } : {}) };
     } catch (error) {
-      if (!isLodestoneError(error, 'BadQuery') && !isLodestoneError(error, 'BadRequest')) throw error;
-      result = { ...request, error: (error as Error).message };
+      // an unknown version is told on the page, with the form to mend it, as a failed query is
+      const notFound = isLodestoneError(error, 'NotFound');
+      if (!isLodestoneError(error, 'BadQuery') && !isLodestoneError(error, 'BadRequest') && !notFound) throw error;
+      result = { ...request, error: (error as Error).message, status: notFound ? 404 : 400 };
     }
   }
   return sparqlHtml(ctx, endpoint, result, shapeFormats(result?.graph));

@@ -45,6 +45,8 @@ export interface Query {
   request: QueryRequest;
   /** The target when it was asked: it runs on a lane at this goal or a later one. */
   seq: number;
+  /** A past commit the query runs at instead (issue 30): on a lane moved there by tree diff. */
+  at?: string;
   timeoutMs: number;
   /** Who asks: a WebID, or anonymous. */
   holder: string;
@@ -108,6 +110,18 @@ export function assignQueries(pending: Query[], slots: readonly Slot[], share: S
       i++;
       continue;
     }
+    if (query.at !== undefined) {
+      const past = pastLane(slots, free, query.at);
+      if (!past) {
+        i++;
+        continue;
+      }
+      pending.splice(i, 1);
+      past.query = query;
+      count(quick, query.holder);
+      count(all, query.holder);
+      continue;
+    }
     let slot = free.find((s) => reflects(s) >= query.seq);
     if (!slot && soon > 0) {
       soon--;
@@ -121,6 +135,15 @@ export function assignQueries(pending: Query[], slots: readonly Slot[], share: S
     count(quick, query.holder);
     count(all, query.holder);
   }
+}
+
+/**
+ * The lane a query at the past commit `at` takes (issue 30): a free one already there, else a free
+ * one other than lane 0, which follows HEAD for writers' reads; lane 0 only when it is the only
+ * lane. None: the query waits.
+ */
+function pastLane(slots: readonly Slot[], free: readonly Slot[], at: string): Slot | undefined {
+  return free.find((s) => s.lane.current === at) ?? free.find((s) => s.lane.number > 0) ?? (slots.length === 1 ? free[0] : undefined);
 }
 
 /**

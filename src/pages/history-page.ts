@@ -23,11 +23,11 @@ export interface VersionRow {
 
 type PageFrame = Omit<Frame, 'title' | 'kind' | 'breadcrumbs'>;
 
-function dateFormat(frame: PageFrame): Intl.DateTimeFormat {
+export function dateFormat(frame: PageFrame): Intl.DateTimeFormat {
   return new Intl.DateTimeFormat(frame.language, { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
 }
 
-function authorLink(author: string, name: string | undefined): Html {
+export function authorLink(author: string, name: string | undefined): Html {
   return webUrl(author) ? html`<a href="${author}">${name ?? localName(author.replace(/#this$/, ''))}</a>` : html`${author}`;
 }
 
@@ -39,7 +39,7 @@ export function timemapPage(frame: PageFrame, documentUrl: string, versions: rea
   const title = `${t.versionsOf} ${localName(documentUrl)}`;
   const body = html`<h1>${title}</h1>
 ${deleted && html`<p class="deleted-note">${t.deletedHelp}</p>`}
-<p><a href="${documentUrl}">${documentUrl}</a> · <a href="${documentUrl}?timemap&amp;accept=${encodeURIComponent(LINK_FORMAT)}">link-format</a> · <a href="${documentUrl}?timemap&amp;accept=${encodeURIComponent(TURTLE)}">Turtle</a></p>
+<p><a href="${documentUrl}">${documentUrl}</a> · <a href="${documentUrl}?timemap&amp;accept=${encodeURIComponent(LINK_FORMAT)}">link-format</a> · <a href="${documentUrl}?timemap&amp;accept=${encodeURIComponent(TURTLE)}">Turtle</a>${!deleted && html` · <a href="${documentUrl}?blame">${t.blame}</a>`}</p>
 <form class="compare" method="get" action="${documentUrl}">
 <div class="table-scroll"><table class="versions">
 <caption>${t.versions} (${versions.length})</caption>

@@ -3,6 +3,8 @@
  * when scripts run, a plain textarea otherwise), the dataset parameters, and the answer: SELECT as
  * a table a page at a time with a chart of its columns (Chart.js: bar, line, scatter, pie), ASK as
  * a sentence, CONSTRUCT and DESCRIBE as a document view, each downloadable in every result format.
+ * An "as of" field (a commit id or a date) sends `version=`: the answer is then the dataspace's as
+ * that commit left it, and says which commit and when (issue 30).
  */
 import type { Quad } from '@rdfjs/types';
 import { GraphView, propertyTable, resourceOrder, termLink, type ViewContext } from './graph-view.js';
@@ -24,6 +26,10 @@ export interface SparqlPage {
   query: string;
   defaultGraphs: readonly string[];
   namedGraphs: readonly string[];
+  /** The "as of" field as sent (a commit id or a date; empty: now). */
+  version: string;
+  /** The commit a past answer reflects, and its time (seconds since the epoch). */
+  asOf?: { commit: string; time: number };
   /** The labels of the dataspace's pages. */
   labels: Labels;
   /** The answer, when a query ran. */
@@ -41,10 +47,17 @@ export interface SparqlPage {
 
 const EXAMPLE = 'SELECT ?document ?title WHERE {\n  GRAPH ?document { ?s <http://purl.org/dc/terms/title> ?title }\n}\nLIMIT 100';
 
-function downloadLinks(input: SparqlPage): Html {
+/** The parameters that ask the page's query again: the query, its dataset and the commit it ran at (not the date: a later commit could take its place). */
+function queryParams(input: SparqlPage): URLSearchParams {
   const params = new URLSearchParams({ query: input.query });
   for (const g of input.defaultGraphs) params.append('default-graph-uri', g);
   for (const g of input.namedGraphs) params.append('named-graph-uri', g);
+  if (input.asOf) params.set('version', input.asOf.commit);
+  return params;
+}
+
+function downloadLinks(input: SparqlPage): Html {
+  const params = queryParams(input);
   return html`<p class="downloads">${input.frame.t.download} ${input.formats.map((f, i) => {
     const link = new URLSearchParams(params);
     link.set('accept', f.type);
@@ -69,9 +82,8 @@ function selectTable(input: SparqlPage, results: SparqlResultsJson, context: Vie
   const current = Math.min(Math.max(1, input.page), pages);
   const shown = rows.slice((current - 1) * input.size, current * input.size);
   const pageLink = (n: number) => {
-    const params = new URLSearchParams({ query: input.query, page: String(n) });
-    for (const g of input.defaultGraphs) params.append('default-graph-uri', g);
-    for (const g of input.namedGraphs) params.append('named-graph-uri', g);
+    const params = queryParams(input);
+    params.set('page', String(n));
     return `${input.endpoint}?${params.toString()}`;
   };
   return html`<p class="count">${t.resultCount(rows.length)}</p>
@@ -103,6 +115,15 @@ function graphView(input: SparqlPage, quads: readonly Quad[], context: ViewConte
 ${resourceOrder(view, context.documentUrl).map(({ key, iri }) => html`<section class="resource"><h3>${iri ? termLink(iri, view.titleOf(iri, context.language) ?? labelOf(iri, context.language, context.labels, view.labels), context) : input.frame.t.blankNode}</h3>${propertyTable(view, key, context)}</section>`)}`;
 }
 
+/** Which commit a past answer reflects, and when it was made; a link to the same query now. */
+function asOfNote(input: SparqlPage, asOf: { commit: string; time: number }): Html {
+  const { t, language } = input.frame;
+  const when = new Intl.DateTimeFormat(language, { dateStyle: 'long', timeStyle: 'long', timeZone: 'UTC' }).format(new Date(asOf.time * 1000));
+  const now = queryParams(input);
+  now.delete('version');
+  return html`<p class="as-of" role="note">${t.answerAsOf(when)} <code>${asOf.commit.slice(0, 12)}</code>. <a href="${input.endpoint}?${now.toString()}">${t.askNow}</a></p>`;
+}
+
 export function sparqlPage(input: SparqlPage): Html {
   const { t, language } = input.frame;
   const context: ViewContext = { language, t, documentUrl: input.endpoint, base: input.frame.base, labels: input.labels };
@@ -117,11 +138,14 @@ export function sparqlPage(input: SparqlPage): Html {
 <p><label for="named-graph-uri">${t.namedGraphs}</label></p>
 <textarea id="named-graph-uri" class="graph-list" name="named-graph-uri" rows="2">${input.namedGraphs.join('\n')}</textarea>
 </details>
+<p><label for="version">${t.asOf}</label> <input id="version" name="version" type="text" value="${input.version}" placeholder="2026-01-31, 7a5a760" aria-describedby="version-help" spellcheck="false" autocomplete="off"></p>
+<p id="version-help" class="help">${t.asOfHelp}</p>
 <p><button type="submit">${t.runQuery}</button></p>
 </form>
 ${input.error && html`<div class="query-error" role="alert"><p>${t.serverMessage(input.error)}</p></div>`}
 ${input.downloadsOnly && downloadLinks(input)}
 ${answer && html`<section class="answer" aria-labelledby="answer-heading"><h2 id="answer-heading">${t.results}</h2>
+${input.asOf && asOfNote(input, input.asOf)}
 ${downloadLinks(input)}
 ${'select' in answer ? selectTable(input, answer.select, context) : graphView(input, answer.graph, context)}
 </section>`}`;

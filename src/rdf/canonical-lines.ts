@@ -234,3 +234,14 @@ export function linesInGraph(ntriples: string, graph: string): string {
   }
   return out;
 }
+
+/**
+ * The subject, predicate and object of a canonical line (`S P O .`), each as written there; undefined
+ * for a line of another shape (a hand-edited file's, before the server writes it again).
+ */
+export function lineTerms(line: string): [string, string, string] | undefined {
+  const s = line.indexOf(' '); // a subject (IRI or blank node) holds no space, nor does a predicate
+  const p = line.indexOf(' ', s + 1);
+  if (s <= 0 || p <= s || !line.endsWith(' .') || line[p - 1] !== '>' || p + 3 > line.length) return undefined;
+  return [line.slice(0, s), line.slice(s + 1, p), line.slice(p + 1, -2)];
+}

@@ -42,6 +42,8 @@ export interface WriteIntent {
   /** Defaults to the service's own identity. */
   committer?: Identity;
   message: string;
+  /** Further parents of the commit after the branch's HEAD (a merge: the head of the branch merged in). */
+  mergeOf?: string;
 }
 
 export interface Transaction<T> {
@@ -114,7 +116,8 @@ interface Pending {
 }
 
 interface RefreshRequest {
-  kind: 'refresh';
+  kind: 'refresh' | 'exclusive';
+  run?: () => Promise<void>;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -237,6 +240,22 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     return (await this.transact(async () => ({ intent, result: undefined }))).commit;
   }
 
+  /**
+   * Runs `run` alone, between group commits: for writes to other refs of the same repository
+   * (branches.ts), which share this store's objects, packs and disk worker and must not race its writes.
+   */
+  exclusive<T>(run: () => Promise<T>): Promise<T> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind: 'exclusive', run: async () => resolve(await run()), resolve: () => undefined, reject });
+      void this.drain();
+    });
+  }
+
+  /** Writes `objects` and moves `ref` from `expected` (undefined: absent) to `next`, fsynced (to be called inside `exclusive`). */
+  writeObjects(objects: GitObject[], ref: string, next: string, expected: string | undefined): Promise<void> {
+    return this.objects.write(this.disk, objects, { gitdir: this.gitdir, ref, next, expected, lock: this.lockOptions });
+  }
+
   /** Picks up commits made by other git clients on the branch (in order with our writes). */
   refresh(): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -251,9 +270,9 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     try {
       while (this.queue.length > 0) {
         const first = this.queue[0]!;
-        if (first.kind === 'refresh') {
+        if (first.kind !== 'tx') {
           this.queue.shift();
-          await this.syncFromDisk().then(first.resolve, first.reject);
+          await (first.run ?? (() => this.syncFromDisk()))().then(first.resolve, first.reject);
           continue;
         }
         let end = 0;
@@ -336,7 +355,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
           const now = this.clock();
           const commit = commitObject({
             tree: newTree,
-            parents: head ? [head] : [],
+            parents: [...(head ? [head] : []), ...(intent.mergeOf ? [intent.mergeOf] : [])],
             author: this.signature(intent.author, now),
             committer: this.signature(intent.committer ?? this.committer, now),
             message: intent.message.endsWith('\n') ? intent.message : intent.message + '\n',

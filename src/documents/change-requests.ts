@@ -1,0 +1,140 @@
+/**
+ * Change requests (issue 30): what a branch changed since it parted from the main branch, document
+ * by document and triple by triple, and its merge into the main branch as ONE merge commit (two
+ * parents: main's HEAD and the branch's), per document a three-way merge of the triple sets
+ * (rdf/three-way.ts) against the merge base (`git merge-base`). A conflict anywhere commits nothing.
+ * The server's own `dct:modified` of a document never conflicts: the later of the two stays.
+ */
+import { agentIdentity, type Dataspace } from '../dataspace.js';
+import { fileDocument } from '../document-paths.js';
+import { LodestoneError } from '../errors.js';
+import { lineDifference, linesOf } from '../rdf/canonical-lines.js';
+import { ns } from '../rdf/namespaces.js';
+import { mergeDocument, type TripleConflict } from '../rdf/three-way.js';
+import { branchName } from '../store/branches.js';
+import type { Change } from '../store/git-store.js';
+
+/** One document a branch changed: its file's blob at the merge base and on the branch (undefined: absent). */
+export interface ChangedDocument {
+  relativePath: string;
+  path: string;
+  before: string | undefined;
+  after: string | undefined;
+}
+
+export interface DocumentConflicts {
+  url: string;
+  /** Set when one side deleted the document the other changed. */
+  deletedOn?: 'main' | 'branch';
+  triples: TripleConflict[];
+}
+
+export class ChangeRequests {
+  constructor(private readonly dataspace: Dataspace) {}
+
+  private url(relativePath: string): string {
+    return this.dataspace.base + relativePath;
+  }
+
+  /** A document as the branch has it: its blob id (undefined: absent there), or NotFound when there is no such branch. */
+  async blobOn(name: string, relativePath: string): Promise<string | undefined> {
+    const { store, branches } = this.dataspace;
+    const files = await branches.files(branchName(name, store.branch));
+    if (!files) throw new LodestoneError('NotFound', `there is no branch ${name}`);
+    return files.get(this.dataspace.fileOf(relativePath));
+  }
+
+  /** Deletes the branch (its ref) if its HEAD is still `expected`. */
+  discard(name: string, expected: string): Promise<void> {
+    return this.dataspace.branches.discard(branchName(name, this.dataspace.store.branch), expected);
+  }
+
+  /** The branch's HEAD and the documents it changed since the merge base; undefined when there is no such branch. */
+  async changed(name: string): Promise<{ head: string; documents: ChangedDocument[] } | undefined> {
+    const { store, branches } = this.dataspace;
+    const changes = await branches.changes(branchName(name, store.branch));
+    if (!changes) return undefined;
+    const documents: ChangedDocument[] = [];
+    for (const file of changes.files) {
+      // an uploaded file's blob goes with its description, which is listed (upload-layout.ts)
+      const relativePath = fileDocument(file.path, store.prefix);
+      if (relativePath !== undefined) documents.push({ relativePath, path: file.path, before: file.before, after: file.after });
+    }
+    return { head: changes.head, documents };
+  }
+
+  /** The triples removed and added on the branch, of each document in `documents`. */
+  async diff(documents: readonly ChangedDocument[]): Promise<Array<{ url: string; removed: string[]; added: string[] }>> {
+    const text = async (blob: string | undefined) => (blob === undefined ? '' : (await this.dataspace.store.readBlob(blob)).toString('utf8'));
+    return Promise.all(documents.map(async (d) => ({ url: this.url(d.relativePath), ...lineDifference(await text(d.before), await text(d.after)) })));
+  }
+
+  /**
+   * Merges the branch into the main branch if its HEAD is still `expected` (412 when it moved): one
+   * merge commit by `agent`, or none when main holds every change already; a 409 listing the
+   * conflicting triples per document (and nothing committed) when the sides disagree.
+   */
+  async merge(name: string, expected: string, agent: string | undefined): Promise<{ commit: string | undefined }> {
+    const { store, branches } = this.dataspace;
+    const branch = branchName(name, store.branch);
+    const { commit } = await store.transact(async (view) => {
+      const head = await branches.head(branch);
+      if (head === undefined) throw new LodestoneError('NotFound', `there is no branch ${branch}`);
+      if (head !== expected) throw new LodestoneError('PreconditionFailed', `the branch ${branch} is at ${head} now, not ${expected}: review it again`, { etag: `"${head}"` });
+      const changes = (await branches.changes(branch))!;
+      if (changes.base === head) return { result: undefined }; // merged already: main has every commit of it
+      const read = async (blob: string | undefined) => (blob === undefined ? undefined : linesOf((await store.readBlob(blob)).toString('utf8')));
+      const merged: Change[] = [];
+      const conflicts: DocumentConflicts[] = [];
+      for (const file of changes.files) {
+        const ours = view.blobId(file.path);
+        if (ours === file.after) continue; // main has it already
+        if (ours === file.before) {
+          merged.push({ path: file.path, bytes: file.after === undefined ? null : await store.readBlob(file.after) });
+          continue;
+        }
+        const relativePath = fileDocument(file.path, store.prefix);
+        const url = relativePath === undefined ? file.path : this.url(relativePath);
+        if (relativePath === undefined) {
+          conflicts.push({ url, triples: [] }); // a file that is no document (an uploaded file) changed on both sides
+          continue;
+        }
+        const modified = `<${url}> <${ns.dct}modified>`;
+        const outcome = mergeDocument(await read(file.before), await read(ours), await read(file.after), (key, o, t) => (key === modified ? [[...o, ...t].sort().pop()!] : undefined));
+        if ('merged' in outcome) merged.push({ path: file.path, bytes: outcome.merged === null ? null : Buffer.from(outcome.merged) });
+        else conflicts.push({ url, triples: outcome.conflicts, ...(outcome.deleted ? { deletedOn: outcome.deleted === 'ours' ? ('main' as const) : ('branch' as const) } : {}) });
+      }
+      if (conflicts.length > 0) {
+        const count = conflicts.reduce((n, c) => n + Math.max(1, c.triples.length), 0);
+        const words = conflicts.map((c) => (c.deletedOn ? `${c.url} was deleted on ${c.deletedOn} and changed on the other side` : `${c.url}: ${c.triples.map((t) => `${t.subject} ${t.predicate}`).join(', ')}`));
+        throw new LodestoneError('Conflict', `the branch ${branch} and main changed the same triples differently (${count}); nothing was merged. Make the branch agree with main, then merge again. ${words.join('; ')}`.slice(0, 4000), { report: conflictReport(conflicts), etag: `"${head}"` });
+      }
+      return { intent: { changes: merged, author: agentIdentity(agent), message: `MERGE ${this.dataspace.base}?branch=${branch}`, mergeOf: head }, result: undefined };
+    });
+    return { commit };
+  }
+}
+
+/** The conflicts as RDF, beside the error resource of the 409: each conflicting triple reified, with the side that holds it. */
+export function conflictReport(conflicts: readonly DocumentConflicts[]): string {
+  const out: string[] = [];
+  let n = 0;
+  const rdf = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+  for (const c of conflicts) {
+    const sides: Array<readonly [string, string]> = c.triples.flatMap((t) => [...t.ours.map((l) => [l, 'main'] as const), ...t.theirs.map((l) => [l, 'branch'] as const), ...t.base.map((l) => [l, 'merge base'] as const)]);
+    if (sides.length === 0) sides.push([`<${c.url}> <${rdf}type> <${ns.dh}Item> .`, c.deletedOn ?? 'main and branch']);
+    for (const [line, side] of sides) {
+      const node = `_:conflict${n++}`;
+      const [subject, predicate, ...rest] = line.slice(0, -2).split(' ');
+      out.push(
+        `${node} <${rdf}type> <${rdf}Statement> .`,
+        `${node} <${rdf}subject> ${subject} .`,
+        `${node} <${rdf}predicate> ${predicate} .`,
+        `${node} <${rdf}object> ${rest.join(' ')} .`,
+        `${node} <${ns.dct}isPartOf> <${c.url}> .`,
+        `${node} <${ns.dct}source> ${JSON.stringify(side)} .`,
+      );
+    }
+  }
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,62 @@
+/**
+ * Branches over HTTP (issue 30): `<document>?branch=<name>` reads the document as the branch has it
+ * (writes are the document handlers', documents.ts, given the branch), and `<base>?branch=<name>&changes`
+ * is the branch's change request: GET its diff against main (text/plain, one `-`/`+` line per
+ * triple under a `# <document>` line, as `?diff=` answers; only documents the agent may read), POST
+ * merges it (If-Match: the branch's HEAD, which the GET gives as its ETag), DELETE discards it.
+ * Dispatch has decided access (authorize.ts `branch`). Branches are drafts of end-user dataspaces only.
+ */
+import { LodestoneError } from '../errors.js';
+import { PLAIN } from '../rdf/formats.js';
+import { contentTypeOf } from './representations.js';
+import { holds } from './authorize.js';
+import { emptyBody } from './body.js';
+import { currentDocumentReply } from './document-read.js';
+import { readReply } from './documents.js';
+import { branchOf } from './branch-of.js';
+import type { Reply } from './reply.js';
+import type { Context, Decided } from './state.js';
+
+/** GET or HEAD of a document as the branch has it; 404 when the branch or the document on it does not exist. */
+export async function readOnBranch(ctx: Context, { path, modes, type }: Decided): Promise<Reply> {
+  const { runtime, agent } = ctx.state;
+  const name = branchOf(ctx)!;
+  const blobId = await runtime.documents.changeRequests.blobOn(name, path);
+  const reply = currentDocumentReply({ runtime, relativePath: path, agent, modes, blobId, type, etags: ctx.state.served.etags });
+  if (!holds(modes, 'Read')) reply.body = undefined; // SPEC §4.6.7, as on main
+  return readReply(ctx, reply, async (id) => (await runtime.documents.blob(id)).toString('utf8'));
+}
+
+/** The ETags an `If-Match` lists (RFC 9110 §13.1.1); undefined when it is absent or empty. */
+function ifMatch(ctx: Context): string[] | undefined {
+  const header = ctx.get('If-Match').trim();
+  return header === '' ? undefined : header.split(',').map((tag) => tag.trim());
+}
+
+/** The change request: GET its diff, POST a merge, DELETE a discard. */
+export async function changeRequest(ctx: Context): Promise<Reply | void> {
+  const { runtime, agent } = ctx.state;
+  const name = branchOf(ctx)!;
+  const requests = runtime.documents.changeRequests;
+  if (ctx.state.relative !== '') throw new LodestoneError('BadRequest', `a branch's change request is at ${runtime.documents.base}?branch=${encodeURIComponent(name)}&changes`);
+  const changed = await requests.changed(name);
+  if (!changed) throw new LodestoneError('NotFound', `there is no branch ${name} with changes you may see`); // authorize.ts answered first
+  if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+    const access = runtime.access;
+    const readable = [];
+    for (const document of changed.documents) if (holds(await access.modesOn(runtime, document.relativePath, agent), 'Read')) readable.push(document);
+    const diff = await requests.diff(readable);
+    const lines = diff.flatMap((d) => [`# ${d.url}`, ...d.removed.map((l) => `- ${l}`), ...d.added.map((l) => `+ ${l}`)]);
+    // the ETag is the branch's HEAD: what a merge quotes in If-Match, so it merges what was reviewed
+    return { contentType: contentTypeOf(PLAIN), etag: `"${changed.head}"`, headers: { 'Cache-Control': 'private, no-cache' }, body: () => lines.join('\n') + '\n' };
+  }
+  // a merge or a discard says which version of the branch it means (RFC 6585 §3: 428 without)
+  const tags = ifMatch(ctx);
+  if (ctx.method === 'POST' && !tags) throw new LodestoneError('PreconditionRequired', `a merge needs If-Match with the branch's ETag ("${changed.head}" now, from GET ${runtime.documents.base}?branch=${name}&changes)`);
+  const expected = tags === undefined || tags.includes('*') ? changed.head : tags.map((t) => t.replace(/^W\//, '').replace(/"/g, '')).find((t) => t === changed.head);
+  if (expected === undefined) throw new LodestoneError('PreconditionFailed', `the branch ${name} is at "${changed.head}", not ${tags!.join(', ')}`, { etag: `"${changed.head}"` });
+  if (ctx.method === 'DELETE') await requests.discard(name, expected);
+  else await requests.merge(name, expected, agent); // Lodestone-Commit names the merge commit
+  ctx.status = 204;
+  emptyBody(ctx);
+}

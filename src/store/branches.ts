@@ -1,0 +1,176 @@
+/**
+ * Drafts of a dataspace kept as git branches `refs/heads/<name>` of its repository (DESIGN
+ * "Branches"). A branch is written through the dataspace's own store (GitStore.exclusive: one
+ * writer of the objects, packs and disk worker), one commit per write, its ref moved by
+ * compare-and-swap and fsynced like the main branch's; it starts at the main branch's HEAD when
+ * first written. Only names of a safe subset are branches (`branchName`).
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { LodestoneError } from '../errors.js';
+import { commitObject } from '../git/commits.js';
+import type { GitObject } from '../git/objects.js';
+import { BatchView } from './batch-view.js';
+import type { GitStore, Transaction, TransactionResult } from './git-store.js';
+import { readRef } from './refs.js';
+import { buildTree, diffTrees, type FileDiff } from './trees.js';
+
+const run = promisify(execFile);
+
+/** What a branch name may be: letters, digits, `.`, `_`, `-`; 1 to 64 of them. */
+const NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * `name` if it names a branch a client may write, else a BadRequest: the safe subset above, not the
+ * dataspace's own branch, no `..`, not starting with `.` or `-` nor ending in `.lock` (git's
+ * check-ref-format refuses those, and `-` reads as an option to git's commands).
+ */
+export function branchName(name: string, own: string): string {
+  const why = !NAME.test(name)
+    ? 'use 1 to 64 letters, digits, ".", "_" or "-"'
+    : name === own || name === 'main' || name === 'HEAD'
+      ? `"${name}" is the dataspace itself; write without ?branch= to change it`
+      : name.includes('..') || name.startsWith('.') || name.startsWith('-') || name.endsWith('.lock')
+        ? 'it may not contain "..", start with "." or "-", or end in ".lock"'
+        : undefined;
+  if (why) throw new LodestoneError('BadRequest', `"${name.slice(0, 70)}" is not a branch name: ${why}`);
+  return name;
+}
+
+/** A commit's files under the prefix, kept for reads and writes on a branch. */
+interface BranchFiles {
+  head: string | undefined;
+  tree: string | undefined;
+  files: Map<string, string>;
+  folderCounts: Map<string, number>;
+  /** The branch whose write made this state (its maps are that branch's alone, to change in place). */
+  owner?: string;
+}
+
+/** The changes of a branch since it parted from the main branch. */
+export interface BranchChanges {
+  /** The branch's HEAD. */
+  head: string;
+  /** The merge base with the main branch (`git merge-base`). */
+  base: string | undefined;
+  /** The main branch's HEAD the base was taken against. */
+  main: string | undefined;
+  /** Each file the branch changed, from the base's blob to the branch's. */
+  files: FileDiff[];
+}
+
+export class Branches {
+  /** The files of the commits last read or written on branches, by commit (a few branches at a time). */
+  private readonly states = new Map<string, BranchFiles>();
+
+  constructor(private readonly store: GitStore) {}
+
+  /** A branch's HEAD, or undefined when there is no such branch. */
+  head(name: string): Promise<string | undefined> {
+    return readRef(this.store.gitdir, `refs/heads/${name}`);
+  }
+
+  /** The files of a branch as its HEAD has them (undefined: no such branch). */
+  async files(name: string): Promise<ReadonlyMap<string, string> | undefined> {
+    const head = await this.head(name);
+    return head === undefined ? undefined : (await this.stateOf(head)).files;
+  }
+
+  /** Runs `run` against the branch (the main branch's HEAD when it does not exist yet); its intent becomes one commit on the branch. */
+  transact<T>(name: string, txn: Transaction<T>): Promise<TransactionResult<T>> {
+    const ref = `refs/heads/${name}`;
+    return this.store.exclusive(async () => {
+      const current = await readRef(this.store.gitdir, ref);
+      const start = current ?? this.store.head;
+      const state = await this.stateOf(start);
+      const view = new BatchView({ files: state.files, folderCounts: state.folderCounts, readBlob: (id) => this.store.readBlob(id) });
+      const { intent, result } = await txn(view);
+      const objects: GitObject[] = [];
+      const { changes, blobIds } = view.hashChanges(intent?.changes ?? [], objects);
+      if (!intent || changes.size === 0) return { commit: undefined, result, blobIds };
+      const tree = await buildTree(this.store.trees, state.tree, changes, objects);
+      const now = Math.floor(Date.now() / 1000);
+      const signature = (who: { name: string; email: string }) => ({ ...who, timestamp: now, timezone: '+0000' });
+      const commit = commitObject({
+        tree,
+        parents: start ? [start] : [],
+        author: signature(intent.author),
+        committer: signature(intent.committer ?? { name: 'Lodestone', email: 'service@lodestone.invalid' }),
+        message: intent.message.endsWith('\n') ? intent.message : intent.message + '\n',
+      });
+      objects.push(commit);
+      await this.store.writeObjects(objects, ref, commit.id, current);
+      // a branch's own state moves with it (a write costs its changes, not the branch's size); one read from git, or shared (main's HEAD a new branch starts from), is copied
+      const own = current !== undefined && state.owner === name;
+      if (own) this.states.delete(current);
+      this.remember({ ...withChanges(state, changes, own), head: commit.id, tree, owner: name });
+      return { commit: commit.id, result, blobIds };
+    });
+  }
+
+  /** The merge base of two commits (git merge-base), undefined when they share no history. */
+  async mergeBase(a: string, b: string): Promise<string | undefined> {
+    try {
+      return (await run('git', ['--git-dir', this.store.gitdir, 'merge-base', a, b])).stdout.trim() || undefined;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 1) return undefined; // no common ancestor
+      throw error;
+    }
+  }
+
+  /** What the branch changed since it parted from the main branch as it is now; undefined when there is no such branch. */
+  async changes(name: string): Promise<BranchChanges | undefined> {
+    const head = await this.head(name);
+    if (head === undefined) return undefined;
+    const main = this.store.head;
+    const base = main === undefined ? undefined : await this.mergeBase(main, head);
+    const treeOf = async (commit: string | undefined) => (commit === undefined ? undefined : (await this.store.objects.readCommit(commit)).tree);
+    const files = await diffTrees(this.store.trees, await treeOf(base), await treeOf(head), this.store.prefix);
+    return { head, base, main, files };
+  }
+
+  /** Deletes the branch if its HEAD is still `expected` (a Conflict when it moved, NotFound when it is gone). */
+  discard(name: string, expected: string): Promise<void> {
+    return this.store.exclusive(async () => {
+      const current = await this.head(name);
+      if (current === undefined) throw new LodestoneError('NotFound', `there is no branch ${name}`);
+      if (current !== expected) throw new LodestoneError('PreconditionFailed', `the branch ${name} moved to ${current}`);
+      // git's own compare-and-swap deletion, which also removes a packed ref
+      await run('git', ['--git-dir', this.store.gitdir, 'update-ref', '-d', `refs/heads/${name}`, expected]);
+    });
+  }
+
+  private async stateOf(head: string | undefined): Promise<BranchFiles> {
+    const key = head ?? '';
+    const known = this.states.get(key);
+    if (known) return known;
+    const tree = head === undefined ? undefined : (await this.store.objects.readCommit(head)).tree;
+    const state = withChanges({ head, tree, files: new Map(), folderCounts: new Map() }, new Map((await diffTrees(this.store.trees, undefined, tree, this.store.prefix)).map((f) => [f.path, f.after ?? null])));
+    this.remember(state);
+    return state;
+  }
+
+  private remember(state: BranchFiles): void {
+    if (this.states.size >= 8) this.states.delete(this.states.keys().next().value!);
+    this.states.set(state.head ?? '', state);
+  }
+}
+
+/** `state` with `changes` applied (null: deleted): in its own maps when `inPlace`, else in new ones. */
+function withChanges(state: BranchFiles, changes: ReadonlyMap<string, string | null>, inPlace = false): BranchFiles {
+  const files = inPlace ? state.files : new Map(state.files);
+  const folderCounts = inPlace ? state.folderCounts : new Map(state.folderCounts);
+  for (const [path, id] of changes) {
+    const existed = files.has(path);
+    if (id) files.set(path, id);
+    else files.delete(path);
+    if (existed === files.has(path)) continue;
+    for (let at = path.lastIndexOf('/'); at > 0; at = path.lastIndexOf('/', at - 1)) {
+      const folder = path.slice(0, at);
+      const count = (folderCounts.get(folder) ?? 0) + (existed ? -1 : 1);
+      if (count === 0) folderCounts.delete(folder);
+      else folderCounts.set(folder, count);
+    }
+  }
+  return { ...state, files, folderCounts };
+}
