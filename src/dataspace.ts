@@ -131,7 +131,7 @@ export class Dataspace {
             cachedBlob: (id) => store.cachedBlob(id),
           })
         : new RemoteIndex({ engine: engineFor(choice.kind, choice.endpoint!, options.queryTimeoutMs), id: options.id, gitdir: store.gitdir, prefix: store.prefix, base: options.base, log, onInvalid });
-    this.workingTree = new WorkingTree({ store, base: options.base, log, labelDeep: options.labelDeep, validate: options.validate });
+    this.workingTree = new WorkingTree({ store, base: options.base, log, labelDeep: options.labelDeep, validate: options.validate, takeCommits: options.watch === true });
     this.versions = options.versioned ? new VersionLog(store) : undefined;
     // The index follows HEAD once a burst of commits pauses (and at least every second, or every
     // 64 changed documents, during a long one) rather than once per commit: a document rewritten

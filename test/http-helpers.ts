@@ -114,6 +114,8 @@ export interface StartOptions {
   tls?: boolean;
   /** The server bootstraps its own data directory, as on a first start (in process too). Default: with TLS only. */
   bootstrap?: boolean;
+  /** The server watches its repositories for git commits and edited `.nt` files, as `serve` does. Default: not. */
+  watch?: boolean;
 }
 
 /** The engines of this file's servers on LODESTONE_TEST_INDEX, kept between servers (on-engine.ts stops them after the file). */
@@ -149,7 +151,7 @@ export async function startServer(extraArgs: string[] = [], data?: string, log: 
   // LODESTONE_TEST_INDEX=<kind>: the end-user dataspace's index on a fresh engine of that kind (test/engines/)
   const engine = process.env.LODESTONE_TEST_INDEX && !extraArgs.includes('--index') ? await testEngines.take(process.env.LODESTONE_TEST_INDEX) : undefined;
   const onEngine = engine ? ['--index', `${engine.kind}:${engine.url}`] : [];
-  const config = serveConfig(['--data', dir, ...where, '--host', 'localhost', '--no-watch', '--access-log', 'off', ...lanes, ...onEngine, ...extraArgs]);
+  const config = serveConfig(['--data', dir, ...where, '--host', 'localhost', ...(options.watch ? [] : ['--no-watch']), '--access-log', 'off', ...lanes, ...onEngine, ...extraArgs]);
   if (config === 'help') throw new Error('unexpected --help');
   const running = await serve(config, log, seams).catch(async (error: unknown) => {
     if (engine) await testEngines.give(engine);

@@ -18,6 +18,7 @@ import { documentSegments, parentDocumentPath } from '../document-paths.js';
 import { composeInProcess, type ComposeInput } from './compose.js';
 import { DocumentHistory, type BlameRunner } from './history.js';
 import { PastCommits } from './past-commits.js';
+import { Undo } from './undo.js';
 import { ChildListing } from './child-listing.js';
 import { TitleSearch } from './search.js';
 import { ChangeRequests } from './change-requests.js';
@@ -52,6 +53,8 @@ export class DocumentService {
   readonly base: string;
   /** The documents' history, when the dataspace is versioned (SPEC §9.1). */
   readonly history: DocumentHistory | undefined;
+  /** Restores of whole containers and reverts of commits, when the dataspace is versioned (undo.ts). */
+  readonly undo: Undo | undefined;
   /** The commits a query of the past may name, when the dataspace is versioned (issue 30). */
   readonly past: PastCommits | undefined;
   /** Every container's children, kept in path order (a page of a large container is a slice). */
@@ -81,6 +84,7 @@ export class DocumentService {
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;
+    this.undo = history && new Undo(dataspace, { commit: (sha) => history.commit(sha), url: (path) => this.url(path), refusal: (path, method) => this.refusal(path, method), clock: this.clock });
     this.validate = options.validate;
   }
 

@@ -55,12 +55,35 @@ export function closestVersion(list: readonly Version[], wanted: number): Versio
   return chosen;
 }
 
-/** SPEC §9.1, TimeMap 1: one prov:Collection with a prov:Entity per memento (`mementoUrl` names each). */
-export function timemapGraph(documentUrl: string, list: readonly Version[], mementoUrl: (v: Version) => string): Quad[] {
-  const { namedNode, literal, quad } = DataFactory;
+/** What a TimeMap tells of each version beside its time: its commit's message (versionMessage), and its authors' names by WebID. */
+export interface VersionNotes {
+  messages?: ReadonlyMap<string, string>;
+  names?: Readonly<Record<string, string>>;
+}
+
+/**
+ * What a version's commit says of itself: its message without the `<METHOD> <document URL>` line
+ * the server writes first (DESIGN "Commits"), so '' when that is all; a message written with git
+ * is kept whole.
+ */
+export function versionMessage(message: string): string {
+  const text = message.replace(/\s+$/, '');
+  const match = /^(?:PUT|POST|PATCH|DELETE) \S+(?:\n\n|$)/.exec(text);
+  return match ? text.slice(match[0].length) : text;
+}
+
+/**
+ * SPEC §9.1, TimeMap 1: one prov:Collection with a prov:Entity per memento (`mementoUrl` names
+ * each), its author as dct:creator (a WebID, with the foaf:name the server knows for it; any other
+ * name, as git recorded it, on a blank node) and its commit's message as dct:description.
+ */
+export function timemapGraph(documentUrl: string, list: readonly Version[], mementoUrl: (v: Version) => string, notes: VersionNotes = {}): Quad[] {
+  const { namedNode, literal, quad, blankNode } = DataFactory;
   const type = namedNode(RDF_TYPE);
+  const name = namedNode(ns.foaf + 'name');
   const collection = namedNode(`${documentUrl}?timemap`);
   const out: Quad[] = [quad(collection, type, namedNode(ns.prov + 'Collection'))];
+  const named = new Set<string>();
   list.forEach((v, i) => {
     const entity = namedNode(mementoUrl(v));
     out.push(
@@ -70,7 +93,17 @@ export function timemapGraph(documentUrl: string, list: readonly Version[], meme
       quad(entity, namedNode(ns.prov + 'generatedAtTime'), literal(new Date(v.time * 1000).toISOString(), namedNode(ns.xsd + 'dateTime'))),
     );
     if (i > 0) out.push(quad(entity, namedNode(ns.prov + 'wasRevisionOf'), namedNode(mementoUrl(list[i - 1]!))));
-    if (/^https?:\/\//.test(v.author)) out.push(quad(entity, namedNode(ns.dct + 'creator'), namedNode(v.author)));
+    if (/^https?:\/\//.test(v.author)) {
+      out.push(quad(entity, namedNode(ns.dct + 'creator'), namedNode(v.author)));
+      const known = notes.names?.[v.author];
+      if (known && !named.has(v.author)) out.push(quad(namedNode(v.author), name, literal(known)));
+      named.add(v.author);
+    } else if (v.author !== 'anonymous' && v.author !== '') {
+      const person = blankNode(`author${i}`);
+      out.push(quad(entity, namedNode(ns.dct + 'creator'), person), quad(person, name, literal(v.author)));
+    }
+    const message = notes.messages?.get(v.commit);
+    if (message) out.push(quad(entity, namedNode(ns.dct + 'description'), literal(message)));
   });
   return out;
 }
@@ -83,12 +116,32 @@ export interface CurrentDocuments {
 }
 
 export class DocumentHistory {
+  private readonly messageOf = new Map<string, string>();
+
   constructor(
     private readonly dataspace: Dataspace,
     private readonly log: VersionLog,
     private readonly documents: CurrentDocuments,
     private readonly runBlame: BlameRunner = blame,
   ) {}
+
+  /**
+   * The message of each of `commits` (versionMessage), read from the commits themselves: the
+   * version log keeps what every TimeMap needs, a message only the pages and RDF TimeMaps show.
+   */
+  async messages(commits: Iterable<string>): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const commit of commits) {
+      let message = this.messageOf.get(commit);
+      if (message === undefined) {
+        message = versionMessage((await this.dataspace.store.objects.readCommit(commit)).message);
+        if (this.messageOf.size > 50_000) this.messageOf.clear();
+        this.messageOf.set(commit, message); // a commit never changes
+      }
+      out.set(commit, message);
+    }
+    return out;
+  }
 
   /** The versions blame reads (since the document was last created), oldest first: empty when it has none now. */
   async blameVersions(relativePath: string): Promise<Version[]> {
@@ -155,7 +208,7 @@ export class DocumentHistory {
    * metadata apart), under the same preconditions as any write. The description of an uploaded
    * file deleted since brings its file back from that version too (upload-layout.ts).
    */
-  async restore(relativePath: string, sha: string, agent: string | undefined, conditions: WriteConditions): Promise<WriteResult> {
+  async restore(relativePath: string, sha: string, agent: string | undefined, conditions: WriteConditions, message?: string): Promise<WriteResult> {
     const commit = (await this.commit(sha)) ?? sha; // an abbreviated id is resolved once
     const bytes = await this.bytesAt(relativePath, commit);
     return this.documents.write({
@@ -164,7 +217,7 @@ export class DocumentHistory {
       agent,
       body: { text: bytes.toString('utf8'), mediaType: NTRIPLES },
       replace: true,
-      note: `Restores the version of ${commit}.`,
+      note: `Restores the version of ${commit}.${message ? `\n\n${message}` : ''}`,
       conditions,
       attach: await this.uploadAt(relativePath, commit),
     });

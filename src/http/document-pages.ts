@@ -152,11 +152,11 @@ export async function deletedHtml(ctx: Context, relativePath: string, modes: Rea
 }
 
 /** The TimeMap's page; `relativePath` absent now: its newest version was deleted after. */
-export async function timemapHtml(ctx: Context, relativePath: string, documentUrl: string, versions: readonly Version[]): Promise<void> {
+export async function timemapHtml(ctx: Context, relativePath: string, documentUrl: string, versions: readonly Version[], messages: ReadonlyMap<string, string>): Promise<void> {
   const frame = await frameOf(ctx);
   const deleted = ctx.state.runtime.documents.blobId(relativePath) === undefined;
   const names = await namesOf(ctx, versions.map((v) => v.author));
-  sendPage(ctx, 200, frame.language, timemapPage(frame, documentUrl, versions.map((v) => ({ commit: v.commit, time: v.time, author: v.author, name: names[v.author] })), deleted));
+  sendPage(ctx, 200, frame.language, timemapPage(frame, documentUrl, versions.map((v) => ({ commit: v.commit, time: v.time, author: v.author, name: names[v.author], message: messages.get(v.commit) })), deleted));
 }
 
 /** The page of a comparison of two versions, of the lines the agent may be shown (memento.ts `diff`). */

@@ -19,6 +19,7 @@ import { currentDocumentReply, documentLinks, linesInView, type ReadReply } from
 import { deletedHtml, documentHtml } from './document-pages.js';
 import { isAdminDataspace } from './dataspace-role.js';
 import { clientOf } from './quotas.js';
+import { requestMessage } from './commit-message.js';
 import { branchOf } from './branch-of.js';
 import type { Reply } from './reply.js';
 import type { Context, Decided } from './state.js';
@@ -114,6 +115,7 @@ async function write(ctx: Context, method: WriteMethod, { path: relativePath, mo
   const documents = runtime.documents;
   const documentUrl = documents.url(relativePath);
   const maxBytes = admitWrite(ctx, relativePath);
+  const note = requestMessage(ctx); // refused before the body is read
   const links = documentLinks(runtime, documentUrl, agent, modes);
   if (links) ctx.set('Link', links);
 
@@ -130,7 +132,7 @@ async function write(ctx: Context, method: WriteMethod, { path: relativePath, mo
   // SPEC §5: a PUT authorized by Append on the parent (no Write here) creates, and replaces no document made since
   const conditions = method === 'PUT' && !holds(modes, 'Write') ? asked.creatingOnly(() => forbidden('Write', agent, documentUrl)) : asked;
   await afterPendingIo(); // the write goes on after the reads that came in meanwhile
-  const result = await documents.write({ method, relativePath, agent, body, update, readable: holds(modes, 'Read'), maxBytes, conditions, branch: branchOf(ctx) });
+  const result = await documents.write({ method, relativePath, agent, body, update, readable: holds(modes, 'Read'), maxBytes, conditions, branch: branchOf(ctx), note });
   if (result.blobId) ctx.set('ETag', conditions.tagOf(result.blobId));
   if (result.status === 'created' || result.status === 'replaced') {
     ctx.status = result.status === 'created' ? 201 : 200;

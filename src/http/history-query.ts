@@ -1,4 +1,4 @@
-/** Which history question a document URL's query asks (SPEC §3, §9.1): a version, the TimeMap, the TimeGate, a diff, a restore, blame, a document on a branch, a branch's change request; none for the current document. */
+/** Which history question a document URL's query asks (SPEC §3, §9.1): a version, the TimeMap, the TimeGate, a diff, a restore (of a document, or with `recursive` of a container and all under it), a revert, blame, a document on a branch, a branch's change request; none for the current document. */
 
 export type HistoryQuery =
   | { kind: 'version'; sha: string }
@@ -6,6 +6,7 @@ export type HistoryQuery =
   | { kind: 'timegate' }
   | { kind: 'diff'; from: string; to: string | undefined }
   | { kind: 'restore'; sha: string }
+  | { kind: 'revert'; sha: string }
   | { kind: 'blame' }
   | { kind: 'branch'; name: string }
   | { kind: 'changes'; name: string };
@@ -23,5 +24,6 @@ export function historyQuery(querystring: string): HistoryQuery | undefined {
   if (query.has('diff')) return { kind: 'diff', from: query.get('diff') ?? '', to: query.get('to') ?? undefined };
   if (query.has('blame')) return { kind: 'blame' };
   if (query.has('restore')) return { kind: 'restore', sha: query.get('restore') ?? '' };
+  if (query.has('revert')) return { kind: 'revert', sha: query.get('revert') ?? '' };
   return undefined;
 }

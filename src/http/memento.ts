@@ -15,6 +15,9 @@ import { httpDate, linesInView, mementoReply, sharedView, versionLinks, viewOf }
 import { admitWrite, readReply, writeConditions } from './documents.js';
 import { forbidden, holds } from './authorize.js';
 import { historyQuery } from './history-query.js';
+import { requestMessage } from './commit-message.js';
+import { namesOf } from './html.js';
+import { restoreRecursive } from './undo.js';
 import { diffHtml, mementoHtml, timemapHtml } from './document-pages.js';
 import { contentTypeOf } from './representations.js';
 import type { Reply } from './reply.js';
@@ -102,13 +105,15 @@ export async function timemap(ctx: Context, decided: Decided): Promise<Reply | v
   const { relativePath, documentUrl, history } = historyOf(ctx, decided);
   const list = await versionsOf(history, relativePath, documentUrl);
   const type = decided.type!;
-  if (type === HTML) return timemapHtml(ctx, relativePath, documentUrl, list);
-  const key = `${documentUrl}\n${list[list.length - 1]!.commit}\n${list.length}\n${type}`;
+  if (type === HTML) return timemapHtml(ctx, relativePath, documentUrl, list, await history.messages(list.map((v) => v.commit)));
+  // the names are those the agent may read (namesOf): they are part of what the TimeMap is for it
+  const names = type === LINK_FORMAT ? {} : await namesOf(ctx, list.map((v) => v.author));
+  const key = `${documentUrl}\n${list[list.length - 1]!.commit}\n${list.length}\n${type}\n${JSON.stringify(names)}`;
   const { timemaps } = ctx.state.served.caches;
   const body = async () => {
     let made = timemaps.get(key);
     if (!made) {
-      made = Buffer.from(type === LINK_FORMAT ? linkFormat(documentUrl, list) : await serialiseQuads(timemapGraph(documentUrl, list, mementoUrl(documentUrl)), type));
+      made = Buffer.from(type === LINK_FORMAT ? linkFormat(documentUrl, list) : await serialiseQuads(timemapGraph(documentUrl, list, mementoUrl(documentUrl), { names, messages: await history.messages(list.map((v) => v.commit)) }), type));
       timemaps.put(key, made);
     }
     return made;
@@ -146,14 +151,16 @@ export async function diff(ctx: Context, decided: Decided): Promise<Reply | void
   return { contentType: contentTypeOf(PLAIN), body: () => lines.join('\n') + (lines.length ? '\n' : '') };
 }
 
-/** `POST <document>?restore=<sha>` (SPEC §3): one new commit with that version's triples, under the same preconditions as any write. */
+/** `POST <document>?restore=<sha>` (SPEC §3): one new commit with that version's triples, under the same preconditions as any write; with `recursive`, a container and all under it (undo.ts). */
 export async function restore(ctx: Context, decided: Decided): Promise<void> {
+  if (new URLSearchParams(ctx.querystring).has('recursive')) return restoreRecursive(ctx, decided);
   const { relativePath, documentUrl, history } = historyOf(ctx, decided);
   admitWrite(ctx, relativePath); // a restore is a write like another: the version restored is no larger than it was
+  const message = requestMessage(ctx);
   const sha = new URLSearchParams(ctx.querystring).get('restore') ?? '';
   await readableVersion(ctx, history, relativePath, documentUrl, sha); // what is restored is read first
   const conditions = writeConditions(ctx, documentUrl, decided.type);
-  const result = await history.restore(relativePath, sha, ctx.state.agent, conditions);
+  const result = await history.restore(relativePath, sha, ctx.state.agent, conditions, message);
   if (result.blobId) ctx.set('ETag', conditions.tagOf(result.blobId));
   ctx.status = result.status === 'created' ? 201 : 204;
   if (result.status === 'created') ctx.set('Location', documentUrl);

@@ -19,6 +19,7 @@ import { oidcCallback, oidcLogin, oidcLogout } from './oauth2.js';
 import { accessEndpoint, accessRequest, signup } from './admin-endpoints.js';
 import { deleteDocument, documentOptions, readDocument, writeDocument } from './documents.js';
 import { diff, restore, timegate, timemap, version } from './memento.js';
+import { revert } from './undo.js';
 import { changeRequest, readOnBranch } from './branches.js';
 import { blame } from './blame.js';
 import { historyQuery, type HistoryKind } from './history-query.js';
@@ -85,6 +86,8 @@ export const routes: readonly Route[] = [
   { name: 'a diff of two versions', in: 'every', path: 'document', query: 'diff', needs: { on: 'document', mode: 'Read' }, offers: 'diff', methods: read(diff) },
   { name: 'blame: each triple with the commit that brought it', in: 'every', path: 'document', query: 'blame', needs: { on: 'document', mode: 'Read' }, offers: 'graphPage', methods: read(blame) },
   { name: 'restoring a version', in: 'every', path: 'document', query: 'restore', needs: { on: 'document', mode: 'Write' }, offers: 'document', methods: { POST: restore } },
+  // issue 30: Write on the container addressed, and on every document the revert changes (undo.ts)
+  { name: 'reverting a commit', in: 'every', path: 'document', query: 'revert', needs: { on: 'document', mode: 'Write' }, offers: 'document', methods: { POST: revert } },
   // issue 30: drafts as git branches (branches.ts); a write there is checked as the same write on main
   { name: 'a document on a branch', in: 'user', path: 'document', query: 'branch', needs: onDocument, offers: 'graph', methods: { ...read(readOnBranch), PUT: writeDocument, POST: writeDocument, PATCH: writeDocument, DELETE: deleteDocument, OPTIONS: documentOptions }, primaryOnly: true },
   { name: 'a branch’s change request', in: 'user', path: 'document', query: 'changes', needs: { on: 'branch', mode: { GET: 'Read', HEAD: 'Read', POST: 'Write', DELETE: 'Write' } }, offers: 'none', methods: { ...read(changeRequest), POST: changeRequest, DELETE: changeRequest }, primaryOnly: true },

@@ -1,7 +1,8 @@
 /**
- * History pages of a document in a versioned dataspace: its versions newest first with time and
- * author, a form to compare any two, and the comparison itself (the triples removed and added,
- * each triple with its terms labelled, the raw N-Triples line kept in a title).
+ * History pages of a document in a versioned dataspace: its versions newest first with time,
+ * author (by name, linking the WebID) and message, a form to compare any two, and the comparison
+ * itself (the triples removed and added, each triple with its terms labelled, the raw N-Triples
+ * line kept in a title).
  */
 import { breadcrumbsOf } from './document-page.js';
 import { html, webUrl, type Html } from './html.js';
@@ -16,6 +17,8 @@ export interface VersionRow {
   author: string;
   /** The author's name, when the viewer may read its agent document; else the WebID is shown. */
   name?: string;
+  /** What the commit says of itself beside its `<METHOD> <URL>` line (documents/history.ts versionMessage). */
+  message?: string;
 }
 
 type PageFrame = Omit<Frame, 'title' | 'kind' | 'breadcrumbs'>;
@@ -40,10 +43,10 @@ ${deleted && html`<p class="deleted-note">${t.deletedHelp}</p>`}
 <form class="compare" method="get" action="${documentUrl}">
 <div class="table-scroll"><table class="versions">
 <caption>${t.versions} (${versions.length})</caption>
-<thead><tr><th scope="col">${t.when}</th><th scope="col">${t.author}</th><th scope="col">${t.commit}</th><th scope="col">${t.from}</th><th scope="col">${t.to}</th></tr></thead>
+<thead><tr><th scope="col">${t.when}</th><th scope="col">${t.author}</th><th scope="col">${t.message}</th><th scope="col">${t.commit}</th><th scope="col">${t.from}</th><th scope="col">${t.to}</th></tr></thead>
 <tbody>${newestFirst.map((v, i) => {
     const when = date.format(new Date(v.time * 1000));
-    return html`<tr><td><a href="${documentUrl}?version=${v.commit}">${when} UTC</a>${i === 0 && (deleted ? html` <span class="deleted">(${t.thenDeleted})</span>` : html` <span class="current">(${t.current})</span>`)}</td><td>${authorLink(v.author, v.name)}</td><td><code>${v.commit.slice(0, 7)}</code></td>
+    return html`<tr><td><a href="${documentUrl}?version=${v.commit}">${when} UTC</a>${i === 0 && (deleted ? html` <span class="deleted">(${t.thenDeleted})</span>` : html` <span class="current">(${t.current})</span>`)}</td><td>${authorLink(v.author, v.name)}</td><td class="message">${v.message ?? ''}</td><td><code>${v.commit.slice(0, 7)}</code></td>
 <td><input type="radio" name="diff" value="${v.commit}" aria-label="${t.from} ${when}"${i === 1 || (i === 0 && newestFirst.length === 1) ? html` checked` : ''}></td>
 <td><input type="radio" name="to" value="${v.commit}" aria-label="${t.to} ${when}"${i === 0 ? html` checked` : ''}></td></tr>
 `;

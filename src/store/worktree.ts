@@ -9,8 +9,7 @@
  */
 import { promises as fsp, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { LodestoneError, isLodestoneError } from '../errors.js';
-import { canonicalBytes, shallowCanonicalBytes } from '../rdf/canonical.js';
+import { canonicalBytes } from '../rdf/canonical.js';
 import { parseRdf } from '../rdf/ntriples.js';
 import { blobObject } from '../git/objects.js';
 import { stageEntryFromStats, statMatches, type StageEntry } from '../git/stage-file.js';
@@ -19,11 +18,10 @@ import type { GitStore, Identity } from './git-store.js';
 import { fileDocument } from '../document-paths.js';
 import { defaultLockOptions } from './refs.js';
 import { readStage } from './stage.js';
+import { canonicalEdit, commitThatWrote, editCommit, HAND_EDIT, withModified } from './edit-commits.js';
 
 export const WORKTREE_COMMITTER: Identity = { name: 'Lodestone (working tree)', email: 'working-tree@lodestone.invalid' };
 export const ANONYMOUS: Identity = { name: 'anonymous', email: 'anonymous@lodestone.invalid' };
-/** The author of an edit someone made to a file of the working tree: no agent of the server, nor an anonymous request. */
-export const HAND_EDIT: Identity = { name: 'hand edit', email: 'hand-edit@lodestone.invalid' };
 
 export interface WorkingTreeOptions {
   store: GitStore;
@@ -41,6 +39,8 @@ export interface WorkingTreeOptions {
   stageWaitFactor?: number;
   /** Ontology constraints: throws a ConstraintViolation to refuse an edit's canonical bytes, those found at start included; none by default. */
   validate?: (url: string, bytes: Buffer) => Promise<void>;
+  /** Whether files other git clients commit are taken in as edits (canonical form, dct:modified): when the repository is watched. */
+  takeCommits?: boolean;
 }
 
 export class WorkingTree {
@@ -65,6 +65,8 @@ export class WorkingTree {
   private running: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly validate: ((url: string, bytes: Buffer) => Promise<void>) | undefined;
+  /** Files a commit of another git client changed (a pull, a commit made while no file event told us), with their blob before it. */
+  private readonly committedElsewhere = new Map<string, string | undefined>();
 
   constructor(options: WorkingTreeOptions) {
     this.store = options.store;
@@ -78,6 +80,7 @@ export class WorkingTree {
     this.tmpdir = join(this.store.gitdir, 'lodestone', 'tmp');
     this.store.on('head', (change) => {
       for (const file of change.files) this.dirty.add(file.path);
+      if (change.external && options.takeCommits) for (const file of change.files) if (!this.committedElsewhere.has(file.path)) this.committedElsewhere.set(file.path, file.before);
       this.schedule();
     });
   }
@@ -181,6 +184,7 @@ export class WorkingTree {
   private async takeChange(path: string): Promise<void> {
     const relative = fileDocument(path, this.store.prefix);
     if (relative === undefined) return;
+    await this.store.refresh(); // a pull writes files before it moves the branch: bytes HEAD holds are someone's commit, no hand edit
     const bytes = await fsp.readFile(this.abs(path)).catch(() => undefined);
     const rawId = bytes ? blobObject(bytes).id : undefined;
     const known = this.synced.get(path)?.id;
@@ -188,37 +192,52 @@ export class WorkingTree {
     if (rawId === undefined && known === undefined) return;
     const url = this.base + relative;
     if (!bytes) {
-      const commit = await this.store.write({ changes: [{ path, bytes: null }], author: HAND_EDIT, committer: WORKTREE_COMMITTER, message: `DELETE ${url}` });
+      const commit = await this.store.write({ changes: [{ path, bytes: null }], author: HAND_EDIT, committer: WORKTREE_COMMITTER, message: `DELETE ${url}\n\n${path} deleted from the working tree.` });
       this.synced.delete(path);
       if (commit) this.log(`working tree: ${path} was deleted; committed DELETE ${url} as ${commit}`);
       return;
     }
-    let canonical: Buffer;
-    try {
-      const shallow = await shallowCanonicalBytes(parseRdf(decodeUtf8(bytes, path), { format: 'N-Triples' }));
-      canonical = Buffer.isBuffer(shallow) ? shallow : await this.labelDeep(shallow.deep, path);
-    } catch (error) {
-      if (!isLodestoneError(error)) throw error;
-      const where = error.data.line ? `${error.data.line}:${error.data.column}` : '1:1';
-      this.log(`${this.abs(path)}:${where}: invalid N-Triples, not committed: ${error.message}`);
-      return;
-    }
-    if (this.validate) {
-      try {
-        await this.validate(url, canonical);
-      } catch (error) {
-        if (!isLodestoneError(error, 'ConstraintViolation')) throw error;
-        this.log(`${this.abs(path)}: not committed: ${error.message}`);
-        return;
-      }
-    }
     const stats = await fsp.stat(this.abs(path)).catch(() => undefined);
-    const commit = await this.store.write({ changes: [{ path, bytes: canonical }], author: HAND_EDIT, committer: WORKTREE_COMMITTER, message: `PUT ${url}` });
+    // after whom: the commit that wrote these bytes when someone committed them with git (HEAD holds them), else a hand edit
+    const by = rawId === this.store.blobId(path) ? await commitThatWrote(this.store, path, rawId!) : undefined;
+    const commit = await this.commitEdit(path, url, bytes, known, by);
+    if (commit === false) return;
     // The file as edited is now accepted: the next sync may rewrite it in canonical form.
     if (stats) this.synced.set(path, stageEntryFromStats(path, rawId!, stats));
     this.dirty.add(path);
     this.schedule();
     if (commit) this.log(`working tree: ${path} was edited; committed PUT ${url} as ${commit}`);
+  }
+
+  /**
+   * A file another git client's commit changed, which the round found as committed (no file event
+   * showed it as an edit): its bytes are taken in as an edit of that commit's author.
+   */
+  private async takeCommitted(path: string, before: string | undefined): Promise<void> {
+    const relative = fileDocument(path, this.store.prefix);
+    const head = this.store.blobId(path);
+    if (relative === undefined || head === undefined) return;
+    const url = this.base + relative;
+    const commit = await this.commitEdit(path, url, await this.store.readBlob(head), before, await commitThatWrote(this.store, path, head));
+    if (!commit) return;
+    this.dirty.add(path);
+    this.schedule();
+    this.log(`working tree: ${path} was committed with git; committed PUT ${url} as ${commit}`);
+  }
+
+  /**
+   * Commits the canonical form of `bytes` as the document `url` (dct:modified set when the edit did
+   * not set it: edit-commits.ts), as an edit `by` a commit or by hand. Invalid N-Triples are logged
+   * with file, line and column and left alone, as is what breaks an ontology constraint (`validate`),
+   * logged with the report's sentences: false. Otherwise the commit made, if anything changed.
+   */
+  private async commitEdit(path: string, url: string, bytes: Buffer, previous: string | undefined, by: Parameters<typeof editCommit>[2]): Promise<string | undefined | false> {
+    const canonical = await canonicalEdit(bytes, path, url, { labelDeep: this.labelDeep, validate: this.validate, log: this.log, where: this.abs(path) });
+    if (!canonical) return false;
+    const now = new Date().toISOString();
+    const stamped = withModified(canonical, previous === undefined ? undefined : await this.store.readBlob(previous).catch(() => undefined), url, now);
+    const { author, message } = editCommit(url, path, by, !canonical.equals(bytes), stamped.equals(canonical) ? undefined : now);
+    return this.store.write({ changes: [{ path, bytes: stamped }], author, committer: WORKTREE_COMMITTER, message });
   }
 
   /**
@@ -244,6 +263,12 @@ export class WorkingTree {
     }
     await this.writeStage(paths, force);
     for (const path of edited) await this.takeChange(path);
+    for (const path of paths) {
+      if (!this.committedElsewhere.has(path)) continue;
+      const before = this.committedElsewhere.get(path);
+      this.committedElsewhere.delete(path);
+      if (!edited.includes(path)) await this.takeCommitted(path, before);
+    }
   }
 
   /**
@@ -314,14 +339,6 @@ function parseJournal(text: string): Map<string, Set<string>> {
     blobs.add(line.slice(tab + 1));
   }
   return written;
-}
-
-function decodeUtf8(bytes: Buffer, path: string): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new LodestoneError('SyntaxError', `${path} is not valid UTF-8`, { line: 1, column: 1 });
-  }
 }
 
 async function listFiles(folder: string, relative: string): Promise<string[]> {
