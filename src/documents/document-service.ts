@@ -84,7 +84,7 @@ export class DocumentService {
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;
-    this.undo = history && new Undo(dataspace, { commit: (sha) => history.commit(sha), url: (path) => this.url(path), refusal: (path, method) => this.refusal(path, method), clock: this.clock });
+    this.undo = this.past && new Undo(dataspace, { past: this.past, url: (path) => this.url(path), refusal: (path, method) => this.refusal(path, method), clock: this.clock });
     this.validate = options.validate;
   }
 

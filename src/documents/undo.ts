@@ -6,6 +6,7 @@
  * three-way reversal of sorted triple lines per document, refused with the triples a later commit
  * changed. dct:modified (SPEC §2.2) is set to the time of the undo on every document it writes.
  */
+import type { PastCommits } from './past-commits.js';
 import { agentIdentity, type Dataspace } from '../dataspace.js';
 import { documentFile, fileDocument } from '../document-paths.js';
 import { LodestoneError } from '../errors.js';
@@ -47,8 +48,8 @@ export interface UndoResult {
 
 /** What the undo needs of the history and of the current documents. */
 export interface UndoContext {
-  /** A commit id, perhaps abbreviated: the full one, undefined when unknown; BadRequest when malformed. */
-  commit(sha: string): Promise<string | undefined>;
+  /** The commits of the branch's history, by id or by date (the same rule as a query of the past's). */
+  past: PastCommits;
   url(relativePath: string): string;
   refusal(relativePath: string, method: WriteMethod): LodestoneError | undefined;
   clock: () => Date;
@@ -67,20 +68,10 @@ export class Undo {
 
   /** The commit `target` names: a commit id, or the last commit of the branch at or before an xsd:dateTime. */
   async target(target: string): Promise<string> {
-    if (DATE_TIME.test(target)) {
-      const wanted = Date.parse(target) / 1000;
-      if (Number.isNaN(wanted)) throw new LodestoneError('BadRequest', `"${target}" is not a date and time`);
-      const { objects } = this.dataspace.store;
-      for (let id = this.dataspace.store.head; id; ) {
-        const commit = await objects.readCommit(id);
-        if (commit.committer.timestamp <= wanted) return id;
-        id = commit.parents[0];
-      }
-      throw new LodestoneError('NotFound', `the dataspace has no commit at or before ${target}`);
-    }
-    const commit = await this.context.commit(target);
-    if (!commit) throw new LodestoneError('NotFound', `there is no commit ${target}`);
-    return commit;
+    if (!DATE_TIME.test(target)) return (await this.context.past.byId(target)).commit;
+    const wanted = Date.parse(target);
+    if (Number.isNaN(wanted)) throw new LodestoneError('BadRequest', `"${target}" is not a date and time`);
+    return (await this.context.past.byDate(new Date(wanted))).commit;
   }
 
   /** The files of the addressed document and of everything under it that differ between two trees. */
@@ -117,8 +108,7 @@ export class Undo {
    * again refuses the whole (409, the triples named in the error's report).
    */
   async revert(request: UndoRequest, sha: string): Promise<UndoResult> {
-    const commit = await this.context.commit(sha);
-    if (!commit) throw new LodestoneError('NotFound', `there is no commit ${sha}`);
+    const { commit } = await this.context.past.byId(sha);
     const { store } = this.dataspace;
     const made = await store.objects.readCommit(commit);
     const parentTree = made.parents[0] === undefined ? undefined : (await store.objects.readCommit(made.parents[0])).tree;
