@@ -12,7 +12,7 @@ import { serialise } from '../rdf/formats.js';
 import { parseRdf, termToNTriples } from '../rdf/ntriples.js';
 import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import { lineTerms, withoutPredicate } from '../rdf/canonical-lines.js';
-import type { Version } from '../store/version-log.js';
+import { isWebIdAuthor, type Version } from '../store/version-log.js';
 
 /** A call of the blame pool: the versions of one document, oldest first, none deleted (`versionsToBlame`). */
 export interface BlameWork {
@@ -98,8 +98,6 @@ function termsOf(line: string): [string, string, string] {
 const iri = (value: string) => termToNTriples(DataFactory.namedNode(value));
 const plainLiteral = (value: string) => termToNTriples(DataFactory.literal(value));
 const dateTime = (seconds: number) => `"${new Date(seconds * 1000).toISOString()}"^^<${ns.xsd}dateTime>`;
-/** A commit's author as the store writes it: a WebID, or a name (`anonymous`, or a git user's). */
-export const isWebId = (author: string) => /^https?:\/\/\S+$/.test(author);
 
 /**
  * The blame graph as N-Triples: `<doc?blame>` a prov:Bundle about the document; each triple an rdf:Statement (RDF 1.1
@@ -114,7 +112,7 @@ export function blameGraph(documentUrl: string, versions: readonly Version[], li
   add(self, RDF_TYPE, iri(ns.prov + 'Bundle'));
   add(self, ns.dct + 'subject', iri(documentUrl));
   const named = [...new Set(versions.map((v) => v.author))];
-  const agentOf = (author: string) => (isWebId(author) ? iri(author) : `_:blame-agent${named.indexOf(author)}`);
+  const agentOf = (author: string) => (isWebIdAuthor(author) ? iri(author) : `_:blame-agent${named.indexOf(author)}`);
   const described = new Set<number>();
   lines.forEach((line, i) => {
     const v = versions[origins[i]!]!;
@@ -137,7 +135,7 @@ export function blameGraph(documentUrl: string, versions: readonly Version[], li
     add(memento, RDF_TYPE, iri(ns.prov + 'Entity'));
     add(memento, ns.prov + 'specializationOf', iri(documentUrl));
     add(memento, ns.prov + 'generatedAtTime', dateTime(v.time));
-    if (!isWebId(v.author)) {
+    if (!isWebIdAuthor(v.author)) {
       add(agentOf(v.author), RDF_TYPE, iri(ns.prov + 'Agent'));
       add(agentOf(v.author), ns.foaf + 'name', plainLiteral(v.author));
     }

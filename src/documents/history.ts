@@ -13,7 +13,7 @@ import { isObjectId } from '../git/objects.js';
 import { lineDifference } from '../rdf/canonical-lines.js';
 import { NTRIPLES } from '../rdf/formats.js';
 import { ns, RDF_TYPE } from '../rdf/namespaces.js';
-import type { Version, VersionLog } from '../store/version-log.js';
+import { isWebIdAuthor, type Version, type VersionLog } from '../store/version-log.js';
 import type { WriteRequest, WriteResult } from './writes.js';
 import type { WriteConditions } from './preconditions.js';
 import { lookupPath } from '../store/trees.js';
@@ -93,7 +93,7 @@ export function timemapGraph(documentUrl: string, list: readonly Version[], meme
       quad(entity, namedNode(ns.prov + 'generatedAtTime'), literal(new Date(v.time * 1000).toISOString(), namedNode(ns.xsd + 'dateTime'))),
     );
     if (i > 0) out.push(quad(entity, namedNode(ns.prov + 'wasRevisionOf'), namedNode(mementoUrl(list[i - 1]!))));
-    if (/^https?:\/\//.test(v.author)) {
+    if (isWebIdAuthor(v.author)) {
       out.push(quad(entity, namedNode(ns.dct + 'creator'), namedNode(v.author)));
       const known = notes.names?.[v.author];
       if (known && !named.has(v.author)) out.push(quad(namedNode(v.author), name, literal(known)));

@@ -28,6 +28,9 @@ export interface Version {
   blob: string | null;
 }
 
+/** Whether a version's author is a WebID (a write over HTTP), not `anonymous` or a git user's name. */
+export const isWebIdAuthor = (author: string): boolean => /^https?:\/\/\S+$/.test(author);
+
 interface Change {
   path: string;
   version: Version;
