@@ -81,6 +81,11 @@ describe('read replicas', () => {
       const query = encodeURIComponent('SELECT ?t WHERE { GRAPH ?g { ?s <http://purl.org/dc/terms/title> ?t } }');
       const answers = await replica.request('GET', `/sparql?query=${query}`, { headers: { Accept: 'application/sparql-results+json', 'Lodestone-Min-Commit': commit } });
       assert.match(answers.body, /"followed"/);
+      // the commit came with the primary's answer to the replica's question for HEAD: no git fetch spawned
+      const status = JSON.parse((await replica.request('GET', '/status')).body) as { dataspaces: { replica: { rounds: { packed: number; fetched: number }; lagCommits: number } }[] };
+      assert.ok(status.dataspaces[0]!.replica.rounds.packed >= 1, JSON.stringify(status.dataspaces[0]!.replica));
+      assert.equal(status.dataspaces[0]!.replica.lagCommits, 0);
+      git(endUserRepo(replica), 'fsck', '--strict', '--no-dangling');
     }
   });
 

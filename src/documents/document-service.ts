@@ -39,6 +39,7 @@ export interface DocumentServiceOptions {
 }
 
 import { repositoryStatus, type RepositoryStatus } from './repository-status.js';
+import { objectsSince, packObjects } from '../store/head-pack.js';
 export type { QueryRequest } from '../index/index-core.js';
 
 export class DocumentService {
@@ -113,6 +114,16 @@ export class DocumentService {
       store.on('head', done);
       signal.addEventListener('abort', done);
     });
+  }
+
+  /**
+   * What a replica holding `after` lacks to reach `head`, as a pack stream of whole objects, and
+   * the number of commits in it; undefined when git's own fetch should bring it (store/head-pack.ts).
+   */
+  async headPack(after: string, head: string): Promise<{ commits: number; pack: Buffer } | undefined> {
+    const objects = await objectsSince(this.dataspace.store, head, after);
+    if (!objects) return undefined;
+    return { commits: objects.filter((o) => o.type === 'commit').length, pack: await packObjects(objects) };
   }
 
   /** How the repository and the index stand now (the status resource). */

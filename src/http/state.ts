@@ -27,7 +27,7 @@ export interface ReplicaView {
   primaryUrl(url: string): string;
   /** Whether the dataspace at `base` holds `commit`, waiting up to `ms` for it. */
   reached(base: string, commit: string, ms: number): Promise<boolean>;
-  status(base: string): { primary: string; primaryHead: string | null; heardAt: string | null; caughtUp: boolean; lagSeconds: number | null } | undefined;
+  status(base: string): { primary: string; primaryHead: string | null; heardAt: string | null; caughtUp: boolean; lagSeconds: number | null; lagCommits: number | null; rounds: { packed: number; fetched: number } } | undefined;
 }
 
 /** What every request of one server shares: its dataspaces and settings (built once by createApp). */

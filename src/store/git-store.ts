@@ -20,6 +20,7 @@ import { BatchView, type StoreView } from './batch-view.js';
 import { DiskClient } from './disk.js';
 import type { LockOptions } from './disk-protocol.js';
 import { ObjectStore } from './objects.js';
+import { RecentBatches } from './recent-batches.js';
 import { clearStaleLocks, defaultLockOptions, readRef } from './refs.js';
 import { TreeCache, buildTree, diffTrees, type FileDiff } from './trees.js';
 
@@ -119,6 +120,15 @@ interface RefreshRequest {
   reject: (error: unknown) => void;
 }
 
+interface ReceiveRequest {
+  kind: 'receive';
+  objects: readonly GitObject[];
+  head: string;
+  expected: string | undefined;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   readonly dir: string;
   readonly gitdir: string;
@@ -127,6 +137,8 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   readonly prefix: string;
   readonly objects: ObjectStore;
   readonly trees: TreeCache;
+  /** The objects of the latest write batches, for replicas a few commits behind (store/head-pack.ts). */
+  readonly recent = new RecentBatches();
   /** Where the writes of this store (and of its working tree and version log) are made. */
   readonly disk: DiskClient;
   private readonly ownsDisk: boolean;
@@ -141,7 +153,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   private readonly folderCounts = new Map<string, number>();
   private headId: string | undefined;
   private headTree: string | undefined;
-  private queue: Array<Pending | RefreshRequest> = [];
+  private queue: Array<Pending | RefreshRequest | ReceiveRequest> = [];
   private draining = false;
 
   private constructor(options: GitStoreOptions) {
@@ -245,6 +257,26 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     });
   }
 
+  /**
+   * Takes in commits made elsewhere (a replica's, from its primary: replica/follower.ts): writes
+   * `objects` as one durable pack and moves the branch from `expected` to `head` (compare-and-swap),
+   * then picks the new HEAD up as any git client's commit. The caller has checked that `objects`
+   * hold what `head` needs beyond `expected`.
+   */
+  receive(objects: readonly GitObject[], head: string, expected: string | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind: 'receive', objects, head, expected, resolve, reject });
+      void this.drain();
+    });
+  }
+
+  private async takeIn(request: ReceiveRequest): Promise<void> {
+    await this.syncFromDisk();
+    if (this.headId !== request.expected) throw new LodestoneError('RefConflict', `the branch is at ${this.headId ?? 'no commit'}, not ${request.expected ?? 'no commit'}`);
+    await this.objects.write(this.disk, request.objects, { gitdir: this.gitdir, ref: this.ref, next: request.head, expected: request.expected, lock: this.lockOptions });
+    await this.syncFromDisk();
+  }
+
   private async drain(): Promise<void> {
     if (this.draining) return;
     this.draining = true;
@@ -254,6 +286,12 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
         if (first.kind === 'refresh') {
           this.queue.shift();
           await this.syncFromDisk().then(first.resolve, first.reject);
+          continue;
+        }
+        if (first.kind === 'receive') {
+          this.queue.shift();
+          await this.takeIn(first).then(first.resolve, first.reject);
+          await this.objects.consolidate(this.disk).catch(() => undefined);
           continue;
         }
         let end = 0;
@@ -285,6 +323,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     this.applyFiles(files);
     this.headId = onDisk;
     this.headTree = afterTree;
+    this.recent.clear();
     this.emit('head', { before, after: onDisk, tree: afterTree, files, external: true });
   }
 
@@ -378,6 +417,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
         this.applyFiles(files);
         this.headId = head;
         this.headTree = tree;
+        this.recent.add(before, head!, objects);
         this.emit('head', { before, after: head!, tree: tree!, files, external: false, commits });
         await afterPendingIo();
       }
