@@ -77,6 +77,11 @@ describe('a head pack', () => {
     git(replica.dir, 'fsck', '--strict', '--no-dangling');
     assert.deepEqual([...replica.listFiles()].sort(), [...primary.listFiles()].sort());
     assert.equal(git(replica.dir, 'ls-tree', 'HEAD', 'graphs/a/d0.nt').split(' ')[0], '100755');
+    // each file's last change is named by its own commit, as on the primary, not by the run's last
+    for (const path of ['graphs/a/d1.nt', 'graphs/a/d2.nt', 'graphs/c/deep/new.nt', 'graphs/b/only.nt']) {
+      assert.equal(replica.lastChange(path).commit, primary.lastChange(path).commit, path);
+    }
+    assert.notEqual(replica.lastChange('graphs/a/d1.nt').commit, replica.head);
   });
 
   it('is not made past a merge or for a commit not in the line, and a broken one decodes to nothing', async () => {

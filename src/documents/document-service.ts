@@ -131,6 +131,19 @@ export class DocumentService {
     return repositoryStatus(this.dataspace);
   }
 
+  /**
+   * The commit an answer about one document names (issue 29, `Lodestone-Commit`): the last that
+   * changed its file (the version log knows those made before the store opened), so that a reader of
+   * a public document learns nothing of the writes to others. It is HEAD or one of its ancestors: a
+   * replica holding it holds the document as answered.
+   */
+  commitOf(relativePath: string): string | undefined {
+    const file = this.dataspace.fileOf(relativePath);
+    const last = this.dataspace.store.lastChange(file);
+    if (last.sinceOpen) return last.commit;
+    return this.dataspace.versions?.of(file).at(-1)?.commit ?? last.commit;
+  }
+
   /** The commit the documents are at (undefined for an empty branch). */
   head(): string | undefined {
     return this.dataspace.store.head;

@@ -102,9 +102,9 @@ export function createApp(options: AppOptions): Koa<State> {
   app.use(async (ctx, next) => {
     await next(); // errors included: the error middleware answers inside this one
     ctx.set(headersOf.get(ctx.state.runtime?.documents.base) ?? answerHeaders(undefined));
-    const commit = ctx.state.runtime?.documents.head();
-    // the commit the answer reflects (a write's own, once made); a refusal or an error reflects none, and tells nothing of the dataspace's writes
-    if (commit && ctx.status < 400) ctx.set(COMMIT_HEADER, commit);
+    // the commit the answer reflects (a write's own, once made: routes.ts says which); a refusal or an error reflects none, and tells nothing of the dataspace's writes
+    const commit = ctx.status < 400 ? ctx.state.reflects?.() : undefined;
+    if (commit) ctx.set(COMMIT_HEADER, commit);
     ctx.vary('Origin'); // credentials count or not by Origin (authenticate.ts), so every answer may depend on it
   });
   app.use(options.compressor.middleware()); // every body, error bodies included (compression.ts)

@@ -87,6 +87,8 @@ export interface State {
   agent: string | undefined;
   /** Set on the request the proxy makes of a URL of its own dataspace (SPEC §4.5.2), which is not proxied again. */
   proxied?: true;
+  /** The commit the answer reflects (`Lodestone-Commit`), asked once it is made; set by the route (routes.ts), none: it names none. */
+  reflects?: () => string | undefined;
 }
 
 /** The context of a request inside a route (Koa's, with this state). */
