@@ -250,7 +250,7 @@ describe('the headers every answer carries', () => {
     assert.equal(written?.headers['X-Content-Type-Options'], 'nosniff');
     assert.equal(written?.headers.Vary, 'Accept, Accept-Encoding, Origin'); // as its 200 would (RFC 9110 §15.4.5)
     assert.equal(written?.headers['Strict-Transport-Security'], HSTS);
-    assert.equal(written?.headers['Lodestone-Commit'], s.running.runtimes[0]!.documents.head()); // the commit it reflects, as Koa's answers name it
+    assert.equal(written?.headers['Lodestone-Commit'], s.running.runtimes[0]!.documents.commitOf('public/')); // the commit it reflects (the document's last), as Koa's answers name it
   });
 
   it('on what Node’s HTTP parser refuses', async () => {

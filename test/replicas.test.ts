@@ -81,6 +81,38 @@ describe('read replicas', () => {
       const query = encodeURIComponent('SELECT ?t WHERE { GRAPH ?g { ?s <http://purl.org/dc/terms/title> ?t } }');
       const answers = await replica.request('GET', `/sparql?query=${query}`, { headers: { Accept: 'application/sparql-results+json', 'Lodestone-Min-Commit': commit } });
       assert.match(answers.body, /"followed"/);
+      // the commit came with the primary's answer to the replica's question for HEAD: no git fetch spawned
+      const status = JSON.parse((await replica.request('GET', '/status')).body) as { dataspaces: { replica: { rounds: { packed: number; fetched: number }; lagCommits: number } }[] };
+      assert.ok(status.dataspaces[0]!.replica.rounds.packed >= 1, JSON.stringify(status.dataspaces[0]!.replica));
+      assert.equal(status.dataspaces[0]!.replica.lagCommits, 0);
+      git(endUserRepo(replica), 'fsck', '--strict', '--no-dangling');
+    }
+  });
+
+  it('name a document’s own last commit, so a public document’s answers tell nothing of writes to a private one, and still read one’s own writes', async () => {
+    const acl = 'http://www.w3.org/ns/auth/acl#';
+    const rule = `<#this> a <${acl}Authorization> ; <${acl}agentClass> <http://xmlns.com/foaf/0.1/Agent> ; <${acl}mode> <${acl}Read> ; <${acl}accessTo> <${primary.base}open/> .`;
+    assert.equal((await primary.request('PUT', '/admin/acl/authorizations/open-read/', { headers: TURTLE, body: rule })).status, 201);
+    const written = await primary.request('PUT', '/open/', { headers: TURTLE, body: '<#this> <http://purl.org/dc/terms/title> "open" .' });
+    assert.equal(written.status, 201);
+    const openCommit = header(written, 'lodestone-commit')!;
+    const privateWrite = await primary.request('PUT', '/closed/', { headers: TURTLE, body: '<#this> <http://purl.org/dc/terms/title> "closed" .' });
+    const closedCommit = header(privateWrite, 'lodestone-commit')!;
+    assert.notEqual(closedCommit, openCommit);
+    assert.equal(closedCommit, headOf(endUserRepo(primary)));
+    for (const server of [primary, ...replicas]) {
+      // anonymous, on the fast path and through Koa (a Min-Commit request), in RDF and HTML, GET and HEAD
+      for (const headers of [{ Accept: 'text/turtle' }, { Accept: 'text/html' }, { Accept: 'text/turtle', 'Lodestone-Min-Commit': closedCommit }] as Record<string, string>[]) {
+        for (const method of ['GET', 'HEAD']) {
+          const res = await server.request(method, '/open/', { as: 'anonymous', headers });
+          assert.equal(res.status, 200, `${method} ${JSON.stringify(headers)}: ${res.body}`);
+          assert.equal(header(res, 'lodestone-commit'), openCommit, `${server === primary ? 'primary' : 'replica'} ${method} ${JSON.stringify(headers)}`);
+        }
+      }
+      // the private one names its own; a SPARQL answer reflects the whole dataspace (its readers read every graph)
+      assert.equal(header(await server.request('GET', '/closed/', { headers: { Accept: 'text/turtle', 'Lodestone-Min-Commit': closedCommit } }), 'lodestone-commit'), closedCommit);
+      const ask = await server.request('GET', `/sparql?query=${encodeURIComponent('ASK {}')}`, { headers: { Accept: 'application/sparql-results+json', 'Lodestone-Min-Commit': closedCommit } });
+      assert.equal(header(ask, 'lodestone-commit'), closedCommit);
     }
   });
 

@@ -46,6 +46,7 @@ export interface DocumentServiceOptions {
 }
 
 import { repositoryStatus, type RepositoryStatus } from './repository-status.js';
+import { objectsSince, packObjects } from '../store/head-pack.js';
 export type { QueryRequest } from '../index/index-core.js';
 
 export class DocumentService {
@@ -137,9 +138,32 @@ export class DocumentService {
     });
   }
 
+  /**
+   * What a replica holding `after` lacks to reach `head`, as a pack stream of whole objects, and
+   * the number of commits in it; undefined when git's own fetch should bring it (store/head-pack.ts).
+   */
+  async headPack(after: string, head: string): Promise<{ commits: number; pack: Buffer } | undefined> {
+    const objects = await objectsSince(this.dataspace.store, head, after);
+    if (!objects) return undefined;
+    return { commits: objects.filter((o) => o.type === 'commit').length, pack: await packObjects(objects) };
+  }
+
   /** How the repository and the index stand now (the status resource). */
   status(): Promise<RepositoryStatus> {
     return repositoryStatus(this.dataspace);
+  }
+
+  /**
+   * The commit an answer about one document names (issue 29, `Lodestone-Commit`): the last that
+   * changed its file (the version log knows those made before the store opened), so that a reader of
+   * a public document learns nothing of the writes to others. It is HEAD or one of its ancestors: a
+   * replica holding it holds the document as answered.
+   */
+  commitOf(relativePath: string): string | undefined {
+    const file = this.dataspace.fileOf(relativePath);
+    const last = this.dataspace.store.lastChange(file);
+    if (last.sinceOpen) return last.commit;
+    return this.dataspace.versions?.of(file).at(-1)?.commit ?? last.commit;
   }
 
   /** The commit the documents are at (undefined for an empty branch). */

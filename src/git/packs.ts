@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { crc32, inflateSync } from 'node:zlib';
-import type { ObjectType } from './objects.js';
+import { encodeObject, type GitObject, type ObjectType } from './objects.js';
 import { encodePackIndex } from './pack-index.js';
 
 const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3 };
@@ -65,9 +65,8 @@ export function encodePack(entries: readonly PackEntry[]): { pack: Buffer; idx: 
     offsets.push(offset);
     offset += entry.raw.length;
   }
-  const body = Buffer.concat([packHeader(entries.length), ...entries.map((e) => e.raw)]);
-  const checksum = createHash('sha1').update(body).digest();
-  const pack = Buffer.concat([body, checksum]);
+  const pack = packStream(entries);
+  const checksum = pack.subarray(pack.length - 20);
   const idx = encodePackIndex(
     entries.map((e) => e.id),
     entries.map((e) => crc32(e.raw)),
@@ -80,4 +79,43 @@ export function encodePack(entries: readonly PackEntry[]): { pack: Buffer; idx: 
 /** A pack's file name (without `.pack` or `.idx`), from its checksum. */
 export function packName(checksum: Buffer): string {
   return `pack-${checksum.toString('hex')}`;
+}
+
+/** The pack stream of whole objects (version 2, trailing SHA-1), for a client that wants the bytes only (no index). */
+export function packStream(entries: readonly PackEntry[]): Buffer {
+  const body = Buffer.concat([packHeader(entries.length), ...entries.map((e) => e.raw)]);
+  return Buffer.concat([body, createHash('sha1').update(body).digest()]);
+}
+
+/**
+ * The objects of a pack of whole objects, each named by the hash of what it holds (so a corrupt
+ * entry cannot pass for another object); undefined when the bytes are not such a pack: a wrong
+ * header or checksum, a delta entry, or bytes left over.
+ */
+export function decodePackStream(pack: Buffer): GitObject[] | undefined {
+  if (pack.length < 32 || pack.toString('latin1', 0, 4) !== 'PACK' || pack.readUInt32BE(4) !== 2) return undefined;
+  const end = pack.length - 20;
+  if (!createHash('sha1').update(pack.subarray(0, end)).digest().equals(pack.subarray(end))) return undefined;
+  const count = pack.readUInt32BE(8);
+  const objects: GitObject[] = [];
+  let at = 12;
+  for (let n = 0; n < count; n++) {
+    const type = TYPE_NAMES[(pack[at]! >> 4) & 7];
+    if (!type) return undefined;
+    let size = pack[at]! & 0x0f;
+    let shift = 4;
+    while (pack[at]! & 0x80) {
+      at++;
+      size += (pack[at]! & 0x7f) * 2 ** shift;
+      shift += 7;
+    }
+    at++;
+    if (at >= end) return undefined;
+    // the deflated data carries no length: the inflater says how much of it it read
+    const { buffer, engine } = inflateSync(pack.subarray(at, end), { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    if (buffer.length !== size) return undefined;
+    objects.push(encodeObject(type, buffer));
+    at += engine.bytesWritten;
+  }
+  return at === end ? objects : undefined;
 }

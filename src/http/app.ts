@@ -102,10 +102,12 @@ export function createApp(options: AppOptions): Koa<State> {
   app.use(async (ctx, next) => {
     await next(); // errors included: the error middleware answers inside this one
     ctx.set(headersOf.get(ctx.state.runtime?.documents.base) ?? answerHeaders(undefined));
-    const commit = ctx.state.runtime?.documents.head();
-    // the commit the answer reflects (a write's own, once made; a past query's its own); a refusal or an error reflects none, and tells nothing of the dataspace's writes
+    // the commit the answer reflects (a write's own, once made: routes.ts says which; a past query's, set by its handler); a refusal or an error reflects none, and tells nothing of the dataspace's writes
     if (ctx.status >= 400) ctx.remove(COMMIT_HEADER);
-    else if (commit && !ctx.response.get(COMMIT_HEADER)) ctx.set(COMMIT_HEADER, commit);
+    else if (!ctx.response.get(COMMIT_HEADER)) {
+      const commit = ctx.state.reflects?.();
+      if (commit) ctx.set(COMMIT_HEADER, commit);
+    }
     ctx.vary('Origin'); // credentials count or not by Origin (authenticate.ts), so every answer may depend on it
   });
   app.use(options.compressor.middleware()); // every body, error bodies included (compression.ts)

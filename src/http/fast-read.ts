@@ -270,8 +270,9 @@ export function fastReader(options: FastReaderOptions): FastReader {
       return false; // an error to send (404, 406, 412, an invalid path): Koa answers it as it deserves
     }
     if (!answer) return false;
-    // the commit the answer reflects, as every answer of a dataspace names it (app.ts)
-    const commit = placeOf(req.headers.host!, req.url!)?.runtime.documents.head();
+    // the commit the answer reflects: the document's last, as Koa's answers name it (routes.ts reflectsOf)
+    const place = placeOf(req.headers.host!, req.url!);
+    const commit = place?.runtime.documents.commitOf(place.relativePath);
     res.writeHead(answer.status, commit ? { ...answer.head, [COMMIT_HEADER]: commit } : answer.head);
     res.end(req.method === 'HEAD' ? undefined : answer.body);
     return true;

@@ -9,7 +9,7 @@
 import { createGunzip } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { LodestoneError } from '../errors.js';
-import { GIT_ADVERTISEMENT as ADVERTISEMENT, GIT_REQUEST as REQUEST, GIT_RESULT as RESULT } from '../rdf/media-types.js';
+import { GIT_ADVERTISEMENT as ADVERTISEMENT, GIT_HEAD_PACK as HEAD_PACK, GIT_REQUEST as REQUEST, GIT_RESULT as RESULT } from '../rdf/media-types.js';
 import { PLAIN } from '../rdf/formats.js';
 import { mediaTypeOf } from './body.js';
 import type { Context } from './state.js';
@@ -43,15 +43,27 @@ export async function gitUploadPack(ctx: Context): Promise<void> {
 /**
  * GET of `head?after=<sha>`: the branch's HEAD (40 hex digits, or nothing for an empty branch) as
  * soon as it is not `after`, held open up to 20 s: a replica learns of each commit at once without
- * asking again and again (Lodestone's own, beside git's protocol).
+ * asking again and again (Lodestone's own, beside git's protocol). With `&pack=1`, the commits
+ * from `after` come with it: a line `<HEAD> <number of commits>`, then a pack stream (git's format,
+ * whole objects) of what they hold beyond `after`, so a round spawns no process on either side;
+ * when that cannot be made (a long way behind, a merge) the answer is the HEAD alone and the
+ * replica fetches with git.
  */
 export async function gitHead(ctx: Context): Promise<void> {
-  const after = new URLSearchParams(ctx.querystring).get('after') ?? undefined;
+  const query = new URLSearchParams(ctx.querystring);
+  const after = query.get('after') ?? undefined;
   if (after !== undefined && !/^[0-9a-f]{40}$/.test(after)) throw new LodestoneError('BadRequest', 'after= names a commit by its 40 hexadecimal digits');
   const gone = new AbortController();
   ctx.res.once('close', () => gone.abort()); // the replica went away (the response's close: the request's comes once it is read)
-  const head = await ctx.state.runtime.documents.headAfter(after, HEAD_WAIT_MS, gone.signal);
+  const { documents } = ctx.state.runtime;
+  const head = await documents.headAfter(after, HEAD_WAIT_MS, gone.signal);
   ctx.set('Cache-Control', 'no-store');
+  const packed = query.get('pack') === '1' && after !== undefined && head !== undefined && head !== after && !gone.signal.aborted ? await documents.headPack(after, head) : undefined;
+  if (packed) {
+    ctx.type = HEAD_PACK;
+    ctx.body = Buffer.concat([Buffer.from(`${head} ${packed.commits}\n`), packed.pack]);
+    return;
+  }
   ctx.type = `${PLAIN}; charset=utf-8`;
   ctx.body = `${head ?? ''}\n`;
 }

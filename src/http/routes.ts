@@ -187,6 +187,7 @@ export async function answerRoute(ctx: Koa.ParameterizedContext<State>, found: {
   }
   if (await sentToPrimary(ctx, route.postReads === true, route.primaryOnly === true)) return; // a replica's write, or a commit it does not hold yet
   const { modes, path } = ctx.method === 'OPTIONS' ? { modes: new Set<never>(), path: '' } : await authorize(ctx, route.needs);
+  ctx.state.reflects = reflectsOf(ctx, route, path);
   const offer = offerFor(route, ctx.method, modes);
   const accept = acceptOf(ctx.headers, ctx.querystring);
   const type = choose(offer, accept);
@@ -198,6 +199,20 @@ export async function answerRoute(ctx: Koa.ParameterizedContext<State>, found: {
   // 404 (or 400) before 406: the handler says first whether there is anything to represent, and nothing it made is sent
   if (unacceptable) throw notAcceptable(offer.types, { Vary: 'Accept' });
   if (reply) await send(ctx, reply);
+}
+
+/**
+ * The commit a row's answer names (issue 29, `Lodestone-Commit`): about one document (its versions
+ * and pages included), the last commit that changed it, so that polling a public document tells
+ * nothing of writes to others; a SPARQL answer or the status, HEAD: they reflect the whole
+ * dataspace, to those who may read all of it (Read on the endpoint reads every graph; the status is
+ * the owners'). Other answers (the sitemap, ns, settings, pages of the interface, the proxy) name none.
+ */
+function reflectsOf(ctx: Context, route: Route, path: string): State['reflects'] {
+  const { documents } = ctx.state.runtime;
+  if (route.needs.on === 'document' || route.needs.on === 'root' || route.needs.on === 'upload') return () => documents.commitOf(path);
+  if (route.path === 'sparql' || route.path === 'status') return () => documents.head();
+  return undefined;
 }
 
 /** SPEC §4.1: a document URL ends in a slash; another form is redirected there, its query kept. */

@@ -27,7 +27,7 @@ export interface ReplicaView {
   primaryUrl(url: string): string;
   /** Whether the dataspace at `base` holds `commit`, waiting up to `ms` for it. */
   reached(base: string, commit: string, ms: number): Promise<boolean>;
-  status(base: string): { primary: string; primaryHead: string | null; heardAt: string | null; caughtUp: boolean; lagSeconds: number | null } | undefined;
+  status(base: string): { primary: string; primaryHead: string | null; heardAt: string | null; caughtUp: boolean; lagSeconds: number | null; lagCommits: number | null; rounds: { packed: number; fetched: number } } | undefined;
 }
 
 /** What every request of one server shares: its dataspaces and settings (built once by createApp). */
@@ -87,6 +87,8 @@ export interface State {
   agent: string | undefined;
   /** Set on the request the proxy makes of a URL of its own dataspace (SPEC §4.5.2), which is not proxied again. */
   proxied?: true;
+  /** The commit the answer reflects (`Lodestone-Commit`), asked once it is made; set by the route (routes.ts), none: it names none. */
+  reflects?: () => string | undefined;
 }
 
 /** The context of a request inside a route (Koa's, with this state). */

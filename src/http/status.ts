@@ -71,6 +71,7 @@ export function statusQuads(statuses: readonly DataspaceStatus[]): Quad[] {
       if (s.replica.primaryHead) add(STATUS + 'primaryHead', literal(s.replica.primaryHead));
       add(STATUS + 'caughtUp', literal(String(s.replica.caughtUp), namedNode(ns.xsd + 'boolean')));
       if (s.replica.lagSeconds !== null) add(STATUS + 'lagSeconds', literal(s.replica.lagSeconds.toFixed(3), namedNode(ns.xsd + 'decimal')));
+      if (s.replica.lagCommits !== null) add(STATUS + 'lagCommits', integer(s.replica.lagCommits));
     }
   }
   return quads;

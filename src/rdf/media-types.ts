@@ -63,6 +63,8 @@ export const PKCS12 = 'application/x-pkcs12';
 export const GIT_ADVERTISEMENT = 'application/x-git-upload-pack-advertisement';
 export const GIT_REQUEST = 'application/x-git-upload-pack-request';
 export const GIT_RESULT = 'application/x-git-upload-pack-result';
+/** A replica's answer from the primary: a line `<HEAD> <commits>`, then a pack of what they hold (http/git-http.ts). */
+export const GIT_HEAD_PACK = 'application/x-lodestone-head-pack';
 
 /** GitHub's REST API asks for its own JSON type (docs.github.com, "media types"). */
 export const GITHUB_JSON = 'application/vnd.github+json';

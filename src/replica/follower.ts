@@ -1,14 +1,19 @@
 /**
- * A replica's copy of one dataspace's repository, following the primary's with git's own protocol
+ * A replica's copy of one dataspace's repository, following the primary's with git's objects
  * (issue 29): it asks the primary for its HEAD, holding the question open until HEAD moves
- * (`<base>.git/head?after=<sha>`, answered to the secretary's certificate), then fetches the new
- * commits with the git CLI over smart HTTP (`<base>.git`) into the branch, and has the store pick
- * the new HEAD up as any git client's commit (the index follows from the tree diff). A primary
+ * (`<base>.git/head?after=<sha>&pack=1`, answered to the secretary's certificate), which comes with
+ * a pack of the new commits; the store writes it and moves the branch (GitStore.receive) and picks
+ * the new HEAD up as any git client's commit (the index follows from the tree diff). When no pack
+ * comes (a first copy, a long way behind) it fetches with the git CLI over smart HTTP (`<base>.git`)
+ * into the branch. A round spawns no process (a `git fetch` each took ~570 ms here). A primary
  * that cannot be reached is asked again, less and less often (up to every 5 s); what was fetched
  * is kept, so a restarted replica fetches only what it lacks.
  */
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:https';
+import { parseCommit, type Commit } from '../git/commits.js';
+import { decodePackStream } from '../git/packs.js';
+import { GIT_HEAD_PACK } from '../rdf/media-types.js';
 import type { GitStore } from '../store/git-store.js';
 
 export interface FollowerOptions {
@@ -26,6 +31,13 @@ export interface FollowerOptions {
 /** How long a HEAD question is held open by the primary (it answers sooner when HEAD moves). */
 const POLL_MS = 20_000;
 
+/** The primary's answer to a question for its HEAD: the HEAD (none for an empty branch), and with a pack, how many commits it holds. */
+interface HeadAnswer {
+  head?: string;
+  commits?: number;
+  pack?: Buffer;
+}
+
 export class Follower {
   private stopped = false;
   private loop: Promise<void> | undefined;
@@ -36,6 +48,10 @@ export class Follower {
   heardAt: Date | undefined;
   /** The time the last fetch brought HEAD to what the primary said. */
   caughtUpAt: Date | undefined;
+  /** Commits the primary has said it holds beyond this copy (undefined: it did not say how many). */
+  commitsBehind: number | undefined = 0;
+  /** Rounds that took in the primary's pack, and fetches with git. */
+  readonly rounds = { packed: 0, fetched: 0 };
   private readonly waiters = new Set<() => void>();
 
   constructor(private readonly options: FollowerOptions) {
@@ -49,11 +65,10 @@ export class Follower {
   /** Fetches what the primary has now; throws when it cannot be reached. */
   async catchUp(): Promise<void> {
     await this.fetch();
-    const head = await this.ask(undefined);
-    this.primaryHead = head;
-    this.heardAt = new Date();
-    if (head !== undefined && head !== this.store.head) await this.fetch();
-    if (head === this.store.head) this.caughtUpAt = new Date();
+    const answer = await this.ask(undefined);
+    this.hear(answer);
+    if (answer.head !== undefined && answer.head !== this.store.head) await this.fetch();
+    if (answer.head === this.store.head) this.caughtUpAt = new Date();
   }
 
   /** Follows the primary until stopped. */
@@ -109,39 +124,106 @@ export class Follower {
     return false;
   }
 
+  /**
+   * Asks and takes in, overlapped: while the store writes one answer's pack, the next question is
+   * already at the primary (naming the HEAD that pack brings), so a round costs the longer of the
+   * two rather than both.
+   */
   private async run(): Promise<void> {
     let backoff = 250;
+    let after = this.store.head;
+    let taking: Promise<boolean> = Promise.resolve(true);
     while (!this.stopped) {
       try {
-        const head = await this.ask(this.store.head);
+        const asking = this.ask(after, true);
+        const taken = await taking.catch(() => false);
+        taking = Promise.resolve(true);
+        const answer = await asking;
         if (this.stopped) return;
-        this.primaryHead = head;
-        this.heardAt = new Date();
-        if (head !== undefined && head !== this.store.head) await this.fetch();
-        if (this.store.head === this.primaryHead) this.caughtUpAt = new Date();
+        if (!taken) {
+          // the pack before did not go in: this answer starts where the copy is not
+          await this.fetch();
+          after = this.store.head;
+          continue;
+        }
+        this.hear(answer);
+        if (answer.head !== undefined && answer.head !== after) {
+          if (answer.pack) taking = this.take(answer.pack, answer.head, after);
+          else {
+            await this.fetch();
+            after = this.store.head;
+            continue;
+          }
+          after = answer.head;
+        }
         backoff = 250;
       } catch (error) {
+        const taken = await taking.catch(() => false);
         if (this.stopped) return;
+        if (!taken) await this.fetch().catch(() => undefined);
+        taking = Promise.resolve(true);
+        after = this.store.head;
         this.options.log(`replica: ${this.options.url}: ${(error as Error).message}; trying again in ${backoff} ms`);
         await new Promise((resolve) => setTimeout(resolve, backoff));
         backoff = Math.min(backoff * 2, 5000);
       }
     }
+    await taking.catch(() => false);
   }
 
-  /** The primary's HEAD, once it differs from `after` (or after the primary's wait). */
-  private ask(after: string | undefined): Promise<string | undefined> {
+  private hear(answer: HeadAnswer): void {
+    this.primaryHead = answer.head;
+    this.heardAt = new Date();
+    this.commitsBehind = answer.head === undefined || answer.head === this.store.head ? 0 : answer.commits;
+  }
+
+  /**
+   * Takes in the commits the primary sent with its HEAD (a pack of whole objects, each named by the
+   * hash of its bytes): they must run from `before` to `head`, one parent each; false when they do
+   * not, or cannot be written (git's fetch then brings them).
+   */
+  private async take(pack: Buffer, head: string, before: string | undefined): Promise<boolean> {
+    const objects = decodePackStream(pack);
+    const commits = new Map<string, Commit>();
+    for (const object of objects ?? []) if (object.type === 'commit') commits.set(object.id, parseCommit(object.content));
+    let at = head;
+    for (let n = 0; n < commits.size && at !== before; n++) at = commits.get(at)?.parents.length === 1 ? commits.get(at)!.parents[0]! : at;
+    if (!objects || at !== before) {
+      this.options.log(`replica: ${this.options.url}: the primary's pack does not lead from ${before} to ${head}; fetching with git`);
+      return false;
+    }
+    try {
+      await this.store.receive(objects, head, before);
+    } catch (error) {
+      this.options.log(`replica: ${this.options.url}: ${(error as Error).message}; fetching with git`);
+      return false;
+    }
+    this.rounds.packed++;
+    if (this.store.head === this.primaryHead) {
+      this.commitsBehind = 0;
+      this.caughtUpAt = new Date();
+    }
+    for (const wake of this.waiters) wake();
+    return true;
+  }
+
+  /** The primary's HEAD once it differs from `after` (or after the primary's wait), and with `pack` what it holds beyond `after`. */
+  private ask(after: string | undefined, pack = false): Promise<HeadAnswer> {
     const url = new URL(`${this.options.url}/head`);
     if (after) url.searchParams.set('after', after);
+    if (pack) url.searchParams.set('pack', '1');
     return new Promise((resolve, reject) => {
       const req = request(url, { agent: this.agent, timeout: POLL_MS + 10_000 }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           if (res.statusCode !== 200) return reject(new Error(`the primary answered ${res.statusCode} to ${url.href}`));
-          const head = body.trim();
-          resolve(/^[0-9a-f]{40}$/.test(head) ? head : undefined);
+          const body = Buffer.concat(chunks);
+          const end = body.indexOf(10);
+          const line = /^([0-9a-f]{40})(?: (\d+))?$/.exec(body.toString('latin1', 0, end < 0 ? body.length : end).trim());
+          if (!line) return resolve({});
+          const withPack = res.headers['content-type'] === GIT_HEAD_PACK && end >= 0;
+          resolve({ head: line[1], commits: line[2] === undefined ? undefined : Number(line[2]), pack: withPack ? body.subarray(end + 1) : undefined });
         });
         res.on('error', reject);
       });
@@ -168,6 +250,11 @@ export class Follower {
       child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`git fetch failed: ${stderr.trim().split('\n').pop() ?? code}`))));
     });
     await store.refresh();
+    this.rounds.fetched++;
+    if (store.head === this.primaryHead) {
+      this.commitsBehind = 0;
+      this.caughtUpAt = new Date();
+    }
     for (const wake of this.waiters) wake();
   }
 }

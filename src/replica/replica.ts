@@ -29,6 +29,10 @@ export interface ReplicaStatus {
   caughtUp: boolean;
   /** Seconds since this replica last held the primary's HEAD (null: never yet). */
   lagSeconds: number | null;
+  /** Commits the primary holds beyond this copy, as it last said (null: it did not say how many). */
+  lagCommits: number | null;
+  /** How the commits came since the start: rounds that took in the primary's pack, and fetches with git. */
+  rounds: { packed: number; fetched: number };
 }
 
 export class Replica {
@@ -88,6 +92,8 @@ export class Replica {
       heardAt: follower.heardAt?.toISOString() ?? null,
       caughtUp: current,
       lagSeconds: current ? 0 : follower.caughtUpAt ? (Date.now() - follower.caughtUpAt.getTime()) / 1000 : null,
+      lagCommits: current ? 0 : (follower.commitsBehind ?? null),
+      rounds: { ...follower.rounds },
     };
   }
 }

@@ -17,9 +17,11 @@ import { commitObject, sanitise, type Signature } from '../git/commits.js';
 import type { GitObject } from '../git/objects.js';
 import { ByteCache } from '../util/byte-cache.js';
 import { BatchView, type StoreView } from './batch-view.js';
+import { commitChanges } from './commit-changes.js';
 import { DiskClient } from './disk.js';
 import type { LockOptions } from './disk-protocol.js';
 import { ObjectStore } from './objects.js';
+import { RecentBatches } from './recent-batches.js';
 import { clearStaleLocks, defaultLockOptions, readRef } from './refs.js';
 import { TreeCache, buildTree, diffTrees, type FileDiff } from './trees.js';
 
@@ -69,8 +71,8 @@ export interface HeadChange {
   /** True when the commit came from another git client rather than this store. */
   external: boolean;
   /**
-   * This store's commits from `before` to `after`, oldest first, each with the files it changed
-   * (absent for external commits, whose history is read from git).
+   * The commits from `before` to `after`, oldest first, each with the files it changed: this store's,
+   * and those a replica received (absent for other external commits, whose history is read from git).
    */
   commits?: CommitSummary[];
 }
@@ -120,6 +122,15 @@ interface RefreshRequest {
   reject: (error: unknown) => void;
 }
 
+interface ReceiveRequest {
+  kind: 'receive';
+  objects: readonly GitObject[];
+  head: string;
+  expected: string | undefined;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   readonly dir: string;
   readonly gitdir: string;
@@ -128,6 +139,8 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   readonly prefix: string;
   readonly objects: ObjectStore;
   readonly trees: TreeCache;
+  /** The objects of the latest write batches, for replicas a few commits behind (store/head-pack.ts). */
+  readonly recent = new RecentBatches();
   /** Where the writes of this store (and of its working tree and version log) are made. */
   readonly disk: DiskClient;
   private readonly ownsDisk: boolean;
@@ -140,9 +153,12 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   private readonly blobs = new ByteCache<Buffer>(64 * 1024 * 1024, (blob) => blob.length);
   private readonly files = new Map<string, string>();
   private readonly folderCounts = new Map<string, number>();
+  /** Each file changed since the store opened, with the commit that last changed it (another client's: the HEAD it was seen at). */
+  private readonly touched = new Map<string, string>();
+  private openedAt: string | undefined;
   private headId: string | undefined;
   private headTree: string | undefined;
-  private queue: Array<Pending | RefreshRequest> = [];
+  private queue: Array<Pending | RefreshRequest | ReceiveRequest> = [];
   private draining = false;
 
   private constructor(options: GitStoreOptions) {
@@ -189,6 +205,16 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   /** Blob id of a file at HEAD. */
   blobId(path: string): string | undefined {
     return this.files.get(path);
+  }
+
+  /**
+   * The commit that last changed a file, when it changed since the store opened (for another git
+   * client's commits, or a replica's fetches, the HEAD the change was seen at: a commit at or after
+   * it); else the HEAD the store opened at, or undefined when it was empty.
+   */
+  lastChange(path: string): { commit: string | undefined; sinceOpen: boolean } {
+    const commit = this.touched.get(path);
+    return commit ? { commit, sinceOpen: true } : { commit: this.openedAt, sinceOpen: false };
   }
 
   /** Every file under the prefix at HEAD, with its blob id. */
@@ -262,12 +288,39 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     });
   }
 
+  /**
+   * Takes in commits made elsewhere (a replica's, from its primary: replica/follower.ts): writes
+   * `objects` as one durable pack and moves the branch from `expected` to `head` (compare-and-swap),
+   * then picks the new HEAD up as any git client's commit. The caller has checked that `objects`
+   * hold what `head` needs beyond `expected`.
+   */
+  receive(objects: readonly GitObject[], head: string, expected: string | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind: 'receive', objects, head, expected, resolve, reject });
+      void this.drain();
+    });
+  }
+
+  private async takeIn(request: ReceiveRequest): Promise<void> {
+    await this.syncFromDisk();
+    if (this.headId !== request.expected) throw new LodestoneError('RefConflict', `the branch is at ${this.headId ?? 'no commit'}, not ${request.expected ?? 'no commit'}`);
+    await this.objects.write(this.disk, request.objects, { gitdir: this.gitdir, ref: this.ref, next: request.head, expected: request.expected, lock: this.lockOptions });
+    // what each commit changed, so that a document names the commit that last changed it (as on the primary)
+    await this.syncFromDisk(await commitChanges(this.trees, request.objects, { id: request.expected, tree: this.headTree }, request.head, this.prefix).catch(() => undefined));
+  }
+
   private async drain(): Promise<void> {
     if (this.draining) return;
     this.draining = true;
     try {
       while (this.queue.length > 0) {
         const first = this.queue[0]!;
+        if (first.kind === 'receive') {
+          this.queue.shift();
+          await this.takeIn(first).then(first.resolve, first.reject);
+          await this.objects.consolidate(this.disk).catch(() => undefined);
+          continue;
+        }
         if (first.kind !== 'tx') {
           this.queue.shift();
           await (first.run ?? (() => this.syncFromDisk()))().then(first.resolve, first.reject);
@@ -287,22 +340,29 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
   private async load(head: string | undefined): Promise<void> {
     this.files.clear();
     this.folderCounts.clear();
+    this.touched.clear();
+    this.openedAt = head;
     this.headId = head;
     this.headTree = head ? (await this.objects.readCommit(head)).tree : undefined;
     this.applyFiles(await diffTrees(this.trees, undefined, this.headTree, this.prefix));
   }
 
-  private async syncFromDisk(): Promise<void> {
+  /** Picks up the branch as it is on disk; `commits`, when they lead from HEAD to it, say what each changed. */
+  private async syncFromDisk(commits?: CommitSummary[]): Promise<void> {
     const onDisk = await readRef(this.gitdir, this.ref);
     if (onDisk === this.headId || onDisk === undefined) return;
     const before = this.headId;
     const beforeTree = this.headTree;
     const afterTree = (await this.objects.readCommit(onDisk)).tree;
     const files = await diffTrees(this.trees, beforeTree, afterTree, this.prefix);
+    const known = commits !== undefined && commits.at(-1)?.id === onDisk ? commits : undefined;
     this.applyFiles(files);
+    if (known) for (const commit of known) for (const file of commit.files) this.touched.set(file.path, commit.id);
+    else for (const file of files) this.touched.set(file.path, onDisk);
     this.headId = onDisk;
     this.headTree = afterTree;
-    this.emit('head', { before, after: onDisk, tree: afterTree, files, external: true });
+    this.recent.clear();
+    this.emit('head', { before, after: onDisk, tree: afterTree, files, external: true, ...(known ? { commits: known } : {}) });
   }
 
   private applyFiles(files: FileDiff[]): void {
@@ -393,8 +453,10 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
         const before = this.headId;
         const files = [...changedFiles].map(([path, f]) => ({ path, ...f })).filter((f) => f.before !== f.after);
         this.applyFiles(files);
+        for (const commit of commits) for (const file of commit.files) this.touched.set(file.path, commit.id);
         this.headId = head;
         this.headTree = tree;
+        this.recent.add(before, head!, objects);
         this.emit('head', { before, after: head!, tree: tree!, files, external: false, commits });
         await afterPendingIo();
       }
