@@ -15,7 +15,7 @@ import { currentDocumentReply } from './document-read.js';
 import { readReply } from './documents.js';
 import { branchOf } from './branch-of.js';
 import type { Reply } from './reply.js';
-import type { Context, Decided } from './state.js';
+import { COMMIT_HEADER, type Context, type Decided } from './state.js';
 
 /** GET or HEAD of a document as the branch has it; 404 when the branch or the document on it does not exist. */
 export async function readOnBranch(ctx: Context, { path, modes, type }: Decided): Promise<Reply> {
@@ -56,7 +56,10 @@ export async function changeRequest(ctx: Context): Promise<Reply | void> {
   const expected = tags === undefined || tags.includes('*') ? changed.head : tags.map((t) => t.replace(/^W\//, '').replace(/"/g, '')).find((t) => t === changed.head);
   if (expected === undefined) throw new LodestoneError('PreconditionFailed', `the branch ${name} is at "${changed.head}", not ${tags!.join(', ')}`, { etag: `"${changed.head}"` });
   if (ctx.method === 'DELETE') await requests.discard(name, expected);
-  else await requests.merge(name, expected, agent); // Lodestone-Commit names the merge commit
+  else {
+    const { commit } = await requests.merge(name, expected, agent);
+    if (commit) ctx.set(COMMIT_HEADER, commit); // the answer reflects main's new commit
+  }
   ctx.status = 204;
   emptyBody(ctx);
 }

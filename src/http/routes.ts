@@ -206,10 +206,11 @@ export async function answerRoute(ctx: Koa.ParameterizedContext<State>, found: {
  * and pages included), the last commit that changed it, so that polling a public document tells
  * nothing of writes to others; a SPARQL answer or the status, HEAD: they reflect the whole
  * dataspace, to those who may read all of it (Read on the endpoint reads every graph; the status is
- * the owners'). Other answers (the sitemap, ns, settings, pages of the interface, the proxy) name none.
+ * the owners'). A branch's answers name none (a merge names main's new commit itself). Other answers (the sitemap, ns, settings, pages of the interface, the proxy) name none.
  */
 function reflectsOf(ctx: Context, route: Route, path: string): State['reflects'] {
   const { documents } = ctx.state.runtime;
+  if (route.primaryOnly) return undefined; // a branch's answers: main's commits say nothing of them
   if (route.needs.on === 'document' || route.needs.on === 'root' || route.needs.on === 'upload') return () => documents.commitOf(path);
   if (route.path === 'sparql' || route.path === 'status') return () => documents.head();
   return undefined;
