@@ -1,12 +1,14 @@
 /**
- * A bootstrapped data directory made once per test run and copied for every in-process server
+ * Bootstrapped data directories made once per test run and copied for every test server
  * (http-helpers.ts `startServer`): a bootstrap makes three RSA keys and some thirty commits, seconds
- * on a shared machine, and is tested on its own (http-bootstrap, serve-startup). The template is
- * made by `serve` itself, at TEMPLATE_BASE, and kept per run (the test runner's process) and per
- * version of the sources, so a change to the code that writes it makes a new one.
+ * on a shared machine, and is tested on its own (http-bootstrap, serve-startup). In process, one
+ * template at TEMPLATE_BASE; over TLS, where the base names the port listened on, one per port of
+ * a small fixed range, each port held by one test process at a time (`takeTlsPort`). Templates are
+ * made by `serve` itself and kept per run (the test runner's process) and per version of the
+ * sources, so a change to the code that writes them makes new ones.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveConfig } from '../src/config.js';
@@ -43,25 +45,73 @@ function removeStale(): void {
   }
 }
 
-let made: Promise<string> | undefined;
+const made = new Map<string, Promise<string>>();
 
-/** The run's template directory (made on first use; files of one run started together may each make one, and the first kept wins). */
+/** The run's template for `base` (made on first use; files of one run started together may each make one, and the first kept wins). */
+function template(name: string, base: string): Promise<string> {
+  let dir = made.get(name);
+  if (!dir) made.set(name, (dir = makeTemplate(join(tmpdir(), `${PREFIX}${process.ppid}-${sourcesDigest(join(import.meta.dirname, '..'))}${name}`), base)));
+  return dir;
+}
+
+async function makeTemplate(dir: string, base: string): Promise<string> {
+  if (existsSync(dir)) return dir;
+  removeStale();
+  const building = mkdtempSync(join(tmpdir(), 'lodestone-template-building-'));
+  try {
+    const config = serveConfig(['--data', building, '--base', base, '--port', '0', '--host', 'localhost', '--no-watch', '--access-log', 'off']);
+    if (config === 'help') throw new Error('unexpected --help');
+    await (await serve(config, () => undefined)).close();
+    renameSync(building, dir); // whole or not at all
+  } catch (error) {
+    rmSync(building, { recursive: true, force: true });
+    if (!existsSync(dir)) throw error; // else another file of the run made it first
+  }
+  return dir;
+}
+
+/** The run's template for in-process servers, at TEMPLATE_BASE. */
 export function bootstrapTemplate(): Promise<string> {
-  made ??= (async () => {
-    const dir = join(tmpdir(), `${PREFIX}${process.ppid}-${sourcesDigest(join(import.meta.dirname, '..'))}`);
-    if (existsSync(dir)) return dir;
-    removeStale();
-    const building = mkdtempSync(join(tmpdir(), 'lodestone-template-building-'));
-    try {
-      const config = serveConfig(['--data', building, '--base', TEMPLATE_BASE, '--port', '0', '--host', 'localhost', '--no-watch', '--access-log', 'off']);
-      if (config === 'help') throw new Error('unexpected --help');
-      await (await serve(config, () => undefined)).close();
-      renameSync(building, dir); // whole or not at all
-    } catch (error) {
-      rmSync(building, { recursive: true, force: true });
-      if (!existsSync(dir)) throw error; // else another file of the run made it first
+  return template('', TEMPLATE_BASE);
+}
+
+/**
+ * The ports of TLS test servers started from a template: below Linux's ephemeral range (32768 and
+ * up), where `freePort` finds the others, so that no port the system hands out is among them.
+ */
+const TLS_PORTS = { first: 29_170, count: 32 };
+
+/** The TLS ports this process holds, each given up when it exits (a port is never handed out twice by one process: a test may restart its server there). */
+const held: string[] = [];
+process.once('exit', () => {
+  for (const lock of held) rmSync(lock, { force: true });
+});
+
+/**
+ * A TLS port of the range no other test process holds (a lock file naming the holder's pid, taken
+ * from a holder that has ended), held until this process exits; undefined when all are held.
+ */
+export function takeTlsPort(after = 0): number | undefined {
+  for (let port = Math.max(after + 1, TLS_PORTS.first); port < TLS_PORTS.first + TLS_PORTS.count; port++) {
+    const lock = join(tmpdir(), `lodestone-tls-port-${port}`);
+    if (held.includes(lock)) continue;
+    for (let tries = 0; tries < 2; tries++) {
+      try {
+        writeFileSync(lock, String(process.pid), { flag: 'wx' });
+        held.push(lock);
+        return port;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const holder = Number(readFileSync(lock, 'utf8'));
+        if (holder && alive(holder)) break;
+        rmSync(lock, { force: true }); // its holder has ended
+      }
     }
-    return dir;
-  })();
-  return made;
+  }
+  return undefined;
+}
+
+/** The run's template for TLS servers on `port` (at https://localhost:<port>/). */
+export function tlsTemplate(port: number): Promise<string> {
+  return template(`-${port}`, `https://localhost:${port}/`);
 }

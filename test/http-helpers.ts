@@ -9,7 +9,7 @@ import { request as httpsRequest, Agent, type RequestOptions as HttpsRequestOpti
 import forge from 'node-forge';
 import { request as httpRequest, type Agent as HttpAgent, type ClientRequest, type IncomingMessage } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { issueCredentials, rsaPublicKey } from '../src/auth/certificates.js';
@@ -19,7 +19,7 @@ import { serve, type Running, type ServeSeams } from '../src/server.js';
 import { after, before } from 'node:test';
 import { removeTempDirs, tempDir } from './helpers.js';
 import { inProcess } from './in-process.js';
-import { bootstrapTemplate, TEMPLATE_BASE } from './bootstrap-template.js';
+import { bootstrapTemplate, takeTlsPort, TEMPLATE_BASE, tlsTemplate } from './bootstrap-template.js';
 import { EnginePool } from './engines/engine-pool.js';
 
 export interface Response {
@@ -77,6 +77,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Whether nothing listens on `port` of the loopback address. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /** Collects a whole response. */
 /** A response read whole: status, headers, body as UTF-8 and as bytes. */
 export function collect(res: IncomingMessage): Promise<Response & { bytes: Buffer }> {
@@ -112,7 +121,7 @@ export function sendRequest(target: string | URL | HttpsRequestOptions, options:
 export interface StartOptions {
   /** Real HTTPS (or HTTP with --http) over TCP for every request: for tests about the wire or real clients. Default: in process. */
   tls?: boolean;
-  /** The server bootstraps its own data directory, as on a first start (in process too). Default: with TLS only. */
+  /** The server bootstraps its own data directory, as on a first start. Default: it starts as a copy of a template (bootstrap-template.ts), unless given a base, port or host. */
   bootstrap?: boolean;
   /** The server watches its repositories for git commits and edited `.nt` files, as `serve` does. Default: not. */
   watch?: boolean;
@@ -128,15 +137,31 @@ const fromTemplate = new Set<string>();
 const BASE_FLAGS = new Set(['--base', '--port', '--host', '--http', '--data']);
 
 /**
- * A server on `data` (default: a new temporary directory). In process (the default), an empty data
- * directory starts as a copy of the run's template (bootstrap-template.ts), at the template's base,
- * unless `extraArgs` name a base, port or host; with `{ tls: true }` the server bootstraps its own,
- * at https://localhost:<a free port>/, and every request goes over TLS.
+ * A server on `data` (default: a new temporary directory). An empty data directory starts as a
+ * copy of one of the run's templates (bootstrap-template.ts), unless `extraArgs` name a base, port
+ * or host (then the server bootstraps its own, at https://localhost:<a free port>/): in process (the
+ * default), the template at TEMPLATE_BASE; with `{ tls: true }`, the template of a TLS port this
+ * process holds, at https://localhost:<that port>/, and every request goes over TLS.
  */
 export async function startServer(extraArgs: string[] = [], data?: string, log: (line: string) => void = () => undefined, seams: ServeSeams = {}, options: StartOptions = {}): Promise<TestServer> {
   const tls = options.tls === true;
   const dir = data ?? tempDir('server');
-  const copied = !tls && !options.bootstrap && !extraArgs.some((arg) => BASE_FLAGS.has(arg)) && (!existsSync(dir) || readdirSync(dir).length === 0);
+  const fresh = !options.bootstrap && !extraArgs.some((arg) => BASE_FLAGS.has(arg)) && (!existsSync(dir) || readdirSync(dir).length === 0);
+  if (fresh && tls) {
+    // over TLS, a copy of the template made for a port of the range this process holds; a port someone else listens on: the next
+    for (let port = takeTlsPort(); port !== undefined; port = takeTlsPort(port)) {
+      if (!(await portFree(port))) continue; // no template made for a port another program listens on
+      cpSync(await tlsTemplate(port), dir, { recursive: true });
+      try {
+        return await startServer(['--port', String(port), ...extraArgs], dir, log, seams, options);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+        rmSync(dir, { recursive: true, force: true });
+        mkdirSync(dir);
+      }
+    }
+  }
+  const copied = fresh && !tls;
   if (copied) {
     cpSync(await bootstrapTemplate(), dir, { recursive: true });
     fromTemplate.add(dir);
