@@ -1,6 +1,7 @@
 /**
  * The change request page in Chromium (issue 30): a branch's changes, document by document, its
- * triples in words, linked on main and on the branch; a stranger gets a 403 page that says nothing
+ * triples in words, linked on main and on the branch; a reader sees only what it may read and no
+ * button; a stranger gets a 403 page that says nothing
  * of it; merging through the page lands one commit on main, a conflict is listed in words, a branch
  * that moved is said to have moved, a discard deletes the branch; axe clean, fits a 375 px phone.
  */
@@ -21,6 +22,7 @@ describe('the change request page in Chromium', { skip: skipWithoutChromium }, (
   let s: TestServer;
   let browser: Browser;
   let stranger: Stranger;
+  let reader: Stranger;
   let dir: string;
   const rev = (ref: string) => git(dir, 'rev-parse', ref).trim();
 
@@ -36,7 +38,7 @@ describe('the change request page in Chromium', { skip: skipWithoutChromium }, (
     s = await startServer([], tempDir('change-request-pages'), undefined, {}, { tls: true });
     dir = s.running.runtimes[0]!.dataspace.store.dir;
     browser = await launchChromium();
-    stranger = await signUp(s, 'Stranger');
+    [stranger, reader] = [await signUp(s, 'Stranger'), await signUp(s, 'Reader')];
     await putTurtle(s, 'poem/', titled('A poem'));
     await putTurtle(s, 'notes/', titled('Notes'));
     await putOnBranch('/poem/', titled('A better poem', '; <http://purl.org/dc/terms/description> "Now with a description" '));
@@ -62,6 +64,20 @@ describe('the change request page in Chromium', { skip: skipWithoutChromium }, (
     assert.equal(await page.locator('section.changed-document').count(), 2);
     assert.equal(await page.locator('form.change-request button').count(), 2, 'the owner may merge or discard');
     await checked(page, problems, 'change-request');
+    await context.close();
+  });
+
+  it('shows a reader only the documents it may read, and no button that would write', async () => {
+    const acl = 'http://www.w3.org/ns/auth/acl#';
+    const rule = `<#this> a <${acl}Authorization> ; <${acl}agent> <${reader.webId}> ; <${acl}mode> <${acl}Read> ; <${acl}accessTo> <${s.base}poem/> .`;
+    assert.equal((await s.request('PUT', `${s.admin}acl/authorizations/change-request-reader/`, { headers: turtle, body: rule })).status, 201);
+    const { context, page, problems } = await visitor(browser, s.base, reader.pem);
+    assert.equal((await page.goto(`${s.base}?branch=draft&changes`))!.status(), 200);
+    assert.equal(await page.locator('section.changed-document').count(), 1);
+    assert.equal(await page.locator(`section.changed-document h2 a[href="${s.base}poem/"]`).count(), 1);
+    assert.doesNotMatch((await page.locator('main').textContent())!, /notes|Notes, revised/i, 'nothing of the document it may not read');
+    assert.equal(await page.locator('form.change-request').count(), 0, 'no merge or discard for one who may not write');
+    await checked(page, problems, 'change-request-reader');
     await context.close();
   });
 
