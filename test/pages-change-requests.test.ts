@@ -63,6 +63,9 @@ describe('the change request page in Chromium', { skip: skipWithoutChromium }, (
     assert.match(added, /description · Now with a description/, 'the property by its label, the literal by its text');
     assert.equal(await page.locator('section.changed-document').count(), 2);
     assert.equal(await page.locator('form.change-request button').count(), 2, 'the owner may merge or discard');
+    const asText = await s.request('GET', (await page.locator('main a', { hasText: 'As text' }).getAttribute('href'))!, { headers: { Accept: 'text/html' } });
+    assert.equal(String(asText.headers['content-type']).split(';')[0], 'text/plain', 'the page links the diff as text');
+    assert.match(asText.body, /^\+ .*"A better poem"/m);
     await checked(page, problems, 'change-request');
     await context.close();
   });

@@ -39,6 +39,7 @@ ${d.added.length > 0 && html`<h3>${t.added} (${d.added.length})</h3><ul class="t
 <p><button type="submit" name="op" value="merge">${t.mergeBranch}</button> <button type="submit" name="op" value="discard" class="danger">${t.discardBranch}</button></p>
 <div class="status" role="status" aria-live="polite"></div>
 </form>
+<noscript><p>${t.mergeWithoutScript(`"${head}"`)}</p></noscript>
 <script src="${assetUrls(frame.base, 'change-request.js')}" defer></script>`;
   const body = html`<h1>${title}</h1>
 <p>${t.changeRequestHelp}</p>
