@@ -188,6 +188,7 @@ describe('what each row needs and offers', () => {
     'a TimeMap': () => `${s.base}routes-doc/?timemap`,
     'a diff of two versions': () => `${s.base}routes-doc/?diff=${sha}`,
     'a document on a branch': () => `${s.base}routes-doc/?branch=routes-read`,
+    'a branch’s change request': () => `${s.base}?branch=routes-read&changes`,
     'blame: each triple with the commit that brought it': () => `${s.base}routes-doc/?blame`,
     'the SPARQL endpoint': (type) => `${s.base}sparql?query=${encodeURIComponent(resultTypes.includes(type) || type === 'text/html' ? 'ASK {}' : 'CONSTRUCT WHERE { ?s ?p ?o }')}`,
     'the dataspace’s settings': () => `${s.base}settings`,

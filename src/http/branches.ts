@@ -2,12 +2,16 @@
  * Branches over HTTP (issue 30): `<document>?branch=<name>` reads the document as the branch has it
  * (writes are the document handlers', documents.ts, given the branch), and `<base>?branch=<name>&changes`
  * is the branch's change request: GET its diff against main (text/plain, one `-`/`+` line per
- * triple under a `# <document>` line, as `?diff=` answers; only documents the agent may read), POST
+ * triple under a `# <document>` line, as `?diff=` answers, or a page; only documents the agent may read), POST
  * merges it (If-Match: the branch's HEAD, which the GET gives as its ETag), DELETE discards it.
  * Dispatch has decided access (authorize.ts `branch`). Branches are drafts of end-user dataspaces only.
  */
 import { LodestoneError } from '../errors.js';
-import { PLAIN } from '../rdf/formats.js';
+import { HTML, PLAIN } from '../rdf/formats.js';
+import { lineTerms } from '../rdf/canonical-lines.js';
+import { labelOf } from '../pages/labels.js';
+import { changeRequestPage, type ChangedDocumentView } from '../pages/change-request-page.js';
+import { frameOf, namesOf, sendPage } from './html.js';
 import { contentTypeOf } from './representations.js';
 import { holds } from './authorize.js';
 import { emptyBody } from './body.js';
@@ -33,8 +37,18 @@ function ifMatch(ctx: Context): string[] | undefined {
   return header === '' ? undefined : header.split(',').map((tag) => tag.trim());
 }
 
+/** The change request as a page: its triples labelled (people and documents by the names their pages give them), the merge form for one who may write. */
+async function changeRequestHtml(ctx: Context, name: string, head: string, documents: ChangedDocumentView[], canWrite: boolean): Promise<void> {
+  const frame = await frameOf(ctx);
+  const iris = documents.flatMap((d) => [...d.removed, ...d.added].flatMap((line) => (lineTerms(line) ?? []).filter((term, i) => i !== 1 && term.startsWith('<')).map((term) => term.slice(1, -1))));
+  const names = await namesOf(ctx, iris);
+  const labels = ctx.state.runtime.labels.current();
+  const label = (iri: string) => names[iri] ?? labelOf(iri, frame.language, labels);
+  sendPage(ctx, 200, frame.language, changeRequestPage(frame, name, head, documents, canWrite, label));
+}
+
 /** The change request: GET its diff, POST a merge, DELETE a discard. */
-export async function changeRequest(ctx: Context): Promise<Reply | void> {
+export async function changeRequest(ctx: Context, decided: Decided): Promise<Reply | void> {
   const { runtime, agent } = ctx.state;
   const name = branchOf(ctx)!;
   const requests = runtime.documents.changeRequests;
@@ -46,6 +60,7 @@ export async function changeRequest(ctx: Context): Promise<Reply | void> {
     const readable = [];
     for (const document of changed.documents) if (holds(await access.modesOn(runtime, document.relativePath, agent), 'Read')) readable.push(document);
     const diff = await requests.diff(readable);
+    if (decided.type === HTML) return changeRequestHtml(ctx, name, changed.head, diff, holds(decided.modes, 'Write'));
     const lines = diff.flatMap((d) => [`# ${d.url}`, ...d.removed.map((l) => `- ${l}`), ...d.added.map((l) => `+ ${l}`)]);
     // the ETag is the branch's HEAD: what a merge quotes in If-Match, so it merges what was reviewed
     return { contentType: contentTypeOf(PLAIN), etag: `"${changed.head}"`, headers: { 'Cache-Control': 'private, no-cache' }, body: () => lines.join('\n') + '\n' };

@@ -90,7 +90,7 @@ export const routes: readonly Route[] = [
   { name: 'reverting a commit', in: 'every', path: 'document', query: 'revert', needs: { on: 'document', mode: 'Write' }, offers: 'document', methods: { POST: revert } },
   // issue 30: drafts as git branches (branches.ts); a write there is checked as the same write on main
   { name: 'a document on a branch', in: 'user', path: 'document', query: 'branch', needs: onDocument, offers: 'graph', methods: { ...read(readOnBranch), PUT: writeDocument, POST: writeDocument, PATCH: writeDocument, DELETE: deleteDocument, OPTIONS: documentOptions }, primaryOnly: true },
-  { name: 'a branch’s change request', in: 'user', path: 'document', query: 'changes', needs: { on: 'branch', mode: { GET: 'Read', HEAD: 'Read', POST: 'Write', DELETE: 'Write' } }, offers: 'none', methods: { ...read(changeRequest), POST: changeRequest, DELETE: changeRequest }, primaryOnly: true },
+  { name: 'a branch’s change request', in: 'user', path: 'document', query: 'changes', needs: { on: 'branch', mode: { GET: 'Read', HEAD: 'Read', POST: 'Write', DELETE: 'Write' } }, offers: 'diff', methods: { ...read(changeRequest), POST: changeRequest, DELETE: changeRequest }, primaryOnly: true },
   { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', needs: endpoint('Read'), offers: 'answers', methods: { ...read(sparql), POST: sparql }, postReads: true },
   { name: 'the sitemap', in: 'every', path: 'sitemap.xml', needs: open, offers: 'none', methods: read(sitemap) },
   // read-only, to the secretary's certificate: replicas follow the primary with git's own protocol

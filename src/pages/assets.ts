@@ -38,6 +38,7 @@ const SOURCES: Record<string, () => string> = {
   // N3.js's browser build (window.N3), for the conflict view's comparison of two Turtle texts
   'n3.js': () => require.resolve('n3/browser/n3.min.js'),
   'conflict.js': () => own('conflict.js'),
+  'change-request.js': () => own('change-request.js'),
   // the UMD build (one file, window.Chart), which the package's exports do not name: found beside its main file
   'chart.js': () => join(dirname(require.resolve('chart.js')), 'chart.umd.min.js'),
 };

@@ -25,7 +25,7 @@ export interface BlameRow {
 type PageFrame = Omit<Frame, 'title' | 'kind' | 'breadcrumbs'>;
 
 /** One term of a line for people: an IRI by its label, linked when it is a web URL; a literal by its text; a blank node by its label. */
-function termHtml(term: string, label: (iri: string) => string): Html {
+export function termHtml(term: string, label: (iri: string) => string): Html {
   if (term.startsWith('<')) {
     const iri = term.slice(1, -1);
     return webUrl(iri) ? html`<a href="${iri}">${label(iri)}</a>` : html`${label(iri)}`;
