@@ -187,7 +187,7 @@ export async function answerRoute(ctx: Koa.ParameterizedContext<State>, found: {
   }
   if (await sentToPrimary(ctx, route.postReads === true, route.primaryOnly === true)) return; // a replica's write, or a commit it does not hold yet
   const { modes, path } = ctx.method === 'OPTIONS' ? { modes: new Set<never>(), path: '' } : await authorize(ctx, route.needs);
-  ctx.state.reflects = reflectsOf(ctx, route, path);
+  ctx.state.reflects = reflectsOf(ctx, route, path, modes);
   const offer = offerFor(route, ctx.method, modes);
   const accept = acceptOf(ctx.headers, ctx.querystring);
   const type = choose(offer, accept);
@@ -206,11 +206,12 @@ export async function answerRoute(ctx: Koa.ParameterizedContext<State>, found: {
  * and pages included), the last commit that changed it, so that polling a public document tells
  * nothing of writes to others; a SPARQL answer or the status, HEAD: they reflect the whole
  * dataspace, to those who may read all of it (Read on the endpoint reads every graph; the status is
- * the owners'). A branch's answers name none (a merge names main's new commit itself). Other answers (the sitemap, ns, settings, pages of the interface, the proxy) name none.
+ * the owners'). A read by an agent without Read, and a branch's answers, name none (a merge names main's new commit itself). Other answers (the sitemap, ns, settings, pages of the interface, the proxy) name none.
  */
-function reflectsOf(ctx: Context, route: Route, path: string): State['reflects'] {
+function reflectsOf(ctx: Context, route: Route, path: string, modes: ReadonlySet<import('../access/access-control.js').Mode>): State['reflects'] {
   const { documents } = ctx.state.runtime;
   if (route.primaryOnly) return undefined; // a branch's answers: main's commits say nothing of them
+  if (READS.has(ctx.method as Method) && !holds(modes, 'Read')) return undefined; // a HEAD to one who may not read gives the validator only
   if (route.needs.on === 'document' || route.needs.on === 'root' || route.needs.on === 'upload') return () => documents.commitOf(path);
   if (route.path === 'sparql' || route.path === 'status') return () => documents.head();
   return undefined;
