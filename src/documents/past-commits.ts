@@ -6,7 +6,7 @@
  * walks the history in C without loading it here; answers are kept per HEAD (a few hundred).
  * And which documents differ between such a commit and HEAD (for access control at that commit).
  */
-import { execFile } from 'node:child_process';
+import { runGit as git } from '../store/git-cli.js';
 import { fileDocument } from '../document-paths.js';
 import { LodestoneError } from '../errors.js';
 import type { GitStore } from '../store/git-store.js';
@@ -16,19 +16,6 @@ import { diffTrees } from '../store/trees.js';
 export interface PastCommit {
   commit: string;
   time: number;
-}
-
-/** git with no user or system configuration (as the replica's fetch runs it). */
-const GIT_ENV = { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_TERMINAL_PROMPT: '0' };
-
-/** Runs git on `gitdir`: its exit code (128 and up: git refused) and what it printed. */
-function git(gitdir: string, args: readonly string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve, reject) => {
-    execFile('git', ['--git-dir', gitdir, ...args], { env: GIT_ENV, maxBuffer: 1 << 16 }, (error, stdout) => {
-      if (error && typeof error.code !== 'number') return reject(error); // no git to run
-      resolve({ code: error ? Number(error.code) : 0, out: stdout.trim() });
-    });
-  });
 }
 
 export class PastCommits {

@@ -14,6 +14,7 @@ import { Agent, request } from 'node:https';
 import { parseCommit, type Commit } from '../git/commits.js';
 import { decodePackStream } from '../git/packs.js';
 import { GIT_HEAD_PACK } from '../rdf/media-types.js';
+import { gitEnvironment } from '../store/git-cli.js';
 import type { GitStore } from '../store/git-store.js';
 
 export interface FollowerOptions {
@@ -243,7 +244,7 @@ export class Follower {
     const quiet = ['-c', 'gc.auto=0', '-c', 'maintenance.auto=false', '-c', 'fetch.writeCommitGraph=false'];
     const args = ['-c', `http.sslCert=${credentials.file}`, '-c', `http.sslKey=${credentials.file}`, ...ca, ...quiet, '--git-dir', store.gitdir, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-show-forced-updates', '--update-head-ok', url, `+refs/heads/${store.branch}:refs/heads/${store.branch}`];
     await new Promise<void>((resolve, reject) => {
-      const child = spawn('git', args, { env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_TERMINAL_PROMPT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn('git', args, { env: gitEnvironment(), stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       child.on('error', reject);

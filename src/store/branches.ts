@@ -5,17 +5,14 @@
  * compare-and-swap and fsynced like the main branch's; it starts at the main branch's HEAD when
  * first written. Only names of a safe subset are branches (`branchName`).
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { LodestoneError } from '../errors.js';
 import { commitObject } from '../git/commits.js';
 import type { GitObject } from '../git/objects.js';
 import { BatchView } from './batch-view.js';
 import { SERVICE_IDENTITY, type GitStore, type Identity, type Transaction, type TransactionResult } from './git-store.js';
+import { runGit } from './git-cli.js';
 import { readRef } from './refs.js';
 import { buildTree, diffTrees, type FileDiff } from './trees.js';
-
-const run = promisify(execFile);
 
 /** What a branch name may be: letters, digits, `.`, `_`, `-`; 1 to 64 of them. */
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
@@ -118,12 +115,10 @@ export class Branches {
 
   /** The merge base of two commits (git merge-base), undefined when they share no history. */
   async mergeBase(a: string, b: string): Promise<string | undefined> {
-    try {
-      return (await run('git', ['--git-dir', this.store.gitdir, 'merge-base', a, b])).stdout.trim() || undefined;
-    } catch (error) {
-      if ((error as { code?: unknown }).code === 1) return undefined; // no common ancestor
-      throw error;
-    }
+    const { code, out } = await runGit(this.store.gitdir, ['merge-base', a, b]);
+    if (code === 1) return undefined; // no common ancestor
+    if (code !== 0) throw new Error(`git merge-base ${a} ${b} exited ${code}`);
+    return out || undefined;
   }
 
   /** What the branch changed since it parted from the main branch as it is now; undefined when there is no such branch. */
@@ -144,7 +139,8 @@ export class Branches {
       if (current === undefined) throw new LodestoneError('NotFound', `there is no branch ${name}`);
       if (current !== expected) throw new LodestoneError('PreconditionFailed', `the branch ${name} moved to ${current}`);
       // git's own compare-and-swap deletion, which also removes a packed ref
-      await run('git', ['--git-dir', this.store.gitdir, 'update-ref', '-d', `refs/heads/${name}`, expected]);
+      const { code } = await runGit(this.store.gitdir, ['update-ref', '-d', `refs/heads/${name}`, expected]);
+      if (code !== 0) throw new Error(`git update-ref -d refs/heads/${name} exited ${code}`);
     });
   }
 

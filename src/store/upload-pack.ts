@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { LodestoneError } from '../errors.js';
+import { gitEnvironment } from './git-cli.js';
 
 /** The protocol versions a client may ask for (`Git-Protocol: version=2`), as git passes them. */
 const PROTOCOL = /^version=[012]$/;
@@ -70,7 +71,7 @@ export class UploadPack {
   }
 
   private run(gitdir: string, protocol: string | undefined, args: string[], input: Readable | undefined): Readable {
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent' };
+    const env = gitEnvironment();
     if (protocol !== undefined && PROTOCOL.test(protocol)) env.GIT_PROTOCOL = protocol;
     const child = spawn('git', ['upload-pack', '--stateless-rpc', ...args, gitdir], { env, stdio: [input ? 'pipe' : 'ignore', 'pipe', 'ignore'] });
     const timer = setTimeout(() => child.kill('SIGKILL'), this.deadlineMs);
