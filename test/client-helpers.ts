@@ -1,5 +1,5 @@
 /**
- * For the system tests with real RDF clients (test/clients-*.test.ts): whether a client is
+ * For the system tests with real RDF clients (test/system/clients-*.test.ts): whether a client is
  * installed (in CI a missing one fails, naming the package to install; elsewhere its tests are
  * skipped with that message), running a client program without blocking the server that answers
  * it in this process, and the document every client reads and writes back: non-ASCII text, a

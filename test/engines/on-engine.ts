@@ -1,6 +1,6 @@
 /**
  * The SPARQL, access-control, history and hostile suites again, with every test server's end-user
- * dataspace indexed on an engine of `kind` of its own, fresh or emptied (test/engines/engine-pool.ts): each test/on-<kind>.test.ts
+ * dataspace indexed on an engine of `kind` of its own, fresh or emptied (test/engines/engine-pool.ts): each test/system/on-<kind>.test.ts
  * calls this, so one `npm test` runs them on every engine. A missing engine fails.
  */
 import assert from 'node:assert/strict';

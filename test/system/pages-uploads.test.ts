@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { ns } from '../src/rdf/namespaces.js';
-import { checked, launchChromium, redPng, skipWithoutChromium, visitor } from './chromium.js';
-import { git, removeTempDirs, tempDir } from './helpers.js';
-import { putTurtle, startServer, type TestServer } from './http-helpers.js';
+import { ns } from '../../src/rdf/namespaces.js';
+import { checked, launchChromium, redPng, skipWithoutChromium, visitor } from '../chromium.js';
+import { git, removeTempDirs, tempDir } from '../helpers.js';
+import { putTurtle, startServer, type TestServer } from '../http-helpers.js';
 
 after(removeTempDirs);
 

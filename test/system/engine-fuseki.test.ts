@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { isLodestoneError } from '../src/errors.js';
-import type { EngineDataset, EngineSpace, GraphReplacement } from '../src/index/engine.js';
-import { FusekiEngine } from '../src/index/engines/fuseki.js';
-import { FusekiProcess } from './engines/fuseki-engine.js';
+import { isLodestoneError } from '../../src/errors.js';
+import type { EngineDataset, EngineSpace, GraphReplacement } from '../../src/index/engine.js';
+import { FusekiEngine } from '../../src/index/engines/fuseki.js';
+import { FusekiProcess } from '../engines/fuseki-engine.js';
 
 const alpha: EngineSpace = { id: 'alpha', base: 'https://alpha.test/' };
 const beta: EngineSpace = { id: 'beta', base: 'https://beta.test/' };

@@ -9,10 +9,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { ns } from '../src/rdf/namespaces.js';
-import { checked, launchChromium, skipWithoutChromium, visitor as visit } from './chromium.js';
-import { fileAtHead, git, removeTempDirs, tempDir } from './helpers.js';
-import { putTurtle, startServer, type TestServer } from './http-helpers.js';
+import { ns } from '../../src/rdf/namespaces.js';
+import { checked, launchChromium, skipWithoutChromium, visitor as visit } from '../chromium.js';
+import { fileAtHead, git, removeTempDirs, tempDir } from '../helpers.js';
+import { putTurtle, startServer, type TestServer } from '../http-helpers.js';
 
 after(removeTempDirs);
 

@@ -14,9 +14,9 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { ns } from '../src/rdf/namespaces.js';
-import { headOf, removeTempDirs, tempDir, waitFor } from './helpers.js';
-import { freePort, putTurtle, startServer, type TestServer } from './http-helpers.js';
+import { ns } from '../../src/rdf/namespaces.js';
+import { headOf, removeTempDirs, tempDir, waitFor } from '../helpers.js';
+import { freePort, putTurtle, startServer, type TestServer } from '../http-helpers.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const present = existsSync(CHROMIUM);

@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Dataspace } from '../src/dataspace.js';
-import { RESULTS_JSON } from '../src/rdf/media-types.js';
-import { OxigraphServer } from '../src/index/engines/oxigraph-server.js';
-import { RemoteIndex } from '../src/index/remote-index.js';
-import { GitStore } from '../src/store/git-store.js';
-import { git, graphsAtHead, graphsInIndex, nt, removeTempDirs, tempDir } from './helpers.js';
-import { startOxigraph, type RunningEngine } from './engines/oxigraph-server-engine.js';
+import { Dataspace } from '../../src/dataspace.js';
+import { RESULTS_JSON } from '../../src/rdf/media-types.js';
+import { OxigraphServer } from '../../src/index/engines/oxigraph-server.js';
+import { RemoteIndex } from '../../src/index/remote-index.js';
+import { GitStore } from '../../src/store/git-store.js';
+import { git, graphsAtHead, graphsInIndex, nt, removeTempDirs, tempDir } from '../helpers.js';
+import { startOxigraph, type RunningEngine } from '../engines/oxigraph-server-engine.js';
 
 after(removeTempDirs);
 
@@ -184,8 +184,8 @@ describe('the index on an Oxigraph server', () => {
 describe('moving a dataspace onto an Oxigraph server', () => {
   it('is loaded by `lodestone reindex --index` while the server serves, and the server started on it next syncs only what changed', { timeout: 120_000 }, async () => {
     const own = await startOxigraph();
-    const { startServer, turtle } = await import('./http-helpers.js');
-    const { reindex } = await import('../src/reindex.js');
+    const { startServer, turtle } = await import('../http-helpers.js');
+    const { reindex } = await import('../../src/reindex.js');
     const dir = tempDir('moving');
     let s = await startServer([], dir);
     try {
@@ -248,13 +248,13 @@ describe('a file edited by hand that would break out of its graph', () => {
 describe('lds:index in system.ttl', () => {
   it('puts one dataspace on a server, over --index', async () => {
     const own = await startOxigraph();
-    const { startServer } = await import('./http-helpers.js');
+    const { startServer } = await import('../http-helpers.js');
     const dir = tempDir('system-index');
     let s = await startServer([], dir);
     const endUser = s.base;
     await s.close();
     const { appendFileSync } = await import('node:fs');
-    const { ns } = await import('../src/rdf/namespaces.js');
+    const { ns } = await import('../../src/rdf/namespaces.js');
     appendFileSync(join(dir, 'system.ttl'), `\n<${endUser}> <${ns.lds}index> "oxigraph-server:${own.url}" .\n`);
     s = await startServer([], dir);
     try {

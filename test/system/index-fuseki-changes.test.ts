@@ -8,14 +8,14 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { LodestoneError } from '../src/errors.js';
-import { engineError, type GraphReplacement } from '../src/index/engine.js';
-import { FusekiEngine } from '../src/index/engines/fuseki.js';
-import { RemoteIndex } from '../src/index/remote-index.js';
-import { RESULTS_JSON } from '../src/rdf/media-types.js';
-import { GitStore } from '../src/store/git-store.js';
-import { FusekiProcess } from './engines/fuseki-engine.js';
-import { removeTempDirs, tempDir } from './helpers.js';
+import { LodestoneError } from '../../src/errors.js';
+import { engineError, type GraphReplacement } from '../../src/index/engine.js';
+import { FusekiEngine } from '../../src/index/engines/fuseki.js';
+import { RemoteIndex } from '../../src/index/remote-index.js';
+import { RESULTS_JSON } from '../../src/rdf/media-types.js';
+import { GitStore } from '../../src/store/git-store.js';
+import { FusekiProcess } from '../engines/fuseki-engine.js';
+import { removeTempDirs, tempDir } from '../helpers.js';
 
 after(removeTempDirs);
 

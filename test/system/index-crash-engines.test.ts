@@ -3,19 +3,19 @@
  * that changes more graphs than one batch is cut after its first batch (the process sends nothing
  * more, as after a kill), and the next index opened on the same engine finds the marker naming both
  * commits, repairs every graph that differs, and ends with the engine holding exactly HEAD.
- * (Each engine killed in the middle of its own transaction: test/engine-fuseki.test.ts,
- * test/engine-virtuoso.test.ts; the marker kept beside the repository: index-oxigraph-server.)
+ * (Each engine killed in the middle of its own transaction: test/system/engine-fuseki.test.ts,
+ * test/system/engine-virtuoso.test.ts; the marker kept beside the repository: index-oxigraph-server.)
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { documentFile } from '../src/document-paths.js';
-import type { Engine } from '../src/index/engine.js';
-import { engineFor } from '../src/index/engines.js';
-import { RemoteIndex } from '../src/index/remote-index.js';
-import { GitStore } from '../src/store/git-store.js';
-import { startEngine } from './engines/engines.js';
-import { graphsAtHead, graphsInIndex, removeTempDirs, tempDir } from './helpers.js';
+import { documentFile } from '../../src/document-paths.js';
+import type { Engine } from '../../src/index/engine.js';
+import { engineFor } from '../../src/index/engines.js';
+import { RemoteIndex } from '../../src/index/remote-index.js';
+import { GitStore } from '../../src/store/git-store.js';
+import { startEngine } from '../engines/engines.js';
+import { graphsAtHead, graphsInIndex, removeTempDirs, tempDir } from '../helpers.js';
 
 after(removeTempDirs);
 

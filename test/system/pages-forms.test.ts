@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { ns } from '../src/rdf/namespaces.js';
-import { messages } from '../src/pages/messages.js';
-import { checked, launchChromium, skipWithoutChromium, visitor as visit } from './chromium.js';
-import { fileAtHead, removeTempDirs, tempDir } from './helpers.js';
-import { certifiedAgent, putTurtle, startServer, type TestServer } from './http-helpers.js';
+import { ns } from '../../src/rdf/namespaces.js';
+import { messages } from '../../src/pages/messages.js';
+import { checked, launchChromium, skipWithoutChromium, visitor as visit } from '../chromium.js';
+import { fileAtHead, removeTempDirs, tempDir } from '../helpers.js';
+import { certifiedAgent, putTurtle, startServer, type TestServer } from '../http-helpers.js';
 
 after(removeTempDirs);
 

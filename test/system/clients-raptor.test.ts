@@ -11,9 +11,9 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Quad } from '@rdfjs/types';
 import oxigraph from 'oxigraph';
-import { fileAtHead, git, tempDir } from './helpers.js';
-import { serverForFile, type TestServer } from './http-helpers.js';
-import { DCT, EX, NOTE, UNICORN_TITLE, clientSuite, contentOf, markerLine, putAwkward, runClient, runs, storedContent } from './client-helpers.js';
+import { fileAtHead, git, tempDir } from '../helpers.js';
+import { serverForFile, type TestServer } from '../http-helpers.js';
+import { DCT, EX, NOTE, UNICORN_TITLE, clientSuite, contentOf, markerLine, putAwkward, runClient, runs, storedContent } from '../client-helpers.js';
 
 const curl = runs('curl', '--version');
 const SELECT = `SELECT ?s ?title ?note WHERE { GRAPH ?g { ?s <${DCT}title> ?title ; <${EX}note> ?note } }`;

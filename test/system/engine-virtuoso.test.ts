@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { isLodestoneError } from '../src/errors.js';
-import type { EngineDataset, EngineSpace, GraphReplacement } from '../src/index/engine.js';
-import { VirtuosoEngine } from '../src/index/engines/virtuoso.js';
-import { RESULTS_JSON, readResults } from '../src/rdf/sparql-results.js';
-import { graphsInIndex } from './helpers.js';
-import { startVirtuoso, type VirtuosoServer } from './engines/virtuoso-engine.js';
+import { isLodestoneError } from '../../src/errors.js';
+import type { EngineDataset, EngineSpace, GraphReplacement } from '../../src/index/engine.js';
+import { VirtuosoEngine } from '../../src/index/engines/virtuoso.js';
+import { RESULTS_JSON, readResults } from '../../src/rdf/sparql-results.js';
+import { graphsInIndex } from '../helpers.js';
+import { startVirtuoso, type VirtuosoServer } from '../engines/virtuoso-engine.js';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 const union: EngineDataset = { union: true, graphs: () => [] };

@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { it } from 'node:test';
-import { fileAtHead, git } from './helpers.js';
-import { serverForFile, type TestServer } from './http-helpers.js';
-import { NOTE, PYTHON, UNICORN_TITLE, clientSuite, contentOf, markerLine, putAwkward, runClient, runs, storedContent } from './client-helpers.js';
+import { fileAtHead, git } from '../helpers.js';
+import { serverForFile, type TestServer } from '../http-helpers.js';
+import { NOTE, PYTHON, UNICORN_TITLE, clientSuite, contentOf, markerLine, putAwkward, runClient, runs, storedContent } from '../client-helpers.js';
 
-const script = (name: string) => fileURLToPath(new URL(`./clients/${name}`, import.meta.url));
+const script = (name: string) => fileURLToPath(new URL(`../clients/${name}`, import.meta.url));
 const installed = runs(PYTHON, '-c', 'import rdflib, requests, SPARQLWrapper');
 
 interface Read { accept: string; contentType: string; encoding: string; triples: number; title: string; note: string; isomorphic: boolean }

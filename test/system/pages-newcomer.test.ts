@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { messages } from '../src/pages/messages.js';
-import { ns } from '../src/rdf/namespaces.js';
-import { checked, launchChromium, skipWithoutChromium, visitor } from './chromium.js';
-import { removeTempDirs, tempDir } from './helpers.js';
-import { certifiedAgent, putTurtle, startServer, type TestServer } from './http-helpers.js';
+import { messages } from '../../src/pages/messages.js';
+import { ns } from '../../src/rdf/namespaces.js';
+import { checked, launchChromium, skipWithoutChromium, visitor } from '../chromium.js';
+import { removeTempDirs, tempDir } from '../helpers.js';
+import { certifiedAgent, putTurtle, startServer, type TestServer } from '../http-helpers.js';
 
 after(removeTempDirs);
 

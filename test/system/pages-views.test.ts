@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { ns } from '../src/rdf/namespaces.js';
-import { assetName } from '../src/pages/assets.js';
-import { checked, launchChromium, skipWithoutChromium, visitor } from './chromium.js';
-import { removeTempDirs, tempDir } from './helpers.js';
-import { putTurtle, signUp, startServer, type Stranger, type TestServer } from './http-helpers.js';
+import { ns } from '../../src/rdf/namespaces.js';
+import { assetName } from '../../src/pages/assets.js';
+import { checked, launchChromium, skipWithoutChromium, visitor } from '../chromium.js';
+import { removeTempDirs, tempDir } from '../helpers.js';
+import { putTurtle, signUp, startServer, type Stranger, type TestServer } from '../http-helpers.js';
 
 const EX = 'http://example.org/ns#';
 const GEO = 'http://www.w3.org/2003/01/geo/wgs84_pos#';

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { checked, launchChromium, skipWithoutChromium, visitor } from './chromium.js';
-import { git, removeTempDirs, tempDir } from './helpers.js';
-import { putTurtle, signUp, startServer, turtle, type Stranger, type TestServer } from './http-helpers.js';
+import { checked, launchChromium, skipWithoutChromium, visitor } from '../chromium.js';
+import { git, removeTempDirs, tempDir } from '../helpers.js';
+import { putTurtle, signUp, startServer, turtle, type Stranger, type TestServer } from '../http-helpers.js';
 
 const titled = (title: string, more = '') => `<#this> <http://purl.org/dc/terms/title> "${title}" ${more}.`;
 

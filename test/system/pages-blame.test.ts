@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { checked, launchChromium, skipWithoutChromium, visitor } from './chromium.js';
-import { headOf, removeTempDirs, tempDir } from './helpers.js';
-import { putTurtle, startServer, type TestServer } from './http-helpers.js';
+import { checked, launchChromium, skipWithoutChromium, visitor } from '../chromium.js';
+import { headOf, removeTempDirs, tempDir } from '../helpers.js';
+import { putTurtle, startServer, type TestServer } from '../http-helpers.js';
 
 async function overflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import * as $rdf from 'rdflib';
 import { Agent, fetch } from 'undici';
-import { fileAtHead } from './helpers.js';
-import { assertRdfError, serverForFile, type TestServer } from './http-helpers.js';
-import { EX, NOTE, UNICORN_TITLE, contentOf, markerLine, putAwkward, storedContent } from './client-helpers.js';
+import { fileAtHead } from '../helpers.js';
+import { assertRdfError, serverForFile, type TestServer } from '../http-helpers.js';
+import { EX, NOTE, UNICORN_TITLE, contentOf, markerLine, putAwkward, storedContent } from '../client-helpers.js';
 
 type Store = ReturnType<typeof $rdf.graph>;
 const COMPACTED = 'application/ld+json;profile="http://www.w3.org/ns/json-ld#compacted"';

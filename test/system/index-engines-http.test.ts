@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { removeTempDirs } from './helpers.js';
-import { assertRdfError, startServer, turtle, type TestServer } from './http-helpers.js';
-import { startEngine } from './engines/engines.js';
-import type { RunningEngine } from './engines/oxigraph-server-engine.js';
+import { removeTempDirs } from '../helpers.js';
+import { assertRdfError, startServer, turtle, type TestServer } from '../http-helpers.js';
+import { startEngine } from '../engines/engines.js';
+import type { RunningEngine } from '../engines/oxigraph-server-engine.js';
 
 after(removeTempDirs);
 

@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { ns } from '../src/rdf/namespaces.js';
-import { checked, launchChromium, skipWithoutChromium, visitor } from './chromium.js';
-import { git, removeTempDirs, tempDir } from './helpers.js';
-import { header, putTurtle, signUp, startServer, type Stranger, type TestServer } from './http-helpers.js';
+import { ns } from '../../src/rdf/namespaces.js';
+import { checked, launchChromium, skipWithoutChromium, visitor } from '../chromium.js';
+import { git, removeTempDirs, tempDir } from '../helpers.js';
+import { header, putTurtle, signUp, startServer, type Stranger, type TestServer } from '../http-helpers.js';
 
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
 
