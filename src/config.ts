@@ -159,8 +159,29 @@ function accessLogTarget(value: string): string {
   return value === '-' || value === 'off' ? value : resolve(value);
 }
 
+/**
+ * `--flag value` as `--flag=value` when the value starts with a dash but names no flag (an ETag may:
+ * its digest is base64url), which parseArgs would refuse as ambiguous; a flag followed by another
+ * flag keeps that refusal, the sign of a forgotten value.
+ */
+function joinDashedValues(specs: Record<string, OptionSpec>, args: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
+    const flag = (value: string) => value.startsWith('--') && Object.hasOwn(specs, value.slice(2).split('=')[0]!);
+    if (name !== undefined && specs[name]?.type === 'string' && next?.startsWith('-') && !flag(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else joined.push(arg);
+  }
+  return joined;
+}
+
 export function parseCommand<T extends Record<string, OptionSpec>>(specs: T, args: string[]) {
-  const { values, positionals } = parseArgs({ args, options: specs as Record<string, OptionSpec & { type: 'string' | 'boolean' }>, allowPositionals: true, strict: true });
+  const options = specs as Record<string, OptionSpec & { type: 'string' | 'boolean' }>;
+  const { values, positionals } = parseArgs({ args: joinDashedValues(specs, args), options, allowPositionals: true, strict: true });
   return { values: values as Record<string, string | boolean | string[] | undefined>, positionals };
 }
 

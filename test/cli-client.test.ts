@@ -4,6 +4,7 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { parseCommand } from '../src/config.js';
 import { commitCount, git, headOf, tempDir } from './helpers.js';
 import { type TestServer, serverForFile } from './http-helpers.js';
 
@@ -25,6 +26,20 @@ async function lodestone(...args: string[]): Promise<{ code: number; stdout: str
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+describe('flags', () => {
+  const specs = { 'if-match': { type: 'string' as const, description: '' }, cert: { type: 'string' as const, description: '' }, insecure: { type: 'boolean' as const, description: '' } };
+  it('takes a value that starts with a dash (an ETag whose digest does) after its flag', () => {
+    // the test below failed now and then before: parseArgs refused `--if-match -Zq…` as ambiguous
+    assert.equal(parseCommand(specs, ['--if-match', '-Zq3_x', '--insecure']).values['if-match'], '-Zq3_x');
+    assert.equal(parseCommand(specs, ['--if-match', '--Zq3', 'url']).values['if-match'], '--Zq3');
+    assert.equal(parseCommand(specs, ['--if-match=-Zq3']).values['if-match'], '-Zq3');
+  });
+  it('still refuses a flag followed by another flag: a forgotten value', () => {
+    assert.throws(() => parseCommand(specs, ['--cert', '--insecure']), /ambiguous/);
+    assert.throws(() => parseCommand(specs, ['--cert', '--if-match=x']), /ambiguous/);
+  });
+});
 
 describe('lodestone get, put, patch, delete', () => {
   it('writes and reads a document over the API with a client certificate', async () => {
