@@ -15,8 +15,9 @@ import { branchName } from '../store/branches.js';
 
 /** The longest comment, in characters (code points). */
 export const COMMENT_MAX = 10_000;
-/** The most comments a change request holds: a thread is read and written whole. */
+/** The most comments a change request holds, and the most bytes its thread: a thread is read, written and serialised whole. */
 export const THREAD_MAX = 1_000;
+export const THREAD_BYTES_MAX = 2 * 1024 * 1024;
 
 /** One comment as the page shows it. */
 export interface CommentView {
@@ -81,7 +82,9 @@ export class ChangeRequestComments {
           `${s} ${iri(ns.foaf + 'maker')} ${iri(agent)} .`,
           `${s} ${iri(ns.sioc + 'has_container')} ${iri(this.changesUrl(branch))} .`,
         ];
-        return { ntriples: joinUnique([...linesOf(current), ...lines]), result: post };
+        const ntriples = joinUnique([...linesOf(current), ...lines]);
+        if (Buffer.byteLength(ntriples) > THREAD_BYTES_MAX) throw new LodestoneError('Conflict', `the change request's comments would take more than ${THREAD_BYTES_MAX / 1024 / 1024} MiB, as much as they may`);
+        return { ntriples, result: post };
       },
       agentIdentity(agent),
       `POST ${this.changesUrl(branch)}`,

@@ -8,12 +8,11 @@
 import { formFields } from '../auth/signup.js';
 import { commentText, COMMENT_MAX } from '../documents/change-request-comments.js';
 import { LodestoneError } from '../errors.js';
-import { serialise } from '../rdf/formats.js';
 import { FORM, PLAIN } from '../rdf/media-types.js';
 import { forbidden } from './authorize.js';
 import { decodeUtf8, emptyBody, mediaTypeOf, readBody } from './body.js';
 import { branchOf } from './branch-of.js';
-import { contentTypeOf } from './representations.js';
+import { graphReply } from './graph-reply.js';
 import type { Reply } from './reply.js';
 import type { Context, Decided } from './state.js';
 
@@ -29,8 +28,9 @@ export async function comments(ctx: Context, decided: Decided): Promise<Reply | 
     const { head, ntriples } = await service.thread(name);
     const type = decided.type;
     if (type === undefined) return; // dispatch answers 406
-    const etag = ctx.state.served.etags.of(service.threadUrl(name), head ?? 'no comments', type);
-    return { contentType: contentTypeOf(type), etag, headers: { 'Cache-Control': 'private, no-cache', Link: `<${service.changesUrl(name)}>; rel="up"` }, body: () => serialise(ntriples, type) };
+    // serialisations cached by the thread's commit (at most THREAD_BYTES_MAX of N-Triples to write)
+    const reply = graphReply(ctx, service.threadUrl(name), `comments:${head ?? 'none'}`, ntriples, type);
+    return { ...reply, headers: { 'Cache-Control': 'private, no-cache', Link: `<${service.changesUrl(name)}>; rel="up"` } };
   }
   // a comment has an author: anonymous agents are refused as those without Append are (authorize.ts)
   if (agent === undefined) throw forbidden('Append', agent, service.changesUrl(name));
