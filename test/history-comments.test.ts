@@ -26,9 +26,9 @@ serverForFile(async (server, repo) => {
   s = server;
   dir = repo;
   for (let i = 0; i < 2; i++) assert.equal((await s.request('PUT', `/c${i}/`, { headers: turtle, body: titled(`main ${i}`) })).status, 201);
-  for (const branch of ['review', 'scrap']) {
-    const etag = String((await s.request('HEAD', '/c0/')).headers.etag);
-    assert.equal((await s.request('PUT', `/c0/?branch=${branch}`, { headers: { ...turtle, 'If-Match': etag }, body: titled(`on ${branch}`) })).status, 200);
+  for (const [branch, doc] of [['review', 'c0'], ['scrap', 'c0'], ['open', 'c1']]) {
+    const etag = String((await s.request('HEAD', `/${doc}/`)).headers.etag);
+    assert.equal((await s.request('PUT', `/${doc}/?branch=${branch}`, { headers: { ...turtle, 'If-Match': etag }, body: titled(`on ${branch}`) })).status, 200);
   }
   [stranger, reader, commenter] = [await signUp(s, 'Stranger'), await signUp(s, 'Reader'), await signUp(s, 'Commenter')];
   // the reader may read c0; the commenter may read and append to it
@@ -36,6 +36,9 @@ serverForFile(async (server, repo) => {
   const rule = (agent: string, modes: string[]) => `<#this> a <${acl}Authorization> ; <${acl}agent> <${agent}> ; ${modes.map((m) => `<${acl}mode> <${acl}${m}>`).join(' ; ')} ; <${acl}accessTo> <${s.base}c0/> .`;
   assert.equal((await s.request('PUT', '/admin/acl/authorizations/comment-reader/', { headers: turtle, body: rule(reader.webId, ['Read']) })).status, 201);
   assert.equal((await s.request('PUT', '/admin/acl/authorizations/comment-appender/', { headers: turtle, body: rule(commenter.webId, ['Read', 'Append']) })).status, 201);
+  // anyone, signed in or not, may read and append to c1 (the branch "open" changes it)
+  const open = `<#this> a <${acl}Authorization> ; <${acl}agentClass> <http://xmlns.com/foaf/0.1/Agent> ; <${acl}mode> <${acl}Read>, <${acl}Append> ; <${acl}accessTo> <${s.base}c1/> .`;
+  assert.equal((await s.request('PUT', '/admin/acl/authorizations/comment-open/', { headers: turtle, body: open })).status, 201);
 });
 
 /** The triples of an RDF body, parsed with n3 (JSON-LD through jsonld's N-Quads). */
@@ -114,6 +117,16 @@ describe('comments on a change request (issue 30)', () => {
       }
     }
     assert.equal(git(dir, 'for-each-ref'), before);
+  });
+
+  it('refuses an anonymous comment where anonymous agents may append: a comment has an author', async () => {
+    assert.equal((await s.request('GET', '/?branch=open&comments', { as: 'anonymous', headers: { Accept: 'text/turtle' } })).status, 200, 'anonymous may read it');
+    const refused = await s.request('POST', '/?branch=open&comments', { as: 'anonymous', headers: PLAIN, body: 'who am I' });
+    assertRdfError(refused, 403);
+    const missing = await s.request('POST', '/?branch=nothing-here&comments', { as: 'anonymous', headers: PLAIN, body: 'who am I' });
+    assert.equal(refused.body.replace(/open/g, 'X'), missing.body.replace(/nothing-here/g, 'X'), 'refused as a branch that does not exist is');
+    assert.equal(rev('refs/lodestone/comments/open'), '');
+    assert.equal((await s.request('POST', '/?branch=open&comments', { as: { pem: stranger.pem }, headers: PLAIN, body: 'a signed-in stranger may, here' })).status, 201);
   });
 
   it('refuses empty text, text over 10,000 characters, control characters and other media types, writing nothing', async () => {
