@@ -188,6 +188,8 @@ describe('the change request page in Chromium', { skip: skipWithoutChromium }, (
     const { context, page, problems } = await visitor(browser, s.base, s.ownerPem, { width: 375, locale: 'es-ES' });
     await page.goto(`${s.base}?branch=scrap&changes`);
     assert.match((await page.locator('h1').textContent())!, /Cambios de la rama scrap/);
+    assert.match((await page.locator('section.comments').textContent())!, /Todavía no hay comentarios/);
+    assert.equal(await page.getByLabel('Su comentario').count(), 1);
     assert.equal(await overflow(page), 0, 'nothing wider than 375 px');
     await checked(page, problems, 'change-request-phone-es');
     page.once('dialog', (dialog) => void dialog.accept());
