@@ -15,6 +15,7 @@ import { RemoteIndex } from './index/remote-index.js';
 import { canonicalBytes, type CanonicalLimits } from './rdf/canonical.js';
 import type { DiskClient } from './store/disk.js';
 import { Branches } from './store/branches.js';
+import { CommentThreads } from './store/comment-threads.js';
 import { GitStore, type Identity } from './store/git-store.js';
 import { documentFile } from './document-paths.js';
 import { VersionLog } from './store/version-log.js';
@@ -91,6 +92,8 @@ export class Dataspace {
   readonly store: GitStore;
   /** Drafts of the dataspace, as branches of its repository (DESIGN "Branches"). */
   readonly branches: Branches;
+  /** The comment threads of the branches' change requests (refs/lodestone/comments/<name>). */
+  readonly commentThreads: CommentThreads;
   readonly index: DataspaceIndex;
   readonly workingTree: WorkingTree;
   readonly versions: VersionLog | undefined;
@@ -112,6 +115,7 @@ export class Dataspace {
     this.base = options.base;
     this.store = store;
     this.branches = new Branches(store);
+    this.commentThreads = new CommentThreads(store);
     this.limits = options.limits;
     const log = (this.log = options.log ?? ((line: string) => console.error(line)));
     this.indexLag = { ...defaultIndexLag, ...options.indexLag };

@@ -34,7 +34,7 @@ after(async () => {
 function sampleOf(route: Route): string {
   const base = route.in === 'admin' ? s.admin : s.base;
   const proxied = `?uri=${encodeURIComponent(`${base}routes-proxied/`)}`; // a URL of the same dataspace: answered without a network request
-  const query = route.query === undefined ? '' : { version: `?version=${SHA}`, timemap: '?timemap', timegate: '?timegate', diff: `?diff=${SHA}`, restore: `?restore=${SHA}`, revert: `?revert=${SHA}`, branch: '?branch=routes', changes: '?branch=routes&changes', blame: '?blame', proxy: proxied }[route.query];
+  const query = route.query === undefined ? '' : { version: `?version=${SHA}`, timemap: '?timemap', timegate: '?timegate', diff: `?diff=${SHA}`, restore: `?restore=${SHA}`, revert: `?revert=${SHA}`, branch: '?branch=routes', changes: '?branch=routes&changes', comments: '?branch=routes&comments', blame: '?blame', proxy: proxied }[route.query];
   if (route.path === 'root') return base + query;
   if (route.path === 'document') return `${base}routes-${route.query ?? 'doc'}/${query}`;
   if (route.path instanceof RegExp) return base + route.path.source.replace(/^\^/, '').replace(/\\\//g, '/').replace('([^/]*)$', 'google').replace('([0-9a-f]{40})$', SHA);
@@ -122,7 +122,7 @@ describe('what each row needs and offers', () => {
   /** A request of `method` on `route` that its handler refuses after authorization (an unreadable body, a missing precondition, a URL that may not be proxied), so nothing changes. */
   function probe(route: Route, method: Method): { url: string; headers: Record<string, string>; body?: string } {
     const base = route.in === 'admin' ? s.admin : s.base;
-    const query = route.query === undefined ? '' : { version: `?version=${sha}`, timemap: '?timemap', timegate: '?timegate', diff: `?diff=${sha}`, restore: `?restore=${sha}`, revert: `?revert=${sha}`, branch: '?branch=routes', changes: '?branch=routes&changes', blame: '?blame', proxy: `?uri=${encodeURIComponent('http://127.0.0.1:9/elsewhere/')}` }[route.query];
+    const query = route.query === undefined ? '' : { version: `?version=${sha}`, timemap: '?timemap', timegate: '?timegate', diff: `?diff=${sha}`, restore: `?restore=${sha}`, revert: `?revert=${sha}`, branch: '?branch=routes', changes: '?branch=routes&changes', comments: '?branch=routes&comments', blame: '?blame', proxy: `?uri=${encodeURIComponent('http://127.0.0.1:9/elsewhere/')}` }[route.query];
     let url: string;
     if (route.path === 'root') url = base + query;
     else if (route.path === 'document') url = `${base}routes-doc/${query}`;
@@ -189,6 +189,7 @@ describe('what each row needs and offers', () => {
     'a diff of two versions': () => `${s.base}routes-doc/?diff=${sha}`,
     'a document on a branch': () => `${s.base}routes-doc/?branch=routes-read`,
     'a branch’s change request': () => `${s.base}?branch=routes-read&changes`,
+    'the comments of a change request': () => `${s.base}?branch=routes-read&comments`,
     'blame: each triple with the commit that brought it': () => `${s.base}routes-doc/?blame`,
     'the SPARQL endpoint': (type) => `${s.base}sparql?query=${encodeURIComponent(resultTypes.includes(type) || type === 'text/html' ? 'ASK {}' : 'CONSTRUCT WHERE { ?s ?p ?o }')}`,
     'the dataspace’s settings': () => `${s.base}settings`,

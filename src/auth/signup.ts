@@ -86,7 +86,7 @@ function decodeComponent(raw: string, label: string, field: string): string {
 }
 
 /** application/x-www-form-urlencoded (WHATWG URL §5.1), but refusing what the standard would silently repair. */
-function formFields(body: string): Array<[string, string]> {
+export function formFields(body: string): Array<[string, string]> {
   const fields: Array<[string, string]> = [];
   body.split('&').forEach((part, i) => {
     if (part === '') return;

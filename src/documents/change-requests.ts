@@ -48,9 +48,11 @@ export class ChangeRequests {
     return files.get(this.dataspace.fileOf(relativePath));
   }
 
-  /** Deletes the branch (its ref) if its HEAD is still `expected`. */
-  discard(name: string, expected: string): Promise<void> {
-    return this.dataspace.branches.discard(branchName(name, this.dataspace.store.branch), expected);
+  /** Deletes the branch (its ref) if its HEAD is still `expected`, and then its change request's comments. */
+  async discard(name: string, expected: string): Promise<void> {
+    const branch = branchName(name, this.dataspace.store.branch);
+    await this.dataspace.branches.discard(branch, expected);
+    await this.dataspace.commentThreads.remove(branch);
   }
 
   /** The branch's HEAD and the documents it changed since the merge base; undefined when there is no such branch. */

@@ -22,6 +22,7 @@ import { Undo } from './undo.js';
 import { ChildListing } from './child-listing.js';
 import { TitleSearch } from './search.js';
 import { ChangeRequests } from './change-requests.js';
+import { ChangeRequestComments } from './change-request-comments.js';
 import type { WriteRequest, WriteResult } from './writes.js';
 import { branchName } from '../store/branches.js';
 import type { Transaction } from '../store/git-store.js';
@@ -64,6 +65,8 @@ export class DocumentService {
   readonly titles: TitleSearch;
   /** Branches' changes against the main branch, and their merges (issue 30). */
   readonly changeRequests: ChangeRequests;
+  /** The comment threads of change requests (issue 30). */
+  readonly comments: ChangeRequestComments;
   private readonly protectedPaths: ReadonlySet<string>;
   private readonly clock: () => Date;
   private readonly compose: (input: ComposeInput) => Promise<Buffer>;
@@ -81,6 +84,7 @@ export class DocumentService {
     this.past = history && new PastCommits(dataspace.store, dataspace.base, (sha) => history.commit(sha));
     this.children = new ChildListing(dataspace.store, dataspace.base);
     this.changeRequests = new ChangeRequests(dataspace);
+    this.comments = new ChangeRequestComments(dataspace);
     this.titles = new TitleSearch(dataspace.store, dataspace.base, async (query, timeoutMs) => String(await this.query({ query, format: RESULTS_JSON }, this.head(), timeoutMs, undefined)));
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());

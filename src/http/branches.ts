@@ -6,6 +6,7 @@
  * merges it (If-Match: the branch's HEAD, which the GET gives as its ETag), DELETE discards it.
  * Dispatch has decided access (authorize.ts `branch`). Branches are drafts of end-user dataspaces only.
  */
+import { ChangeRequestComments } from '../documents/change-request-comments.js';
 import { LodestoneError } from '../errors.js';
 import { HTML, PLAIN } from '../rdf/formats.js';
 import { lineTerms } from '../rdf/canonical-lines.js';
@@ -37,14 +38,17 @@ function ifMatch(ctx: Context): string[] | undefined {
   return header === '' ? undefined : header.split(',').map((tag) => tag.trim());
 }
 
-/** The change request as a page: its triples labelled (people and documents by the names their pages give them), the merge form for one who may write. */
-async function changeRequestHtml(ctx: Context, name: string, head: string, documents: ChangedDocumentView[], canWrite: boolean): Promise<void> {
+/** The change request as a page: its triples labelled (people and documents by the names their pages give them), the merge form for one who may write, the comments and their form for one who may comment. */
+async function changeRequestHtml(ctx: Context, name: string, head: string, documents: ChangedDocumentView[], canWrite: boolean, canComment: boolean): Promise<void> {
   const frame = await frameOf(ctx);
+  const service = ctx.state.runtime.documents.comments;
+  const comments = ChangeRequestComments.posts((await service.thread(name)).ntriples);
   const iris = documents.flatMap((d) => [...d.removed, ...d.added].flatMap((line) => (lineTerms(line) ?? []).filter((term, i) => i !== 1 && term.startsWith('<')).map((term) => term.slice(1, -1))));
-  const names = await namesOf(ctx, iris);
+  const names = await namesOf(ctx, [...iris, ...comments.flatMap((c) => (c.creator ? [c.creator] : []))]);
   const labels = ctx.state.runtime.labels.current();
   const label = (iri: string) => names[iri] ?? labelOf(iri, frame.language, labels);
-  sendPage(ctx, 200, frame.language, changeRequestPage(frame, name, head, documents, canWrite, label));
+  const thread = { url: service.threadUrl(name), comments: comments.map((c) => ({ ...c, name: c.creator && names[c.creator] })), canComment };
+  sendPage(ctx, 200, frame.language, changeRequestPage(frame, name, head, documents, canWrite, label, thread));
 }
 
 /** The change request: GET its diff, POST a merge, DELETE a discard. */
@@ -58,9 +62,14 @@ export async function changeRequest(ctx: Context, decided: Decided): Promise<Rep
   if (ctx.method === 'GET' || ctx.method === 'HEAD') {
     const access = runtime.access;
     const readable = [];
-    for (const document of changed.documents) if (holds(await access.modesOn(runtime, document.relativePath, agent), 'Read')) readable.push(document);
+    let canComment = agent !== undefined; // as the comments' row decides: Append on every document the branch changed
+    for (const document of changed.documents) {
+      const modes = await access.modesOn(runtime, document.relativePath, agent);
+      if (holds(modes, 'Read')) readable.push(document);
+      if (!holds(modes, 'Append')) canComment = false;
+    }
     const diff = await requests.diff(readable);
-    if (decided.type === HTML) return changeRequestHtml(ctx, name, changed.head, diff, holds(decided.modes, 'Write'));
+    if (decided.type === HTML) return changeRequestHtml(ctx, name, changed.head, diff, holds(decided.modes, 'Write'), canComment);
     const lines = diff.flatMap((d) => [`# ${d.url}`, ...d.removed.map((l) => `- ${l}`), ...d.added.map((l) => `+ ${l}`)]);
     // the ETag is the branch's HEAD: what a merge quotes in If-Match, so it merges what was reviewed
     return { contentType: contentTypeOf(PLAIN), etag: `"${changed.head}"`, headers: { 'Cache-Control': 'private, no-cache' }, body: () => lines.join('\n') + '\n' };

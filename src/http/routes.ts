@@ -21,6 +21,7 @@ import { deleteDocument, documentOptions, readDocument, writeDocument } from './
 import { diff, restore, timegate, timemap, version } from './memento.js';
 import { revert } from './undo.js';
 import { changeRequest, readOnBranch } from './branches.js';
+import { comments } from './comments.js';
 import { blame } from './blame.js';
 import { historyQuery, type HistoryKind } from './history-query.js';
 import { robots, sitemap } from './sitemap.js';
@@ -91,6 +92,8 @@ export const routes: readonly Route[] = [
   // issue 30: drafts as git branches (branches.ts); a write there is checked as the same write on main
   { name: 'a document on a branch', in: 'user', path: 'document', query: 'branch', needs: onDocument, offers: 'graph', methods: { ...read(readOnBranch), PUT: writeDocument, POST: writeDocument, PATCH: writeDocument, DELETE: deleteDocument, OPTIONS: documentOptions }, primaryOnly: true },
   { name: 'a branch’s change request', in: 'user', path: 'document', query: 'changes', needs: { on: 'branch', mode: { GET: 'Read', HEAD: 'Read', POST: 'Write', DELETE: 'Write' } }, offers: 'diff', methods: { ...read(changeRequest), POST: changeRequest, DELETE: changeRequest }, primaryOnly: true },
+  // issue 30: Append on every document the branch changed to comment (the merge needs Write there), Read to read (comments.ts)
+  { name: 'the comments of a change request', in: 'user', path: 'document', query: 'comments', needs: { on: 'branch', mode: { GET: 'Read', HEAD: 'Read', POST: 'Append' } }, offers: 'graph', methods: { ...read(comments), POST: comments }, primaryOnly: true },
   { name: 'the SPARQL endpoint', in: 'every', path: 'sparql', needs: endpoint('Read'), offers: 'answers', methods: { ...read(sparql), POST: sparql }, postReads: true },
   { name: 'the sitemap', in: 'every', path: 'sitemap.xml', needs: open, offers: 'none', methods: read(sitemap) },
   // read-only, to the secretary's certificate: replicas follow the primary with git's own protocol

@@ -161,7 +161,7 @@ export class Branches {
 }
 
 /** A commit object made now, timezone +0000 (DESIGN "Commits"). */
-function commitAt(tree: string, parents: string[], author: Identity, committer: Identity, message: string): GitObject {
+export function commitAt(tree: string, parents: string[], author: Identity, committer: Identity, message: string): GitObject {
   const now = Math.floor(Date.now() / 1000);
   const signature = (who: Identity) => ({ ...who, timestamp: now, timezone: '+0000' });
   return commitObject({ tree, parents, author: signature(author), committer: signature(committer), message: message.endsWith('\n') ? message : message + '\n' });

@@ -4,13 +4,16 @@
  * button; a stranger gets a 403 page that says nothing
  * of it; merging through the page lands one commit on main, a conflict is listed in words, a branch
  * that moved is said to have moved, a discard deletes the branch; axe clean, fits a 375 px phone.
+ * Comments: posted with the page's form and listed there (text escaped), not by a form on another
+ * origin's page in the owner's browser.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { checked, launchChromium, skipWithoutChromium, visitor } from '../chromium.js';
 import { git, removeTempDirs, tempDir } from '../helpers.js';
-import { putTurtle, signUp, startServer, turtle, type Stranger, type TestServer } from '../http-helpers.js';
+import { freePort, putTurtle, signUp, startServer, turtle, type Stranger, type TestServer } from '../http-helpers.js';
 
 const titled = (title: string, more = '') => `<#this> <http://purl.org/dc/terms/title> "${title}" ${more}.`;
 
@@ -97,6 +100,58 @@ describe('the change request page in Chromium', { skip: skipWithoutChromium }, (
     await context.close();
   });
 
+  it('posts a comment from the page and lists it, its text escaped, by its author’s name; a reader sees it and no form', async () => {
+    const thread = () => git(dir, 'rev-list', '--count', 'refs/lodestone/comments/draft').trim();
+    const { context, page, problems } = await visitor(browser, s.base, s.ownerPem, { width: 375 });
+    await page.goto(`${s.base}?branch=draft&changes`);
+    assert.match((await page.locator('section.comments').textContent())!, /No comments yet/);
+    const text = 'Nice title.\nBut <script>window.pwned = 1</script> <img src=x onerror="window.pwned = 2">?';
+    await page.getByLabel('Your comment').fill(text);
+    await Promise.all([page.waitForURL(/#comment-1$/), page.click('form.comment-form button[type="submit"]')]);
+    const comment = page.locator('ol.comments li#comment-1');
+    assert.equal(await comment.locator('.comment-text').textContent(), text, 'the text as written, newline kept');
+    assert.equal(await comment.locator('.comment-text script, .comment-text img').count(), 0, 'no markup from the text');
+    assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
+    assert.equal(await comment.locator(`.comment-meta a[href="${s.running.agents.owner.webId}"]`).textContent(), 'Owner', 'the author by name, linked by WebID');
+    assert.equal(await comment.locator('.comment-meta time').count(), 1);
+    assert.equal(thread(), '1', 'one commit on the thread’s ref');
+    assert.equal(await overflow(page), 0, 'nothing wider than 375 px');
+    await checked(page, problems, 'change-request-comments');
+    await context.close();
+    const asReader = await visitor(browser, s.base, reader.pem);
+    await asReader.page.goto(`${s.base}?branch=draft&changes`);
+    assert.equal(await asReader.page.locator('ol.comments li').count(), 1);
+    assert.equal(await asReader.page.locator('form.comment-form').count(), 0, 'Read alone does not comment');
+    await checked(asReader.page, asReader.problems, 'change-request-comments-reader');
+    await asReader.context.close();
+  });
+
+  it('refuses a comment form that a page of another origin submits in the owner’s browser', async () => {
+    const port = await freePort();
+    const elsewhere = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><title>Elsewhere</title><iframe name="sink" title="sink"></iframe>');
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(port, '127.0.0.1', resolve));
+    try {
+      const before = git(dir, 'for-each-ref');
+      const { context, page } = await visitor(browser, s.base, s.ownerPem);
+      await page.goto(`http://127.0.0.1:${port}/`);
+      const answered = page.waitForResponse((r) => r.url().includes('comments'));
+      await page.evaluate(([action]) => {
+        const form = Object.assign(window.document.createElement('form'), { action, method: 'post', target: 'sink' });
+        form.append(Object.assign(window.document.createElement('input'), { type: 'hidden', name: 'content', value: 'forged' }));
+        window.document.body.append(form);
+        form.submit();
+      }, [`${s.base}?branch=draft&comments`] as const);
+      assert.equal((await answered).status(), 403);
+      assert.equal(git(dir, 'for-each-ref'), before, 'no comment, no ref moved');
+      await context.close();
+    } finally {
+      await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
+    }
+  });
+
   it('shows a conflict in words, says the branch moved on a 412, then merges as one commit on main', async () => {
     await putTurtle(s, 'poem/', titled('The main poem')); // main changes the title too: the two disagree
     const main = rev('main');
@@ -133,6 +188,8 @@ describe('the change request page in Chromium', { skip: skipWithoutChromium }, (
     const { context, page, problems } = await visitor(browser, s.base, s.ownerPem, { width: 375, locale: 'es-ES' });
     await page.goto(`${s.base}?branch=scrap&changes`);
     assert.match((await page.locator('h1').textContent())!, /Cambios de la rama scrap/);
+    assert.match((await page.locator('section.comments').textContent())!, /Todavía no hay comentarios/);
+    assert.equal(await page.getByLabel('Su comentario').count(), 1);
     assert.equal(await overflow(page), 0, 'nothing wider than 375 px');
     await checked(page, problems, 'change-request-phone-es');
     page.once('dialog', (dialog) => void dialog.accept());
