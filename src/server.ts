@@ -20,6 +20,7 @@ import { lockDataDir } from './data-lock.js';
 import { descriptionFile, type Dataspace } from './dataspace.js';
 import { Composer } from './documents/composer.js';
 import type { BlameResult, BlameWork } from './documents/blame.js';
+import type { BranchWork, BranchWorkRunner } from './documents/branch-work.js';
 import { DocumentService } from './documents/document-service.js';
 import { openAccessLog } from './http/access-log.js';
 import { agentOf } from './http/authenticate.js';
@@ -115,8 +116,10 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     const pages = new PageDrawer({ pool: pool('pages'), vocabularies, log });
     const uploads = new UploadReader(pool('uploads'));
     const blamePool = pool<BlameWork>('blame'); // ?blame reads every version of a document
-    built.push(() => Promise.all([disk.close(), composer.close(), remoteRdf.close(), queryShapes.close(), settingsUpdates.close(), signups.close(), ontologyWorkers.close(), pages.close(), uploads.close(), blamePool.close()]));
+    const branchPool = pool<BranchWork>('branches'); // a change request's diffs and three-way merges
+    built.push(() => Promise.all([disk.close(), composer.close(), remoteRdf.close(), queryShapes.close(), settingsUpdates.close(), signups.close(), ontologyWorkers.close(), pages.close(), uploads.close(), blamePool.close(), branchPool.close()]));
     const blame = (work: BlameWork) => blamePool.call<BlameResult>(work);
+    const branchWork = (work: BranchWork) => branchPool.call<Awaited<ReturnType<BranchWorkRunner>>>(work);
     const compose = composer.compose.bind(composer);
     const toNTriples = remoteRdf.toNTriples.bind(remoteRdf);
 
@@ -182,8 +185,8 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       const protectedPaths = index === 0 ? [agents.owner.documentPath, agents.secretary.documentPath] : [];
       const common = { access, ontology: pair.ontology, labels };
       return [
-        { ...common, dataspace: pair.endUser, role: 'end-user', documents: new DocumentService(pair.endUser, { compose, validate: pair.validate, blame }), mirror: mirrors.get(pair.endUser.base) },
-        { ...common, dataspace: pair.admin, role: 'admin', documents: new DocumentService(pair.admin, { compose, protectedPaths, blame }), mirror: mirrors.get(pair.admin.base), oidc: pair.oidc },
+        { ...common, dataspace: pair.endUser, role: 'end-user', documents: new DocumentService(pair.endUser, { compose, validate: pair.validate, blame, branchWork }), mirror: mirrors.get(pair.endUser.base) },
+        { ...common, dataspace: pair.admin, role: 'admin', documents: new DocumentService(pair.admin, { compose, protectedPaths, blame, branchWork }), mirror: mirrors.get(pair.admin.base), oidc: pair.oidc },
       ];
     });
 

@@ -22,6 +22,7 @@ import { Undo } from './undo.js';
 import { ChildListing } from './child-listing.js';
 import { TitleSearch } from './search.js';
 import { ChangeRequests } from './change-requests.js';
+import type { BranchWorkRunner } from './branch-work.js';
 import type { WriteRequest, WriteResult } from './writes.js';
 import { branchName } from '../store/branches.js';
 import type { Transaction } from '../store/git-store.js';
@@ -41,6 +42,8 @@ export interface DocumentServiceOptions {
   compose?: (input: ComposeInput) => Promise<Buffer>;
   /** Where blame runs: the `blame` pool in a server (history.ts), in process by default. */
   blame?: BlameRunner;
+  /** Where a change request's diffs and merges run: the `branches` pool in a server (change-requests.ts), in process by default. */
+  branchWork?: BranchWorkRunner;
   /** Ontology constraints (SPEC §2.5, §7): throws to refuse a document's new canonical bytes; none by default. */
   validate?: (url: string, bytes: Buffer) => Promise<void>;
 }
@@ -80,7 +83,7 @@ export class DocumentService {
     const history = this.history;
     this.past = history && new PastCommits(dataspace.store, dataspace.base, (sha) => history.commit(sha));
     this.children = new ChildListing(dataspace.store, dataspace.base);
-    this.changeRequests = new ChangeRequests(dataspace);
+    this.changeRequests = new ChangeRequests(dataspace, options.branchWork);
     this.titles = new TitleSearch(dataspace.store, dataspace.base, async (query, timeoutMs) => String(await this.query({ query, format: RESULTS_JSON }, this.head(), timeoutMs, undefined)));
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
