@@ -190,6 +190,11 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       ];
     });
 
+    // a merge a kill left unrecorded on its branch is recorded before any request (change-requests.ts); a replica's branches are its primary's
+    for (const runtime of replica ? [] : runtimes.filter((r) => r.role === 'end-user')) {
+      for (const branch of await runtime.documents.changeRequests.recoverMerges()) log(`${runtime.dataspace.id}: recorded the merge of the branch ${branch} into main, which a stop had left unrecorded`);
+    }
+
     // who is asking, and the proxy's way out: it speaks as the secretary, and trusts the server's own certificate besides Node's list (dataspaces of this instance are origins too)
     const trusts = originTrust(config.corsOrigins, corsOrigins);
     const authenticator = authenticatorFor(config, { runtimes, secretary: agents.secretary.webId, toNTriples, proxySecret, trusts, log });

@@ -16,7 +16,7 @@ import { fileDocument } from '../document-paths.js';
 import { LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
 import type { MergeOutcome, TripleConflict } from '../rdf/three-way.js';
-import { branchName } from '../store/branches.js';
+import { branchName, MERGED_TRAILER } from '../store/branches.js';
 import type { Change } from '../store/git-store.js';
 import { branchWork, type BranchWork, type BranchWorkRunner, type DiffResult, type MergeInput } from './branch-work.js';
 
@@ -60,6 +60,32 @@ export class ChangeRequests {
     return files.get(this.dataspace.fileOf(relativePath));
   }
 
+  /** The first line of the commit on main that merges `branch`. */
+  private mergeSubject(branch: string): string {
+    return `MERGE ${this.dataspace.base}?branch=${branch}`;
+  }
+
+  /**
+   * Records the merges a kill left unrecorded: a commit on main that took a branch's changes
+   * (its subject and MERGED_TRAILER say which, at which HEAD) that the branch does not hold:
+   * without the merge commit on the branch (Branches.recordMerge) its next merge would start from
+   * the old base and report false conflicts. Run at startup and before each merge; gives the
+   * branches recorded.
+   */
+  async recoverMerges(): Promise<string[]> {
+    const { store, branches } = this.dataspace;
+    const recorded: string[] = [];
+    const seen = new Set<string>();
+    for (const { commit, branch, head } of await branches.recentMerges()) {
+      const { message, author } = await store.objects.readCommit(commit);
+      if (message.split('\n')[0] !== this.mergeSubject(branch)) continue; // the trailer counts on the server's own merge commits only
+      if (seen.has(branch)) continue; // a branch's newest merge only: one held holds the older ones
+      seen.add(branch);
+      if (await branches.recordMerge(branch, head, commit, { name: author.name, email: author.email })) recorded.push(branch);
+    }
+    return recorded;
+  }
+
   /** Deletes the branch (its ref) if its HEAD is still `expected`. */
   discard(name: string, expected: string): Promise<void> {
     return this.dataspace.branches.discard(branchName(name, this.dataspace.store.branch), expected);
@@ -96,6 +122,11 @@ export class ChangeRequests {
     const branch = branchName(name, store.branch);
     let merging: string | undefined;
     const author = agentIdentity(agent);
+    // a merge left unrecorded would make this one start from the old base; its record moves the branch from the HEAD the client reviewed, which it still means
+    if ((await this.recoverMerges()).includes(branch)) {
+      const head = await branches.head(branch);
+      if (head !== undefined && (await store.objects.readCommit(head)).parents[0] === expected) expected = head;
+    }
     const { commit } = await store.transact(async (view) => {
       const head = await branches.head(branch);
       if (head === undefined) throw new LodestoneError('NotFound', `there is no branch ${branch}`);
@@ -134,7 +165,7 @@ export class ChangeRequests {
         const words = conflicts.map((c) => (c.deletedOn ? `${c.url} was deleted on ${c.deletedOn} and changed on the other side` : `${c.url}: ${c.triples.map((t) => `${t.subject} ${t.predicate}`).join(', ')}`));
         throw new LodestoneError('Conflict', `the branch ${branch} and main changed the same triples differently (${count}); nothing was merged. Make the branch agree with main, then merge again. ${words.join('; ')}`.slice(0, 4000), { report: conflictReport(conflicts), etag: `"${head}"` });
       }
-      return { intent: { changes: merged, author, message: `MERGE ${this.dataspace.base}?branch=${branch}\n\nThe changes of the branch ${branch} at ${head}.` }, result: undefined };
+      return { intent: { changes: merged, author, message: `${this.mergeSubject(branch)}\n\nThe changes of the branch ${branch} at ${head}.\n\n${MERGED_TRAILER}: ${branch} ${head}` }, result: undefined };
     });
     if (commit !== undefined && merging !== undefined) await branches.recordMerge(branch, merging, commit, author);
     return { commit };
