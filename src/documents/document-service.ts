@@ -15,7 +15,7 @@ import { ns } from '../rdf/namespaces.js';
 import { RESULTS_JSON } from '../rdf/media-types.js';
 import { boundNesting } from '../rdf/sparql-text.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
-import { composeInProcess, type ComposeInput } from './compose.js';
+import { composeInProcess, labelDeeply, type ComposeInput } from './compose.js';
 import { DocumentHistory, type BlameRunner } from './history.js';
 import { PastCommits } from './past-commits.js';
 import { Undo } from './undo.js';
@@ -40,6 +40,8 @@ export interface DocumentServiceOptions {
   clock?: () => Date;
   /** Where composeDocument runs: the composer's workers in a server (composer.ts), in-process by default. */
   compose?: (input: ComposeInput) => Promise<Buffer>;
+  /** Canonical bytes of N-Triples whose blank nodes may need deep labelling (a revert's documents): the labelling pool in a server, in process by default. */
+  label?: (ntriples: string, what: string) => Promise<Buffer>;
   /** Where blame runs: the `blame` pool in a server (history.ts), in process by default. */
   blame?: BlameRunner;
   /** Where a change request's diffs and merges run: the `branches` pool in a server (change-requests.ts), in process by default. */
@@ -88,7 +90,7 @@ export class DocumentService {
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;
-    this.undo = this.past && new Undo(dataspace, { past: this.past, url: (path) => this.url(path), refusal: (path, method) => this.refusal(path, method), clock: this.clock });
+    this.undo = this.past && new Undo(dataspace, { past: this.past, url: (path) => this.url(path), refusal: (path, method) => this.refusal(path, method), clock: this.clock, canonical: options.label ?? labelDeeply });
     this.validate = options.validate;
   }
 
