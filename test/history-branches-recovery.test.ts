@@ -6,11 +6,11 @@
  * conflict. The server restarts in process on the same data directory.
  */
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { git, removeTempDirs } from './helpers.js';
-import { startServer, turtle, type TestServer } from './http-helpers.js';
+import { assertRdfError, startServer, turtle, type TestServer } from './http-helpers.js';
 
 let s: TestServer;
 let dir: string;
@@ -82,6 +82,20 @@ describe('branches survive a kill (issue 30)', () => {
     assert.equal(existsSync(lock), false, 'the stale lock is gone');
     await put('/locked-doc/', 'again on the branch', 'locked');
     assert.match((await s.request('GET', '/locked-doc/?branch=locked', { headers: NT })).body, /"again on the branch"/);
+  });
+
+  it('answers a write that finds the branch’s lock held (by a live git, say) with a 503 that names no file of the server', async () => {
+    const lock = join(dir, '.git', 'refs', 'heads', 'locked.lock');
+    writeFileSync(lock, rev('locked') + '\n');
+    try {
+      const etag = String((await s.request('HEAD', '/locked-doc/?branch=locked')).headers.etag);
+      const res = await s.request('PUT', '/locked-doc/?branch=locked', { headers: { ...turtle, 'If-Match': etag }, body: titled('while locked') });
+      assertRdfError(res, 503);
+      assert.equal(res.headers['retry-after'], '1');
+      assert.ok(!res.body.includes(s.data) && !res.body.includes('.lock'), res.body);
+    } finally {
+      rmSync(lock, { force: true });
+    }
   });
 
   it('records at startup a merge a kill left unrecorded, and the next merge reports no false conflict', async () => {
