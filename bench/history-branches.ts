@@ -2,8 +2,8 @@
  * The history section's part for branches (issue 30): a dataspace of N documents, a branch that
  * changes every one of them (one commit each), main moving meanwhile (a tenth of the documents
  * changed there too, on another predicate, so their merge is a real three-way one); then the
- * change request's diff (merge base, tree diff, every document's triples) and the merge (one merge
- * commit), each timed, against git's own `git merge-tree --write-tree` of the same two heads.
+ * change request's diff (merge base, tree diff, every document's triples) and the merge (one
+ * commit on main, recorded on the branch), each timed, against git's own `git merge-tree --write-tree` of the same two heads.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -52,7 +52,9 @@ export async function branchRows(context: BenchContext): Promise<Row[]> {
     started = performance.now();
     const { commit } = await requests.merge('bench', changed.head, author.name);
     const mergeMs = performance.now() - started;
-    if (!commit || (await store.objects.readCommit(commit)).parents.join() !== `${before},${changed.head}`) throw new Error('branches: the merge made no merge commit');
+    // one commit on main (one parent: main's history is a first-parent chain), and the branch's own merge commit recording it
+    const recorded = await branches.head('bench');
+    if (!commit || (await store.objects.readCommit(commit)).parents.join() !== before || !recorded || (await store.objects.readCommit(recorded)).parents.join() !== `${changed.head},${commit}`) throw new Error('branches: the merge made no commit on main, or the branch did not record it');
     const size = `${num(n)} documents`;
     return [
       { section: 'history', measure: `branch: a write on a branch (${size}, one commit each)`, value: ms(writeMs / n) },

@@ -20,6 +20,7 @@ import { lockDataDir } from './data-lock.js';
 import { descriptionFile, type Dataspace } from './dataspace.js';
 import { Composer } from './documents/composer.js';
 import type { BlameResult, BlameWork } from './documents/blame.js';
+import type { BranchWork, BranchWorkRunner } from './documents/branch-work.js';
 import { DocumentService } from './documents/document-service.js';
 import { openAccessLog } from './http/access-log.js';
 import { agentOf } from './http/authenticate.js';
@@ -115,9 +116,12 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     const pages = new PageDrawer({ pool: pool('pages'), vocabularies, log });
     const uploads = new UploadReader(pool('uploads'));
     const blamePool = pool<BlameWork>('blame'); // ?blame reads every version of a document
-    built.push(() => Promise.all([disk.close(), composer.close(), remoteRdf.close(), queryShapes.close(), settingsUpdates.close(), signups.close(), ontologyWorkers.close(), pages.close(), uploads.close(), blamePool.close()]));
+    const branchPool = pool<BranchWork>('branches'); // a change request's diffs and three-way merges
+    built.push(() => Promise.all([disk.close(), composer.close(), remoteRdf.close(), queryShapes.close(), settingsUpdates.close(), signups.close(), ontologyWorkers.close(), pages.close(), uploads.close(), blamePool.close(), branchPool.close()]));
     const blame = (work: BlameWork) => blamePool.call<BlameResult>(work);
+    const branchWork = (work: BranchWork) => branchPool.call<Awaited<ReturnType<BranchWorkRunner>>>(work);
     const compose = composer.compose.bind(composer);
+    const label = composer.label.bind(composer); // a revert's documents, made of lines of several versions
     const toNTriples = remoteRdf.toNTriples.bind(remoteRdf);
 
     const { versioning, oidcProviders, corsOrigins, indexes } = await readSystemConfig(system, config.data, log);
@@ -182,10 +186,16 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
       const protectedPaths = index === 0 ? [agents.owner.documentPath, agents.secretary.documentPath] : [];
       const common = { access, ontology: pair.ontology, labels };
       return [
-        { ...common, dataspace: pair.endUser, role: 'end-user', documents: new DocumentService(pair.endUser, { compose, validate: pair.validate, blame }), mirror: mirrors.get(pair.endUser.base) },
-        { ...common, dataspace: pair.admin, role: 'admin', documents: new DocumentService(pair.admin, { compose, protectedPaths, blame }), mirror: mirrors.get(pair.admin.base), oidc: pair.oidc },
+        { ...common, dataspace: pair.endUser, role: 'end-user', documents: new DocumentService(pair.endUser, { compose, label, validate: pair.validate, blame, branchWork }), mirror: mirrors.get(pair.endUser.base) },
+        { ...common, dataspace: pair.admin, role: 'admin', documents: new DocumentService(pair.admin, { compose, label, protectedPaths, blame, branchWork }), mirror: mirrors.get(pair.admin.base), oidc: pair.oidc },
       ];
     });
+
+    // a merge a kill left unrecorded on its branch is recorded before any request (change-requests.ts); a replica's branches are its primary's
+    for (const runtime of replica ? [] : runtimes.filter((r) => r.role === 'end-user')) {
+      const recorded = await runtime.documents.changeRequests.recoverMerges().catch((error: Error) => (log(`${runtime.dataspace.id}: merges left unrecorded were not looked for: ${error.message}`), []));
+      for (const branch of recorded) log(`${runtime.dataspace.id}: recorded the merge of the branch ${branch} into main, which a stop had left unrecorded`);
+    }
 
     // who is asking, and the proxy's way out: it speaks as the secretary, and trusts the server's own certificate besides Node's list (dataspaces of this instance are origins too)
     const trusts = originTrust(config.corsOrigins, corsOrigins);

@@ -26,6 +26,8 @@ const DEMOTE_AFTER_MS = 1_000;
 const canonicalizationLimit = (ms: number) => new LodestoneError('CanonicalizationLimit', `this graph's blank nodes are too alike to be told apart within ${ms / 1000} s: give these blank nodes IRIs, or properties that tell them apart`);
 const queryTimeout = (ms: number) => new LodestoneError('QueryTimeout', `the query ran past the server's timeout of ${ms / 1000} s and was stopped`);
 
+const mergeTooLong = (ms: number) => new LodestoneError('Busy', `this change request's diff or merge needed more than ${ms / 1000} s and was stopped: split the branch into smaller ones`);
+
 const blameTooLong = (ms: number) => new LodestoneError('Busy', `blame of this document needed more than ${ms / 1000} s and was stopped: its history is too long to blame at once`);
 
 /** The pools, one per kind of work whose cost a request's content decides, so that costly requests of one kind hold up no other kind. */
@@ -41,6 +43,7 @@ export const POOLS = {
   pages: { entry: 'http/page-worker.ts', caller: 'http/page-drawer.ts', runs: 'HTML pages of more than 16 K characters of data', size: 1, deadlineMs: 10_000, demoteAfterMs: DEMOTE_AFTER_MS, maxDemoted: 1, maxQueue: 64 },
   uploads: { entry: 'http/upload-worker.ts', caller: 'http/upload-reader.ts', runs: 'files uploaded to `uploads/`: a form read to its file, the bytes checked and hashed (cost bounded by the upload limit)', size: 1, deadlineMs: 10_000, demoteAfterMs: DEMOTE_AFTER_MS, maxDemoted: 1, maxQueue: 16 },
   blame: { entry: 'documents/blame-worker.ts', caller: 'documents/history.ts', runs: "`?blame` of a document: every version's blob read and compared, back to where each triple came (a thousand versions of a thousand lines)", size: 1, deadlineMs: 30_000, demoteAfterMs: DEMOTE_AFTER_MS, maxDemoted: 1, maxQueue: 16, overDeadline: blameTooLong },
+  branches: { entry: 'documents/branch-worker.ts', caller: 'documents/change-requests.ts', runs: "a branch's change request: each changed document's diff, and the three-way merge of each document both sides changed (a thousand documents, or one of 100,000 triples)", size: 1, deadlineMs: 30_000, demoteAfterMs: DEMOTE_AFTER_MS, maxDemoted: 1, maxQueue: 16, overDeadline: mergeTooLong },
   signups: { entry: 'auth/signup-worker.ts', caller: 'auth/signup-workers.ts', runs: "a signup's key, client certificate and PKCS#12 file (a quarter of a second of one core)", size: 1, deadlineMs: 30_000, maxQueue: 8 },
 } as const satisfies Record<string, PoolPlan>;
 

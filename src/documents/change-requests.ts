@@ -8,15 +8,20 @@
  * and main's new commit: Branches.recordMerge), so git shows where it was merged and its next
  * merge starts from there.
  * The server's own `dct:modified` of a document never conflicts: the later of the two stays.
+ * The diffs and three-way merges, whose cost is the documents' size, run where `BranchWorkRunner`
+ * runs them (branch-work.ts: the `branches` pool in a server), never on the request thread.
  */
 import { agentIdentity, type Dataspace } from '../dataspace.js';
 import { fileDocument } from '../document-paths.js';
 import { LodestoneError } from '../errors.js';
-import { lineDifference, linesOf } from '../rdf/canonical-lines.js';
 import { ns } from '../rdf/namespaces.js';
-import { mergeDocument, type TripleConflict } from '../rdf/three-way.js';
-import { branchName } from '../store/branches.js';
+import type { MergeOutcome, TripleConflict } from '../rdf/three-way.js';
+import { branchName, MERGED_TRAILER } from '../store/branches.js';
 import type { Change } from '../store/git-store.js';
+import { branchWork, type BranchWork, type BranchWorkRunner, type DiffResult, type MergeInput } from './branch-work.js';
+
+/** The branches pool's calls (branch-worker.ts answers them). */
+export type { BranchWork } from './branch-work.js';
 
 /** One document a branch changed: its file's blob at the merge base and on the branch (undefined: absent). */
 export interface ChangedDocument {
@@ -34,7 +39,14 @@ export interface DocumentConflicts {
 }
 
 export class ChangeRequests {
-  constructor(private readonly dataspace: Dataspace) {}
+  constructor(
+    private readonly dataspace: Dataspace,
+    private readonly runWork: BranchWorkRunner = branchWork,
+  ) {}
+
+  private work(work: BranchWork): Promise<DiffResult | MergeOutcome[]> {
+    return this.runWork(work, (id) => this.dataspace.store.readBlob(id));
+  }
 
   private url(relativePath: string): string {
     return this.dataspace.base + relativePath;
@@ -46,6 +58,32 @@ export class ChangeRequests {
     const files = await branches.files(branchName(name, store.branch));
     if (!files) throw new LodestoneError('NotFound', `there is no branch ${name}`);
     return files.get(this.dataspace.fileOf(relativePath));
+  }
+
+  /** The first line of the commit on main that merges `branch`. */
+  private mergeSubject(branch: string): string {
+    return `MERGE ${this.dataspace.base}?branch=${branch}`;
+  }
+
+  /**
+   * Records the merges a kill left unrecorded: a commit on main that took a branch's changes
+   * (its subject and MERGED_TRAILER say which, at which HEAD) that the branch does not hold:
+   * without the merge commit on the branch (Branches.recordMerge) its next merge would start from
+   * the old base and report false conflicts. Run at startup and before each merge; gives the
+   * branches recorded.
+   */
+  async recoverMerges(): Promise<string[]> {
+    const { store, branches } = this.dataspace;
+    const recorded: string[] = [];
+    const seen = new Set<string>();
+    for (const { commit, branch, head } of await branches.recentMerges()) {
+      const { message, author } = await store.objects.readCommit(commit);
+      if (message.split('\n')[0] !== this.mergeSubject(branch)) continue; // the trailer counts on the server's own merge commits only
+      if (seen.has(branch)) continue; // a branch's newest merge only: one held holds the older ones
+      seen.add(branch);
+      if (await branches.recordMerge(branch, head, commit, { name: author.name, email: author.email })) recorded.push(branch);
+    }
+    return recorded;
   }
 
   /** Deletes the branch (its ref) if its HEAD is still `expected`, and then its change request's comments. */
@@ -71,8 +109,9 @@ export class ChangeRequests {
 
   /** The triples removed and added on the branch, of each document in `documents`. */
   async diff(documents: readonly ChangedDocument[]): Promise<Array<{ url: string; removed: string[]; added: string[] }>> {
-    const text = async (blob: string | undefined) => (blob === undefined ? '' : (await this.dataspace.store.readBlob(blob)).toString('utf8'));
-    return Promise.all(documents.map(async (d) => ({ url: this.url(d.relativePath), ...lineDifference(await text(d.before), await text(d.after)) })));
+    if (documents.length === 0) return [];
+    const diffs = (await this.work({ op: 'diff', gitdir: this.dataspace.store.gitdir, documents: documents.map((d) => ({ before: d.before, after: d.after })) })) as DiffResult;
+    return documents.map((d, i) => ({ url: this.url(d.relativePath), ...diffs[i]! }));
   }
 
   /**
@@ -85,6 +124,11 @@ export class ChangeRequests {
     const branch = branchName(name, store.branch);
     let merging: string | undefined;
     const author = agentIdentity(agent);
+    // a merge left unrecorded would make this one start from the old base; its record moves the branch from the HEAD the client reviewed, which it still means
+    if ((await this.recoverMerges()).includes(branch)) {
+      const head = await branches.head(branch);
+      if (head !== undefined && (await store.objects.readCommit(head)).parents[0] === expected) expected = head;
+    }
     const { commit } = await store.transact(async (view) => {
       const head = await branches.head(branch);
       if (head === undefined) throw new LodestoneError('NotFound', `there is no branch ${branch}`);
@@ -92,9 +136,10 @@ export class ChangeRequests {
       const changes = (await branches.changes(branch))!;
       if (changes.base === head) return { result: undefined }; // merged already: main has every commit of it
       merging = head;
-      const read = async (blob: string | undefined) => (blob === undefined ? undefined : linesOf((await store.readBlob(blob)).toString('utf8')));
       const merged: Change[] = [];
       const conflicts: DocumentConflicts[] = [];
+      const both: Array<{ path: string; url: string }> = [];
+      const toMerge: MergeInput[] = [];
       for (const file of changes.files) {
         const ours = view.blobId(file.path);
         if (ours === file.after) continue; // main has it already
@@ -108,17 +153,21 @@ export class ChangeRequests {
           conflicts.push({ url, triples: [] }); // a file that is no document (an uploaded file) changed on both sides
           continue;
         }
-        const modified = `<${url}> <${ns.dct}modified>`;
-        const outcome = mergeDocument(await read(file.before), await read(ours), await read(file.after), (key, o, t) => (key === modified ? [[...o, ...t].sort().pop()!] : undefined));
-        if ('merged' in outcome) merged.push({ path: file.path, bytes: outcome.merged === null ? null : Buffer.from(outcome.merged) });
-        else conflicts.push({ url, triples: outcome.conflicts, ...(outcome.deleted ? { deletedOn: outcome.deleted === 'ours' ? ('main' as const) : ('branch' as const) } : {}) });
+        both.push({ path: file.path, url });
+        toMerge.push({ base: file.before, ours, theirs: file.after, modified: `<${url}> <${ns.dct}modified>` });
       }
+      const outcomes = both.length === 0 ? [] : ((await this.work({ op: 'merge', gitdir: store.gitdir, documents: toMerge })) as MergeOutcome[]);
+      both.forEach(({ path, url }, i) => {
+        const outcome = outcomes[i]!;
+        if ('merged' in outcome) merged.push({ path, bytes: outcome.merged === null ? null : Buffer.from(outcome.merged) });
+        else conflicts.push({ url, triples: outcome.conflicts, ...(outcome.deleted ? { deletedOn: outcome.deleted === 'ours' ? ('main' as const) : ('branch' as const) } : {}) });
+      });
       if (conflicts.length > 0) {
         const count = conflicts.reduce((n, c) => n + Math.max(1, c.triples.length), 0);
         const words = conflicts.map((c) => (c.deletedOn ? `${c.url} was deleted on ${c.deletedOn} and changed on the other side` : `${c.url}: ${c.triples.map((t) => `${t.subject} ${t.predicate}`).join(', ')}`));
         throw new LodestoneError('Conflict', `the branch ${branch} and main changed the same triples differently (${count}); nothing was merged. Make the branch agree with main, then merge again. ${words.join('; ')}`.slice(0, 4000), { report: conflictReport(conflicts), etag: `"${head}"` });
       }
-      return { intent: { changes: merged, author, message: `MERGE ${this.dataspace.base}?branch=${branch}\n\nThe changes of the branch ${branch} at ${head}.` }, result: undefined };
+      return { intent: { changes: merged, author, message: `${this.mergeSubject(branch)}\n\nThe changes of the branch ${branch} at ${head}.\n\n${MERGED_TRAILER}: ${branch} ${head}` }, result: undefined };
     });
     if (commit !== undefined && merging !== undefined) await branches.recordMerge(branch, merging, commit, author);
     return { commit };

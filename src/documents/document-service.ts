@@ -15,7 +15,7 @@ import { ns } from '../rdf/namespaces.js';
 import { RESULTS_JSON } from '../rdf/media-types.js';
 import { boundNesting } from '../rdf/sparql-text.js';
 import { documentSegments, parentDocumentPath } from '../document-paths.js';
-import { composeInProcess, type ComposeInput } from './compose.js';
+import { composeInProcess, labelDeeply, type ComposeInput } from './compose.js';
 import { DocumentHistory, type BlameRunner } from './history.js';
 import { PastCommits } from './past-commits.js';
 import { Undo } from './undo.js';
@@ -23,6 +23,7 @@ import { ChildListing } from './child-listing.js';
 import { TitleSearch } from './search.js';
 import { ChangeRequests } from './change-requests.js';
 import { ChangeRequestComments } from './change-request-comments.js';
+import type { BranchWorkRunner } from './branch-work.js';
 import type { WriteRequest, WriteResult } from './writes.js';
 import { branchName } from '../store/branches.js';
 import type { Transaction } from '../store/git-store.js';
@@ -40,8 +41,12 @@ export interface DocumentServiceOptions {
   clock?: () => Date;
   /** Where composeDocument runs: the composer's workers in a server (composer.ts), in-process by default. */
   compose?: (input: ComposeInput) => Promise<Buffer>;
+  /** Canonical bytes of N-Triples whose blank nodes may need deep labelling (a revert's documents): the labelling pool in a server, in process by default. */
+  label?: (ntriples: string, what: string) => Promise<Buffer>;
   /** Where blame runs: the `blame` pool in a server (history.ts), in process by default. */
   blame?: BlameRunner;
+  /** Where a change request's diffs and merges run: the `branches` pool in a server (change-requests.ts), in process by default. */
+  branchWork?: BranchWorkRunner;
   /** Ontology constraints (SPEC §2.5, §7): throws to refuse a document's new canonical bytes; none by default. */
   validate?: (url: string, bytes: Buffer) => Promise<void>;
 }
@@ -83,13 +88,13 @@ export class DocumentService {
     const history = this.history;
     this.past = history && new PastCommits(dataspace.store, dataspace.base, (sha) => history.commit(sha));
     this.children = new ChildListing(dataspace.store, dataspace.base);
-    this.changeRequests = new ChangeRequests(dataspace);
+    this.changeRequests = new ChangeRequests(dataspace, options.branchWork);
     this.comments = new ChangeRequestComments(dataspace);
     this.titles = new TitleSearch(dataspace.store, dataspace.base, async (query, timeoutMs) => String(await this.query({ query, format: RESULTS_JSON }, this.head(), timeoutMs, undefined)));
     this.protectedPaths = new Set(options.protectedPaths ?? []);
     this.clock = options.clock ?? (() => new Date());
     this.compose = options.compose ?? composeInProcess;
-    this.undo = this.past && new Undo(dataspace, { past: this.past, url: (path) => this.url(path), refusal: (path, method) => this.refusal(path, method), clock: this.clock });
+    this.undo = this.past && new Undo(dataspace, { past: this.past, url: (path) => this.url(path), refusal: (path, method) => this.refusal(path, method), clock: this.clock, canonical: options.label ?? labelDeeply });
     this.validate = options.validate;
   }
 

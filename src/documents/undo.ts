@@ -10,10 +10,8 @@ import type { PastCommits } from './past-commits.js';
 import { agentIdentity, type Dataspace } from '../dataspace.js';
 import { documentFile, fileDocument } from '../document-paths.js';
 import { LodestoneError } from '../errors.js';
-import { canonicalBytes } from '../rdf/canonical.js';
 import { linesOf } from '../rdf/canonical-lines.js';
 import { ns, RDF_TYPE } from '../rdf/namespaces.js';
-import { parseRdf } from '../rdf/ntriples.js';
 import { withModified } from '../store/edit-commits.js';
 import type { Change } from '../store/git-store.js';
 import type { StoreView } from '../store/batch-view.js';
@@ -53,6 +51,8 @@ export interface UndoContext {
   url(relativePath: string): string;
   refusal(relativePath: string, method: WriteMethod): LodestoneError | undefined;
   clock: () => Date;
+  /** Canonical bytes of a reverted document's N-Triples (its lines come from several versions, so its blank nodes are labelled again): in the pool that labels writes' blank nodes in a server, in process by default. */
+  canonical: (ntriples: string, what: string) => Promise<Buffer>;
 }
 
 const MODIFIED = ns.dct + 'modified';
@@ -128,8 +128,9 @@ export class Undo {
         const url = this.context.url(document);
         const text = async (blob: string | undefined) => (blob === undefined ? [] : withoutModified(linesOf((await store.readBlob(blob)).toString('utf8')), url));
         const [before, after, now_] = await Promise.all([text(file.before), text(file.after), text(current)]);
-        const added = new Set(after.filter((line) => !before.includes(line)));
-        const removed = before.filter((line) => !after.includes(line));
+        const [had, has] = [new Set(before), new Set(after)]; // sets: a document of 100,000 lines compared line by line would hold the thread for minutes
+        const added = new Set(after.filter((line) => !had.has(line)));
+        const removed = before.filter((line) => !has.has(line));
         const present = new Set(now_);
         const changedSince = [...[...added].filter((line) => !present.has(line)), ...removed.filter((line) => present.has(line))];
         const result = [...now_.filter((line) => !added.has(line)), ...removed];
@@ -148,7 +149,7 @@ export class Undo {
           continue;
         }
         const modified = `<${url}> <${MODIFIED}> "${now}"^^<${ns.xsd}dateTime> .`;
-        plan.push({ path: file.path, bytes: await canonicalBytes(parseRdf([...result, modified].join('\n') + '\n', { format: 'N-Triples' })), version: file.before });
+        plan.push({ path: file.path, bytes: await this.context.canonical([...result, modified].join('\n') + '\n', url), version: file.before });
       }
       if (conflicts.length > 0) {
         // the triples are told only to an agent that may change every document they are in (a refusal names none)

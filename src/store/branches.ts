@@ -12,7 +12,13 @@ import { BatchView } from './batch-view.js';
 import { SERVICE_IDENTITY, type GitStore, type Identity, type Transaction, type TransactionResult } from './git-store.js';
 import { runGit } from './git-cli.js';
 import { readRef } from './refs.js';
-import { buildTree, diffTrees, type FileDiff } from './trees.js';
+import { buildTree, diffTrees, lookupPath, type FileDiff } from './trees.js';
+
+/** The trailer of a commit on the main branch that took a branch's changes: `Lodestone-Merged: <branch> <its HEAD>` (git interpret-trailers). */
+export const MERGED_TRAILER = 'Lodestone-Merged';
+
+/** Main's last commits looked at for merges left unrecorded (by a kill between main's commit and the branch's record). */
+const RECENT_MERGES = 300;
 
 /** What a branch name may be: letters, digits, `.`, `_`, `-`; 1 to 64 of them. */
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
@@ -100,16 +106,58 @@ export class Branches {
   /**
    * Records on the branch that the main branch took its changes at `head` as the commit `merged`
    * (a single-parent commit there, so the mirror replays it as it is, SHA-identical): a merge
-   * commit ON THE BRANCH, parents [head, merged], with merged's tree, so the branch keeps its own
-   * history, equals main, and its next merge base is `merged`. Nothing when the branch moved since.
+   * commit ON THE BRANCH, parents [its HEAD, merged], so the branch keeps its own history and its
+   * next merge base is `merged`. Its tree is merged's; when the branch moved on from `head` since
+   * (a write slipped in before the record, or came before a record a kill left undone), merged's
+   * with the files the branch changed after `head`, if main's commit left each of those as it was
+   * at `head`. Nothing (false) when the branch is gone, holds `merged` already, no longer descends
+   * from `head`, or changed a file main's commit changed too: that merge is a person's to make.
    */
-  recordMerge(name: string, head: string, merged: string, author: Identity): Promise<void> {
+  recordMerge(name: string, head: string, merged: string, author: Identity): Promise<boolean> {
     const ref = `refs/heads/${name}`;
     return this.store.exclusive(async () => {
-      if ((await readRef(this.store.gitdir, ref)) !== head) return;
-      const { tree } = await this.store.objects.readCommit(merged);
-      const commit = commitAt(tree, [head, merged], author, SERVICE_IDENTITY, `MERGE main into ${name}\n\nmain took this branch's changes at ${head} as ${merged}.`);
-      await this.store.writeObjects([commit], ref, commit.id, head);
+      const current = await readRef(this.store.gitdir, ref);
+      if (current === undefined) return false;
+      const { tree: mergedTree } = await this.store.objects.readCommit(merged);
+      const objects: GitObject[] = [];
+      let tree = mergedTree;
+      if (current !== head) {
+        if ((await this.isAncestor(merged, current)) || !(await this.isAncestor(head, current))) return false;
+        const treeOf = async (commit: string) => (await this.store.objects.readCommit(commit)).tree;
+        const changes = new Map<string, string | null>();
+        for (const file of await diffTrees(this.store.trees, await treeOf(head), await treeOf(current))) {
+          if ((await lookupPath(this.store.trees, mergedTree, file.path))?.id !== file.before) return false;
+          changes.set(file.path, file.after ?? null);
+        }
+        tree = await buildTree(this.store.trees, mergedTree, changes, objects);
+      }
+      const commit = commitAt(tree, [current, merged], author, SERVICE_IDENTITY, `MERGE main into ${name}\n\nmain took this branch's changes at ${head} as ${merged}.`);
+      objects.push(commit);
+      await this.store.writeObjects(objects, ref, commit.id, current);
+      return true;
+    });
+  }
+
+  /** Whether `ancestor` is `commit` or one of its ancestors (git merge-base --is-ancestor). */
+  private async isAncestor(ancestor: string, commit: string): Promise<boolean> {
+    const { code } = await runGit(this.store.gitdir, ['merge-base', '--is-ancestor', ancestor, commit]);
+    if (code > 1) throw new Error(`git merge-base --is-ancestor ${ancestor} ${commit} exited ${code}`);
+    return code === 0;
+  }
+
+  /**
+   * The merges that main's last first-parent commits name in their MERGED_TRAILER, newest first:
+   * the commit on main, the branch and the branch's HEAD it took (git log reads them, in its process).
+   */
+  async recentMerges(): Promise<Array<{ commit: string; branch: string; head: string }>> {
+    const main = this.store.head;
+    if (main === undefined) return [];
+    const format = `--format=%H %(trailers:key=${MERGED_TRAILER},valueonly,separator=%x20)`;
+    const { code, out } = await runGit(this.store.gitdir, ['log', '--first-parent', `--max-count=${RECENT_MERGES}`, format, main]);
+    if (code !== 0) throw new Error(`git log ${main} exited ${code}`);
+    return out.split('\n').flatMap((line) => {
+      const [commit, branch, head] = line.trim().split(' ');
+      return commit && branch && head && /^[0-9a-f]{40}$/.test(head) && NAME.test(branch) ? [{ commit, branch, head }] : [];
     });
   }
 

@@ -5,6 +5,7 @@
  * isomorphic-git). Undefined when git cannot be started: the caller reads the objects itself.
  */
 import { spawn } from 'node:child_process';
+import { ObjectStore } from './objects.js';
 
 export interface BlobBatch {
   /** The blob `id`: ids must be asked for in the order given (a skipped one is dropped). */
@@ -72,4 +73,26 @@ export function catFileBatch(gitdir: string, ids: readonly string[]): Promise<Bl
       });
     });
   });
+}
+
+/**
+ * Runs `use` with a reader of the blobs `ids` (to be read in that order): git's own when it is
+ * installed, else an ObjectStore opened for this call (read only: packs written since are found by
+ * its rescan, and nothing is kept between calls). For workers that read a repository themselves.
+ */
+export async function withBlobReader<T>(gitdir: string, ids: readonly string[], use: (read: (id: string) => Promise<Buffer>) => Promise<T>): Promise<T> {
+  const batch = await catFileBatch(gitdir, ids);
+  if (batch) {
+    try {
+      return await use((id) => batch.read(id));
+    } finally {
+      batch.close();
+    }
+  }
+  const objects = new ObjectStore(gitdir);
+  try {
+    return await use((id) => objects.readTyped(id, 'blob'));
+  } finally {
+    await objects.close();
+  }
 }

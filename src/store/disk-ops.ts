@@ -174,7 +174,7 @@ export function acquireLock(path: string, options: LockOptions): number {
       else {
         const stat = fs.statSync(path, { throwIfNoEntry: false });
         if (stat && Date.now() - stat.mtimeMs > options.staleMs) fs.rmSync(path, { force: true });
-        else if (Date.now() > deadline) throw new LodestoneError('LockTimeout', `${path} is held by another process`, { path });
+        else if (Date.now() > deadline) throw new LodestoneError('LockTimeout', 'another process is writing this repository; try again in a moment', { path }); // the path is the server's own: not told to a client
         else {
           Atomics.wait(sleeper, 0, 0, delay);
           delay = Math.min(delay * 2, 50);

@@ -27,9 +27,15 @@ export async function readRef(gitdir: string, ref: string): Promise<string | und
 
 export const defaultLockOptions: LockOptions = { waitMs: 5_000, staleMs: 10_000 };
 
-/** Lock files a crashed writer may have left; removed at startup when they stay put. */
+/**
+ * Lock files a crashed writer may have left, removed at startup when they stay put: the served
+ * ref's, git's own, and those of the branches beside it (`refs/heads/*.lock`: a kill while a
+ * change request's branch was moved would leave it unwritable until the lock went stale).
+ */
 export async function clearStaleLocks(gitdir: string, ref: string, settleMs = 1_000): Promise<string[]> {
-  const candidates = [join(gitdir, ref + '.lock'), join(gitdir, 'index.lock'), join(gitdir, 'packed-refs.lock'), join(gitdir, 'HEAD.lock')];
+  const heads = join(gitdir, 'refs', 'heads');
+  const branchLocks = (await fsp.readdir(heads).catch(() => [] as string[])).filter((name) => name.endsWith('.lock')).map((name) => join(heads, name));
+  const candidates = [...new Set([join(gitdir, ref + '.lock'), join(gitdir, 'index.lock'), join(gitdir, 'packed-refs.lock'), join(gitdir, 'HEAD.lock'), ...branchLocks])];
   const present = async () => (await Promise.all(candidates.map(async (p) => ((await fsp.stat(p).catch(() => undefined)) ? p : undefined)))).filter((p): p is string => !!p);
   let found = await present();
   if (found.length === 0) return [];
