@@ -2,16 +2,14 @@
  * Who and why (issue 30): a write's message (the Lodestone-Message header) becomes its commit's
  * message body; the history page and the RDF TimeMap show each version's message and its author by
  * name; an edit committed with git keeps its author and message, and the working tree's commit that
- * puts its lines in canonical order says so, after whom, and sets dct:modified. Real HTTPS, the git
- * CLI on the same repository, and Chromium for the page (axe-clean).
+ * puts its lines in canonical order says so, after whom, and sets dct:modified. The git CLI on the
+ * same repository; the page in Chromium is test/system/history-why-page.test.ts.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { checked, launchChromium, skipWithoutChromium, visitor } from './chromium.js';
+import { before, describe, it } from 'node:test';
 import { git, unchangedRepository, waitFor } from './helpers.js';
 import { assertRdfError, serverForFile, turtle, type TestServer } from './http-helpers.js';
 
@@ -21,7 +19,7 @@ let dir: string;
 serverForFile(async (server, repo) => {
   s = server;
   dir = repo;
-}, [], { tls: true, watch: true }); // Chromium over the wire; git's commits taken in
+}, [], { watch: true }); // git's commits taken in
 
 const DCT = 'http://purl.org/dc/terms/';
 const etagOf = async (path: string) => String((await s.request('HEAD', path)).headers.etag);
@@ -145,31 +143,5 @@ describe('who and why: edits made with git', () => {
     await waitFor(() => s.running.runtimes[0]!.documents.head() === head, 10_000);
     await new Promise((r) => setTimeout(r, 600)); // the watcher's turn
     assert.equal(git(dir, 'rev-parse', 'HEAD').trim(), head, 'a pulled commit of another server’s write stays as it is');
-  });
-});
-
-describe('the history page in Chromium', { skip: skipWithoutChromium }, () => {
-  let browser: Browser;
-  before(async () => {
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-
-  it('shows each version’s message and its author’s name, linking the WebID, axe-clean', async () => {
-    const { context, page, problems } = await visitor(browser, s.base, s.ownerPem);
-    try {
-      const response = await page.goto(`${s.base}why/?timemap`);
-      assert.equal(response?.status(), 200);
-      const row = page.locator('table.versions tbody tr').filter({ hasText: 'Adds a subject' });
-      assert.equal(await row.count(), 1);
-      const author = row.locator('a', { hasText: 'Owner' });
-      assert.equal(await author.getAttribute('href'), s.running.agents.owner.webId);
-      assert.match(await page.locator('table.versions').innerText(), /Fix the title — año 2026\nSecond line of the why/);
-      await checked(page, problems, 'history-messages');
-    } finally {
-      await context.close();
-    }
   });
 });

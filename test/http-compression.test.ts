@@ -2,29 +2,26 @@
  * HTTP compression (issue 28; src/http/compression.ts): pages, static scripts, RDF and SPARQL results
  * decode to the identity bytes in gzip and Brotli; Accept-Encoding's q-values; Vary kept and merged;
  * an ETag per encoded variant, its 304 and a write's If-Match taking it; HEAD as GET; small bodies
- * and another site's credentialed navigations go uncompressed; a huge body is streamed; Chromium
- * gets pages and scripts compressed.
+ * and another site's credentialed navigations go uncompressed; a huge body is streamed. Chromium
+ * getting pages and scripts compressed is test/system/http-compression-page.test.ts.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer, request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { performance } from 'node:perf_hooks';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Koa from 'koa';
-import { chromium } from 'playwright-core';
 import { Compressor } from '../src/http/compression.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { collect, header, putTurtle, startServer, turtle, type TestServer } from './http-helpers.js';
 import { removeTempDirs, tempDir } from './helpers.js';
 
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const EX = 'https://example.org/ns#';
 
 let s: TestServer;
 before(async () => {
-  s = await startServer([], tempDir('compression'), undefined, {}, { tls: true }); // Chromium over the wire
+  s = await startServer([], tempDir('compression'));
   const lines = Array.from({ length: 80 }, (_, i) => `<#item-${i}> <${ns.dct}title> "Item number ${i} of the long document" ; <${EX}rank> ${i} .`);
   await putTurtle(s, 'long/', `<#this> <${ns.dct}title> "A long document" .\n${lines.join('\n')}`);
   await putTurtle(s, 'short/', `<#this> <${ns.dct}title> "Short" .`);
@@ -245,29 +242,6 @@ describe('BREACH (docs/security.md, "Compression")', () => {
     assert.equal(header(crossSite, 'content-encoding'), undefined);
     const own = await s.request('GET', 'long/', { headers: { ...navigation, 'Sec-Fetch-Site': 'same-origin' } });
     assert.equal(header(own, 'content-encoding'), 'br');
-  });
-});
-
-describe('in Chromium', { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed` }, () => {
-  it('a page and its scripts arrive compressed', async () => {
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
-    try {
-      const origin = new URL(s.base).origin;
-      const context = await browser.newContext({ ignoreHTTPSErrors: true, clientCertificates: [{ origin, cert: Buffer.from(s.ownerPem), key: Buffer.from(s.ownerPem) }] });
-      const page = await context.newPage();
-      const encodings = new Map<string, string | undefined>();
-      page.on('response', (response) => encodings.set(new URL(response.url()).pathname, response.headers()['content-encoding']));
-      const response = await page.goto(`${s.base}long/`);
-      assert.equal(response!.status(), 200);
-      await page.waitForLoadState('networkidle');
-      assert.equal(encodings.get('/long/'), 'br');
-      const scripts = [...encodings].filter(([path]) => path.includes('/static/') && path.endsWith('.js'));
-      assert.ok(scripts.length > 0, 'the page loads scripts');
-      for (const [path, coding] of scripts) assert.equal(coding, 'br', path);
-      assert.equal(await page.textContent('h1'), 'A long document');
-    } finally {
-      await browser.close();
-    }
   });
 });
 

@@ -47,6 +47,12 @@ function run(args: string[]): Child {
   return { child, out: () => out, outcome, exited };
 }
 
+/** The first match of `pattern` in what `r` printed, once it is there; undefined if it exits first. */
+async function waitFor(r: Child, pattern: RegExp): Promise<RegExpExecArray | undefined> {
+  while (!pattern.test(r.out()) && r.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 50));
+  return pattern.exec(r.out()) ?? undefined;
+}
+
 const serve = (data: string, ...flags: string[]) => run(['bin/lodestone.js', 'serve', '--data', data, '--access-log', 'off', ...flags]);
 
 async function kill(server: Child, signal: NodeJS.Signals): Promise<number | null> {
@@ -63,13 +69,13 @@ describe('one server per data directory', () => {
     await new Promise((resolve) => dead.on('exit', resolve));
     const stale = JSON.stringify({ pid: dead.pid, started: new Date().toISOString(), base: 'https://localhost:1/' });
     writeFileSync(lockFile(data), stale);
-    const at = String(Date.now() + 4000);
-    const racers = Array.from({ length: 5 }, () => run(['test/fixtures/lock-racer.ts', data, at]));
+    const racers = Array.from({ length: 5 }, () => run(['test/fixtures/lock-racer.ts', data]));
     try {
-      const said = await Promise.all(racers.map(async (r) => {
-        while (!/^(won|lost: .*)$/m.test(r.out()) && r.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 50));
-        return /^(won|lost: .*)$/m.exec(r.out())?.[1] ?? r.out();
-      }));
+      // the moment agreed once all are loaded (a fixed delay is either waited out or, on a loaded machine, too short)
+      await Promise.all(racers.map((r) => waitFor(r, /^ready$/m)));
+      const at = Date.now() + 100;
+      for (const r of racers) r.child.stdin.write(`go ${at}\n`);
+      const said = await Promise.all(racers.map(async (r) => (await waitFor(r, /^(won|lost: .*)$/m))?.[1] ?? r.out()));
       const winners = racers.filter((_, i) => said[i] === 'won');
       assert.equal(winners.length, 1, said.join('\n'));
       const winner = winners[0]!.child.pid!;
