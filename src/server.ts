@@ -53,7 +53,7 @@ import { listen, requestListener, stopListening, type RequestListener } from './
 import { SystemSettings } from './settings.js';
 import { DiskClient } from './store/disk.js';
 import { UploadPack } from './store/upload-pack.js';
-import { Replica } from './replica/replica.js';
+import { Replica, type ReplicaTimings } from './replica/replica.js';
 import { readDataspaces, readEtagKey, readProxySecret, readSessionKey, readSystemConfig, systemConfigFile } from './system-config.js';
 import { SystemFile } from './system-file.js';
 import { startPool, type PoolName } from './threads.js';
@@ -78,6 +78,8 @@ export type ServeSeams = Pick<OutboundOptions, 'seams' | 'limits'> & {
   importLimits?: Partial<ImportLimits>;
   /** The worker pools' deadlines (tests shorten them, to see a costly job stopped without waiting out the production bound). */
   poolDeadlinesMs?: Partial<Record<PoolName, number>>;
+  /** A replica's waits (tests shorten them, to see a read sent on or a primary tried again without waiting out the production values). */
+  replicaTimings?: Partial<ReplicaTimings>;
 };
 
 /** Starts a server on the data directory, which no other may serve meanwhile and which must have been made for `config.base`. */
@@ -146,7 +148,7 @@ export async function serve(config: ServeConfig, log: (line: string) => void = (
     const opened = await openDataspaces(config.replicaOf ? { ...config, watch: false } : config, pairs, { versioning, indexes, disk, labelDeep: (ntriples, what) => composer.label(ntriples, what), constraintsOf, log });
     built.push(() => Promise.all(opened.flatMap((pair) => [pair.endUser.close(), pair.admin.close()])));
     // a replica copies each repository from its primary before it serves a request
-    const replica = config.replicaOf && new Replica({ ...config.replicaOf, base: config.base, credentialsFile: join(secretsDir(config.data), 'secretary.pem'), log }, opened.flatMap((pair) => [pair.endUser, pair.admin]));
+    const replica = config.replicaOf && new Replica({ ...config.replicaOf, base: config.base, credentialsFile: join(secretsDir(config.data), 'secretary.pem'), log, timings: seams.replicaTimings }, opened.flatMap((pair) => [pair.endUser, pair.admin]));
     if (replica) {
       built.push(() => replica.stop());
       await replica.catchUp();

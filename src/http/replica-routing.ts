@@ -10,8 +10,6 @@ import { LodestoneError } from '../errors.js';
 import { emptyBody } from './body.js';
 import { MIN_COMMIT_HEADER, type Context } from './state.js';
 
-/** How long a replica waits for a commit a request asks for before sending it to the primary. */
-const MIN_COMMIT_WAIT_MS = 2000;
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** True when the request was answered here (sent to the primary); false: the row answers it. */
@@ -21,7 +19,7 @@ export async function sentToPrimary(ctx: Context, postReads: boolean, primaryOnl
   const { replica } = ctx.state.served;
   if (!replica) return false; // the primary holds every commit it has answered with
   const writes = primaryOnly || (!READS.has(ctx.method) && !(ctx.method === 'POST' && postReads));
-  if (!writes && (asked === '' || (await replica.reached(ctx.state.runtime.documents.base, asked, MIN_COMMIT_WAIT_MS)))) return false;
+  if (!writes && (asked === '' || (await replica.reached(ctx.state.runtime.documents.base, asked)))) return false;
   ctx.status = 307;
   ctx.set('Location', replica.primaryUrl(ctx.state.url) + (ctx.querystring ? `?${ctx.querystring}` : ''));
   emptyBody(ctx);

@@ -25,8 +25,8 @@ export const MIN_COMMIT_HEADER = 'Lodestone-Min-Commit';
 export interface ReplicaView {
   /** The primary's URL for a URL of this replica. */
   primaryUrl(url: string): string;
-  /** Whether the dataspace at `base` holds `commit`, waiting up to `ms` for it. */
-  reached(base: string, commit: string, ms: number): Promise<boolean>;
+  /** Whether the dataspace at `base` holds `commit`, waiting a little for it. */
+  reached(base: string, commit: string): Promise<boolean>;
   status(base: string): { primary: string; primaryHead: string | null; heardAt: string | null; caughtUp: boolean; lagSeconds: number | null; lagCommits: number | null; rounds: { packed: number; fetched: number } } | undefined;
 }
 

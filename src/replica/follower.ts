@@ -27,6 +27,8 @@ export interface FollowerOptions {
   caFile?: string;
   ca?: string;
   log: (line: string) => void;
+  /** The wait after a failed round: the first, doubled after each further failure up to the most. */
+  retryMs: { first: number; most: number };
 }
 
 /** How long a HEAD question is held open by the primary (it answers sooner when HEAD moves). */
@@ -131,7 +133,8 @@ export class Follower {
    * two rather than both.
    */
   private async run(): Promise<void> {
-    let backoff = 250;
+    const retry = this.options.retryMs;
+    let backoff = retry.first;
     let after = this.store.head;
     let taking: Promise<boolean> = Promise.resolve(true);
     while (!this.stopped) {
@@ -157,7 +160,7 @@ export class Follower {
           }
           after = answer.head;
         }
-        backoff = 250;
+        backoff = retry.first;
       } catch (error) {
         const taken = await taking.catch(() => false);
         if (this.stopped) return;
@@ -166,7 +169,7 @@ export class Follower {
         after = this.store.head;
         this.options.log(`replica: ${this.options.url}: ${(error as Error).message}; trying again in ${backoff} ms`);
         await new Promise((resolve) => setTimeout(resolve, backoff));
-        backoff = Math.min(backoff * 2, 5000);
+        backoff = Math.min(backoff * 2, retry.most);
       }
     }
     await taking.catch(() => false);

@@ -17,7 +17,19 @@ export interface ReplicaOptions {
   /** The secretary's certificate and key (PEM file). */
   credentialsFile: string;
   log: (line: string) => void;
+  /** How long it waits (tests shorten them): for a commit a request asks for, and before trying the primary again. */
+  timings?: Partial<ReplicaTimings>;
 }
+
+export interface ReplicaTimings {
+  /** How long a read that asks for a commit (`Lodestone-Min-Commit`) waits for it before it is sent to the primary. */
+  minCommitWaitMs: number;
+  /** The first wait after a failed round, doubled after each failure up to the most. */
+  retryFirstMs: number;
+  retryMostMs: number;
+}
+
+const TIMINGS: ReplicaTimings = { minCommitWaitMs: 2000, retryFirstMs: 250, retryMostMs: 5000 };
 
 /** What a replica tells of a dataspace (the status resource). */
 export interface ReplicaStatus {
@@ -37,16 +49,18 @@ export interface ReplicaStatus {
 
 export class Replica {
   private readonly followers = new Map<string, Follower>();
+  private readonly timings: ReplicaTimings;
 
   constructor(
     private readonly options: ReplicaOptions,
     dataspaces: ReadonlyArray<{ base: string; store: GitStore }>,
   ) {
+    this.timings = { ...TIMINGS, ...options.timings };
     const pem = readFileSync(options.credentialsFile, 'utf8');
     const ca = options.caFile ? readFileSync(options.caFile, 'utf8') : undefined;
     for (const { base, store } of dataspaces) {
       const url = `${this.primaryUrl(base)}.git`;
-      this.followers.set(base, new Follower({ store, url, credentials: { file: options.credentialsFile, pem }, caFile: options.caFile, ca, log: options.log }));
+      this.followers.set(base, new Follower({ store, url, credentials: { file: options.credentialsFile, pem }, caFile: options.caFile, ca, log: options.log, retryMs: { first: this.timings.retryFirstMs, most: this.timings.retryMostMs } }));
     }
   }
 
@@ -77,9 +91,9 @@ export class Replica {
     await Promise.all([...this.followers.values()].map((f) => f.stop()));
   }
 
-  /** Whether the dataspace at `base` holds `commit`, waiting up to `ms` for it. */
-  reached(base: string, commit: string, ms: number): Promise<boolean> {
-    return this.followers.get(base)?.reached(commit, ms) ?? Promise.resolve(false);
+  /** Whether the dataspace at `base` holds `commit`, waiting a little for it (`minCommitWaitMs`). */
+  reached(base: string, commit: string): Promise<boolean> {
+    return this.followers.get(base)?.reached(commit, this.timings.minCommitWaitMs) ?? Promise.resolve(false);
   }
 
   status(base: string): ReplicaStatus | undefined {
