@@ -14,6 +14,7 @@ import { WorkingTree } from '../src/store/worktree.js';
 import { freePort } from '../test/http-helpers.js';
 import { documentQuads } from './documents.js';
 import { client, documentTurtle, startChild, stop } from './http.js';
+import { cpuTime } from './wrk.js';
 import { BENCH_AUTHOR, git, settleDisk } from './repos.js';
 import { count, ms, num, percent, quantile, rate, target, type BenchContext, type Row, type Section } from './table.js';
 
@@ -88,8 +89,10 @@ function httpCreates(tmp: string, rounds: number, seconds: number, log: (line: s
   let base = '';
   let made = 0;
   const rates: number[] = [];
+  const cpu: number[] = []; // the server's CPU time (user + system, all its threads) per create, µs
   return {
     rates,
+    cpu,
     async start() {
       const port = await freePort();
       base = `https://localhost:${port}/`;
@@ -102,6 +105,7 @@ function httpCreates(tmp: string, rounds: number, seconds: number, log: (line: s
       const deadline = performance.now() + seconds * 1000;
       let writes = 0;
       const start = performance.now();
+      const cpuStart = cpuTime(server!.pid);
       await Promise.all(
         Array.from({ length: 16 }, async () => {
           while (performance.now() < deadline) {
@@ -113,7 +117,8 @@ function httpCreates(tmp: string, rounds: number, seconds: number, log: (line: s
         }),
       );
       rates.push((writes * 1000) / (performance.now() - start));
-      log(`scale: round ${round + 1}/${rounds}, HTTP creates: ${rate(rates[rates.length - 1]!)}`);
+      cpu.push((cpuTime(server!.pid) - cpuStart) / writes);
+      log(`scale: round ${round + 1}/${rounds}, HTTP creates: ${rate(rates[rates.length - 1]!)}, server CPU ${ms(cpu[cpu.length - 1]! / 1000)} per create`);
     },
     async stop() {
       if (server) await stop(server);
@@ -149,11 +154,15 @@ async function measure(context: BenchContext, http: ReturnType<typeof httpCreate
   const widthRates = new Map<string, number[]>(widths.map(([name]) => [name, []]));
   const widthLatencies = new Map<string, number[]>(widths.map(([name]) => [name, []]));
   let written = 0;
+  const storeCpu: number[] = []; // this process's CPU time per create into the smallest container, µs
   for (let round = 0; round < rounds; round++) {
     for (const [name] of round % 2 ? [...widths].reverse() : widths) {
       await store.tree.idle();
       await settleDisk();
+      const cpuStart = process.cpuUsage();
       const result = await creates(store, name, docs, written, limit, 16);
+      const used = process.cpuUsage(cpuStart);
+      if (name === widths[0]![0]) storeCpu.push((used.user + used.system) / result.latencies.length);
       written = result.next;
       widthRates.get(name)!.push(result.rate);
       widthLatencies.get(name)!.push(...result.latencies);
@@ -233,6 +242,8 @@ async function measure(context: BenchContext, http: ReturnType<typeof httpCreate
     ratio: percent(value / smallest),
     target: target('≥ 50% of the store', value >= 0.5 * smallest),
   });
+  const [serverCpu, ownCpu] = [median(http.cpu), median(storeCpu)];
+  row('  CPU per create (user + system, every thread): lodestone serve (HTTP) against the store', ms(serverCpu / 1000), { baseline: ms(ownCpu / 1000), ratio: `${num(serverCpu / ownCpu, 2)}×` });
   return rows;
 }
 
