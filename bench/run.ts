@@ -1,6 +1,10 @@
 /**
  * `npm run bench`: runs each benchmark section (storage, HTTP with SPARQL, the read fast path against bare Koa, access control, versions, stalls, start-up, pages, proxy, settings, index, scale, replicas, history) and prints one
  * table of figures, baselines measured in the same run, ratios and targets. BENCH_QUICK=1 shrinks sizes ~10× for a smoke run; `--only <section>` picks one.
+ * BENCH_SCALE=http (with `--only scale`): the store's creates into a container of 100 and the HTTP creates only, in alternating
+ * rounds, without the large seeding; BENCH_SCALE_SERVER_ARGS: extra flags for that section's `lodestone serve` (e.g. `--query-lanes 1`).
+ * BENCH_SERVER_NODE_ARGS: extra node flags for the `lodestone serve` children (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`;
+ * `npx tsx bench/profile-summary.ts /tmp/prof` then sums the self time per file and function of each thread).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';

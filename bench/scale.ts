@@ -14,6 +14,7 @@ import { WorkingTree } from '../src/store/worktree.js';
 import { freePort } from '../test/http-helpers.js';
 import { documentQuads } from './documents.js';
 import { client, documentTurtle, startChild, stop } from './http.js';
+import { cpuTime } from './wrk.js';
 import { BENCH_AUTHOR, git, settleDisk } from './repos.js';
 import { count, ms, num, percent, quantile, rate, target, type BenchContext, type Row, type Section } from './table.js';
 
@@ -80,7 +81,61 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** `lodestone serve` in a child and 16 clients creating documents in one container of it, a round at a time. */
+function httpCreates(tmp: string, rounds: number, seconds: number, log: (line: string) => void) {
+  const data = join(tmp, 'scale-http');
+  let server: Awaited<ReturnType<typeof startChild>> | undefined;
+  let send: ReturnType<typeof client>;
+  let base = '';
+  let made = 0;
+  const rates: number[] = [];
+  const cpu: number[] = []; // the server's CPU time (user + system, all its threads) per create, µs
+  return {
+    rates,
+    cpu,
+    async start() {
+      const port = await freePort();
+      base = `https://localhost:${port}/`;
+      const extra = (process.env.BENCH_SCALE_SERVER_ARGS ?? '').split(' ').filter(Boolean);
+      server = await startChild(['bin/lodestone.js', 'serve', '--data', data, '--port', String(port), '--no-watch', '--access-log', 'off', ...extra], /listening on/);
+      send = client(readFileSync(join(data, 'secrets/owner.pem'), 'utf8'));
+      await send('PUT', `${base}items/`, { 'Content-Type': 'text/turtle' }, CONTAINER);
+    },
+    async round(round: number) {
+      const deadline = performance.now() + seconds * 1000;
+      let writes = 0;
+      const start = performance.now();
+      const cpuStart = cpuTime(server!.pid);
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (performance.now() < deadline) {
+            const n = made++;
+            const reply = await send('PUT', `${base}items/d${n}/`, { 'Content-Type': 'text/turtle', 'If-None-Match': '*' }, documentTurtle(n));
+            if (reply.status !== 201) throw new Error(`PUT items/d${n}/: ${reply.status} ${reply.body}`);
+            writes++;
+          }
+        }),
+      );
+      rates.push((writes * 1000) / (performance.now() - start));
+      cpu.push((cpuTime(server!.pid) - cpuStart) / writes);
+      log(`scale: round ${round + 1}/${rounds}, HTTP creates: ${rate(rates[rates.length - 1]!)}, server CPU ${ms(cpu[cpu.length - 1]! / 1000)} per create`);
+    },
+    async stop() {
+      if (server) await stop(server);
+    },
+  };
+}
+
 async function run(context: BenchContext): Promise<Row[]> {
+  const http = httpCreates(context.tmp, context.quick ? 2 : 5, context.quick ? 2 : 4, context.log);
+  try {
+    return await measure(context, http);
+  } finally {
+    await http.stop();
+  }
+}
+
+async function measure(context: BenchContext, http: ReturnType<typeof httpCreates>): Promise<Row[]> {
   const { quick, tmp, log } = context;
   const rows: Row[] = [];
   const row = (measure: string, value: string, extra: Partial<Row> = {}) => rows.push({ section: 'scale', measure, value, ...extra });
@@ -88,7 +143,10 @@ async function run(context: BenchContext): Promise<Row[]> {
   const docs = await bodies(64);
 
   // Container width: one repository, three containers; 16 writers creating into one at a time.
-  const widths: Array<[string, number]> = quick ? [['w100', 100], ['w1k', 1_000], ['w10k', 10_000]] : [['w100', 100], ['w10k', 10_000], ['w100k', 100_000]];
+  // BENCH_SCALE=http: only the container of 100 and the HTTP creates (no large seeding).
+  const httpOnly = process.env.BENCH_SCALE === 'http';
+  if (httpOnly) await http.start();
+  const widths: Array<[string, number]> = httpOnly ? [['w100', 100]] : quick ? [['w100', 100], ['w1k', 1_000], ['w10k', 10_000]] : [['w100', 100], ['w10k', 10_000], ['w100k', 100_000]];
   const wide = join(tmp, 'scale-wide');
   await seed(wide, widths, log);
   const store = await open(wide);
@@ -96,16 +154,21 @@ async function run(context: BenchContext): Promise<Row[]> {
   const widthRates = new Map<string, number[]>(widths.map(([name]) => [name, []]));
   const widthLatencies = new Map<string, number[]>(widths.map(([name]) => [name, []]));
   let written = 0;
+  const storeCpu: number[] = []; // this process's CPU time per create into the smallest container, µs
   for (let round = 0; round < rounds; round++) {
     for (const [name] of round % 2 ? [...widths].reverse() : widths) {
       await store.tree.idle();
       await settleDisk();
+      const cpuStart = process.cpuUsage();
       const result = await creates(store, name, docs, written, limit, 16);
+      const used = process.cpuUsage(cpuStart);
+      if (name === widths[0]![0]) storeCpu.push((used.user + used.system) / result.latencies.length);
       written = result.next;
       widthRates.get(name)!.push(result.rate);
       widthLatencies.get(name)!.push(...result.latencies);
       log(`scale: round ${round + 1}/${rounds}, container ${name}: ${rate(result.rate)}`);
     }
+    if (httpOnly) await http.round(round);
   }
   await store.tree.idle();
   store.tree.close();
@@ -124,7 +187,7 @@ async function run(context: BenchContext): Promise<Row[]> {
   }
 
   // Dataspace size: containers of 1,000; one writer, so each latency is a write's own cost.
-  const sizes: Array<[string, number]> = [['10k', quick ? 10 : 10], ['1M', quick ? 100 : 1000]];
+  const sizes: Array<[string, number]> = httpOnly ? [] : [['10k', quick ? 10 : 10], ['1M', quick ? 100 : 1000]];
   const spaces = new Map<string, Open>();
   // Checking out (and deleting) a million files takes minutes here: BENCH_SCALE_DIR keeps these
   // repositories from one run to the next (each run adds its creates to the container c0).
@@ -156,7 +219,7 @@ async function run(context: BenchContext): Promise<Row[]> {
     await space.store.close();
   }
   const p99 = (label: string) => quantile(latencies.get(label)!, 0.99);
-  const small = p99('10k');
+  const small = httpOnly ? 0 : p99('10k');
   for (const [label, containers] of sizes) {
     const lat = latencies.get(label)!;
     const big = label !== '10k';
@@ -167,43 +230,20 @@ async function run(context: BenchContext): Promise<Row[]> {
     });
   }
 
-  // HTTP: 16 clients creating documents in one container, against the store's own rate above.
-  const data = join(tmp, 'scale-http');
-  const port = await freePort();
-  const base = `https://localhost:${port}/`;
-  const server = await startChild(['bin/lodestone.js', 'serve', '--data', data, '--port', String(port), '--no-watch', '--access-log', 'off'], /listening on/);
-  try {
-    const send = client(readFileSync(join(data, 'secrets/owner.pem'), 'utf8'));
-    await send('PUT', `${base}items/`, { 'Content-Type': 'text/turtle' }, CONTAINER);
-    const httpRates: number[] = [];
-    const seconds = quick ? 2 : 4;
-    let made = 0;
-    for (let round = 0; round < rounds; round++) {
-      const deadline = performance.now() + seconds * 1000;
-      let writes = 0;
-      const start = performance.now();
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (performance.now() < deadline) {
-            const n = made++;
-            const reply = await send('PUT', `${base}items/d${n}/`, { 'Content-Type': 'text/turtle', 'If-None-Match': '*' }, documentTurtle(n));
-            if (reply.status !== 201) throw new Error(`PUT items/d${n}/: ${reply.status} ${reply.body}`);
-            writes++;
-          }
-        }),
-      );
-      httpRates.push((writes * 1000) / (performance.now() - start));
-      log(`scale: round ${round + 1}/${rounds}, HTTP creates: ${rate(httpRates[httpRates.length - 1]!)}`);
-    }
-    const value = median(httpRates);
-    row('creates/s over HTTPS, 16 clients (lodestone serve), fresh container', rate(value), {
-      baseline: `${rate(smallest)} (store, container of 100)`,
-      ratio: percent(value / smallest),
-      target: target('≥ 50% of the store', value >= 0.5 * smallest),
-    });
-  } finally {
-    await stop(server);
+  // HTTP: 16 clients creating documents in one container, against the store's own rate above
+  // (with BENCH_SCALE=http, each HTTP round runs right after a store round: alternating rounds).
+  if (!httpOnly) {
+    await http.start();
+    for (let round = 0; round < rounds; round++) await http.round(round);
   }
+  const value = median(http.rates);
+  row('creates/s over HTTPS, 16 clients (lodestone serve), fresh container', rate(value), {
+    baseline: `${rate(smallest)} (store, container of 100)`,
+    ratio: percent(value / smallest),
+    target: target('≥ 50% of the store', value >= 0.5 * smallest),
+  });
+  const [serverCpu, ownCpu] = [median(http.cpu), median(storeCpu)];
+  row('  CPU per create (user + system, every thread): lodestone serve (HTTP) against the store', ms(serverCpu / 1000), { baseline: ms(ownCpu / 1000), ratio: `${num(serverCpu / ownCpu, 2)}×` });
   return rows;
 }
 

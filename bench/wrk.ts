@@ -19,7 +19,7 @@ export interface WrkResult {
 }
 
 /** CPU time (user + system) of process `pid` so far, in µs (Linux /proc; clock ticks of 10 ms). */
-function cpuTime(pid: number | undefined): number {
+export function cpuTime(pid: number | undefined): number {
   if (pid === undefined) return NaN;
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');

@@ -6,7 +6,8 @@
  * - Following HEAD: `follow(commit)` sets the target, the newest HEAD. Lane 0 follows it, with
  *   the changed files' bytes carried from the main thread (recordHead); `syncTo` waits for it.
  *   The other lanes load once lane 0 has, then sync only by diffing trees in their worker: when a
- *   query is given to them, and when idle `catchUpMs` (5 s) after lane 0 moved. So extra lanes
+ *   query is given to them, and when idle `catchUpMs` (5 s) after lane 0 last moved (at most 60 s
+ *   behind while writes go on: scheduleCatchUps). So extra lanes
  *   cost no main-thread work per write, and a document rewritten many times is replaced in them
  *   once per catch-up.
  * - Queries: a query runs on a free, loaded lane at the target when `query` was called or later
@@ -53,6 +54,9 @@ import { Lane } from './index-lane.js';
 import { ANONYMOUS, assignQueries, lanesToStop, needsLane, reflects, slowRefusal, stoppedQuery, unusedNumber, type Goal, type Job, type Query, type Share, type Slot } from './lane-slots.js';
 import { RecordedChanges } from './recorded-changes.js';
 
+/** How many `catchUpMs` a lane other than lane 0 stays behind at most while writes go on. */
+const CATCH_UP_BOUND = 12;
+
 export interface IndexOptions extends IndexConfig {
   /** Replicas of the index that queries run on, each in its own worker (default 1). */
   lanes?: number;
@@ -62,7 +66,7 @@ export interface IndexOptions extends IndexConfig {
   slowAfterMs?: number;
   /** How long a lane beyond `lanes` stays idle before it stops (default 60,000 ms). */
   spareMs?: number;
-  /** How long after lane 0 moves an idle lane other than lane 0 catches up (default 5,000 ms). */
+  /** How long after lane 0 last moved an idle lane other than lane 0 catches up (default 5,000 ms; at most 12× that while lane 0 keeps moving). */
   catchUpMs?: number;
   /** Called with each file at a synced commit that failed to parse. */
   onInvalid?: (path: string, message: string) => void;
@@ -340,16 +344,29 @@ export class Index implements DataspaceIndex {
     if (slot.lane.number === 0) this.waiters = this.waiters.filter((w) => (w.seq <= seq ? (w.resolve(), false) : true));
   }
 
-  /** Lets each other lane behind the target catch up once it has been idle for `catchUpMs`. */
+  /**
+   * Lets each other lane behind the target catch up once lane 0 has not moved for `catchUpMs`, and
+   * at the latest `CATCH_UP_BOUND` × `catchUpMs` after it fell behind. A timer per lane set once and
+   * not pushed back made it sync every `catchUpMs` through a burst of writes, doubling the index's
+   * work while the writes needed the CPU (bench --only scale, HTTP creates); a query given to it
+   * still syncs it first, so it answers at the target as before.
+   */
   private scheduleCatchUps(): void {
+    const now = performance.now();
     for (const slot of this.slots.slice(1)) {
-      if (slot.catchUp || !slot.lane.loaded || slot.lane.current === this.target?.commit) continue;
-      slot.catchUp = setTimeout(() => {
-        slot.catchUp = undefined;
-        if (slot.query || !slot.lane.loaded || !this.target || slot.lane.current === this.target.commit) return;
-        slot.goal = this.target;
-        this.pump();
-      }, this.catchUpMs);
+      if (!slot.lane.loaded || slot.lane.current === this.target?.commit) continue;
+      slot.behindSince ??= now;
+      clearTimeout(slot.catchUp);
+      slot.catchUp = setTimeout(
+        () => {
+          slot.catchUp = undefined;
+          slot.behindSince = undefined;
+          if (slot.query || !slot.lane.loaded || !this.target || slot.lane.current === this.target.commit) return;
+          slot.goal = this.target;
+          this.pump();
+        },
+        Math.max(0, Math.min(this.catchUpMs, slot.behindSince + CATCH_UP_BOUND * this.catchUpMs - now)),
+      );
       slot.catchUp.unref();
     }
   }

@@ -77,6 +77,8 @@ export interface Slot {
   /** When the lane last finished a query or a load (performance.now()), for stopping extra lanes. */
   idleSince: number;
   catchUp: NodeJS.Timeout | undefined;
+  /** Since when (performance.now()) the lane has waited to catch up with lane 0, if it does. */
+  behindSince?: number;
 }
 
 /** How many lanes one holder may hold: `quick` of them running queries still within the budget, `all` in total. */
