@@ -81,6 +81,7 @@ interface Answer {
   owner: string | undefined;
   /** Its body's key in the representation cache. */
   bodyKey: string;
+  /** The headers sent, `Lodestone-Commit` (the document's last commit, as of `commit`) among them. */
   head: Record<string, string | number>;
   length: number;
 }
@@ -173,11 +174,20 @@ export function fastReader(options: FastReaderOptions): FastReader {
     return head;
   };
 
+  /** `head` naming the commit the answer reflects: the document's last, as Koa's answers name it (routes.ts reflectsOf). */
+  const withCommit = (place: Place, head: Record<string, string | number>): Record<string, string | number> => {
+    const named: Record<string, string | number> = { ...head };
+    delete named[COMMIT_HEADER];
+    const commit = place.runtime.documents.commitOf(place.relativePath);
+    if (commit) named[COMMIT_HEADER] = commit;
+    return named;
+  };
+
   /** Keeps the 200 `reply` of the current document for `agent` and `accept`. */
   const keep = (place: Place, agent: string, accept: string, reply: ReadReply, body: Buffer): Answer => {
     const { access, documents } = place.runtime;
     const { blobId, type, variant } = reply.body!;
-    const answer: Answer = { blobId, commit: documents.head(), policy: access.current(), owner: access.owner, bodyKey: representations.key(blobId, type + variant), head: headOf(place, reply, 200, body), length: body.length };
+    const answer: Answer = { blobId, commit: documents.head(), policy: access.current(), owner: access.owner, bodyKey: representations.key(blobId, type + variant), head: withCommit(place, headOf(place, reply, 200, body)), length: body.length };
     if (answersKept >= ANSWERS) forgetAnswers();
     if (place.answers.size === 0) answering.push(place);
     let byAccept = place.answers.get(agent);
@@ -196,7 +206,8 @@ export function fastReader(options: FastReaderOptions): FastReader {
     const commit = documents.head();
     if (answer.commit !== commit) {
       if (answer.blobId !== documents.blobId(place.relativePath)) return undefined;
-      answer.commit = commit; // other documents changed: this one is as it was
+      answer.commit = commit; // other documents changed: this one is as it was (its bytes; its last commit is asked again)
+      answer.head = withCommit(place, answer.head);
     }
     return answer;
   };
@@ -245,7 +256,7 @@ export function fastReader(options: FastReaderOptions): FastReader {
       return { status: 200, head, body: decided.body };
     }
     if (encoded && decided.body && decided.body.length >= THRESHOLD) return undefined;
-    return { status, head: headOf(place, reply, status, decided.body), body: decided.body };
+    return { status, head: withCommit(place, headOf(place, reply, status, decided.body)), body: decided.body };
   };
 
   const sizes = () => {
@@ -270,10 +281,7 @@ export function fastReader(options: FastReaderOptions): FastReader {
       return false; // an error to send (404, 406, 412, an invalid path): Koa answers it as it deserves
     }
     if (!answer) return false;
-    // the commit the answer reflects: the document's last, as Koa's answers name it (routes.ts reflectsOf)
-    const place = placeOf(req.headers.host!, req.url!);
-    const commit = place?.runtime.documents.commitOf(place.relativePath);
-    res.writeHead(answer.status, commit ? { ...answer.head, [COMMIT_HEADER]: commit } : answer.head);
+    res.writeHead(answer.status, answer.head);
     res.end(req.method === 'HEAD' ? undefined : answer.body);
     return true;
   };
