@@ -119,7 +119,10 @@ describe('branches: propose, review, merge (issue 30)', () => {
     for (let i = 0; i < 10; i++) assert.match((await s.request('GET', `/d${i}/`, { headers: NT })).body, new RegExp(`"${i === 3 ? 'main changed 3' : `branch ${i}`}"`));
     const ask = await s.request('GET', `/sparql?query=${encodeURIComponent('ASK { ?s ?p "branch 7" }')}`, { headers: { Accept: 'application/sparql-results+json' } });
     assert.equal(JSON.parse(ask.body).boolean, true, 'the index follows main after a merge');
-    assertRdfError(await s.request('GET', '/?branch=draft&changes'), 404); // nothing left to review
+    // nothing left to review, but the change request stays, as merged: what the merge changed on main
+    const merged = await s.request('GET', '/?branch=draft&changes', { headers: { Accept: 'text/plain' } });
+    assert.equal(merged.status, 200, merged.body);
+    assert.deepEqual(merged.body.split('\n').filter((line) => line.startsWith('# ')), Array.from({ length: 10 }, (_, i) => `# ${s.base}d${i}/`), 'the ten documents the merge changed on main');
     git(dir, 'fsck', '--strict', '--no-dangling');
   });
 

@@ -161,6 +161,31 @@ describe('comments on a change request (issue 30)', () => {
     assert.doesNotMatch(page.body, /<script>alert/);
   });
 
+  it('still serves a merged change request, as merged, with what the merge changed on main and its comments; a stranger is still refused', async () => {
+    assert.equal((await s.request('POST', '/?branch=open&comments', { headers: PLAIN, body: 'Ready to merge' })).status, 201);
+    const before = await s.request('GET', '/?branch=open&changes', { headers: { Accept: 'text/plain' } });
+    assert.equal(before.status, 200);
+    const merge = await s.request('POST', '/?branch=open&changes', { headers: { 'If-Match': String(before.headers.etag) } });
+    assert.equal(merge.status, 204, merge.body);
+    const commit = header(merge, 'lodestone-commit')!;
+    assert.equal(git(dir, 'rev-parse', 'main').trim(), commit);
+    // before this, the branch equal to main was "no branch with changes": 404, and its comments with it
+    const plain = await s.request('GET', '/?branch=open&changes', { headers: { Accept: 'text/plain' } });
+    assert.equal(plain.status, 200, plain.body);
+    assert.equal(plain.body, before.body, 'what was merged: the changes reviewed');
+    const page = await s.request('GET', '/?branch=open&changes', { headers: { Accept: 'text/html' } });
+    assert.equal(page.status, 200);
+    assert.match(page.body, new RegExp(`Merged into main as ${commit.slice(0, 7)}`));
+    assert.doesNotMatch(page.body, /<form class="change-request"/, 'nothing left to merge');
+    assert.match(page.body, /Ready to merge/);
+    const thread = await s.request('GET', '/?branch=open&comments', { headers: { Accept: 'text/turtle' } });
+    assert.equal(thread.status, 200);
+    assert.match(thread.body, /Ready to merge/);
+    assert.equal((await s.request('POST', '/?branch=open&changes', { headers: { 'If-Match': `"${rev('open')}"` } })).status, 204, 'merging again changes nothing');
+    assert.equal(git(dir, 'rev-parse', 'main').trim(), commit);
+    assert.equal((await s.request('GET', '/?branch=review&changes', { as: { pem: stranger.pem }, headers: { Accept: 'text/plain' } })).status, 403);
+  });
+
   it('discarding the branch removes its comments', async () => {
     assert.equal((await s.request('POST', '/?branch=scrap&comments', { headers: PLAIN, body: 'to go' })).status, 201);
     assert.notEqual(rev('refs/lodestone/comments/scrap'), '');

@@ -18,6 +18,7 @@ import { ns } from '../rdf/namespaces.js';
 import type { MergeOutcome, TripleConflict } from '../rdf/three-way.js';
 import { branchName, MERGED_TRAILER } from '../store/branches.js';
 import type { Change } from '../store/git-store.js';
+import { diffTrees } from '../store/trees.js';
 import { branchWork, type BranchWork, type BranchWorkRunner, type DiffResult, type MergeInput } from './branch-work.js';
 
 /** The branches pool's calls (branch-worker.ts answers them). */
@@ -93,18 +94,38 @@ export class ChangeRequests {
     await this.dataspace.commentThreads.remove(branch);
   }
 
-  /** The branch's HEAD and the documents it changed since the merge base; undefined when there is no such branch. */
-  async changed(name: string): Promise<{ head: string; documents: ChangedDocument[] } | undefined> {
+  /**
+   * The branch's HEAD and the documents it changed since the merge base; undefined when there is no
+   * such branch. A branch merged since (nothing changed since, its HEAD the record of main's merge
+   * commit: Branches.recordMerge) gives what that merge changed on main, and the commit, so its
+   * change request and comments are still served, as merged.
+   */
+  async changed(name: string): Promise<{ head: string; documents: ChangedDocument[]; merged?: string } | undefined> {
     const { store, branches } = this.dataspace;
-    const changes = await branches.changes(branchName(name, store.branch));
+    const branch = branchName(name, store.branch);
+    const changes = await branches.changes(branch);
     if (!changes) return undefined;
+    const merged = changes.files.length === 0 ? await this.mergedAs(branch, changes.head) : undefined;
+    const files = merged ? await diffTrees(store.trees, merged.before, merged.after, store.prefix) : changes.files;
     const documents: ChangedDocument[] = [];
-    for (const file of changes.files) {
+    for (const file of files) {
       // an uploaded file's blob goes with its description, which is listed (upload-layout.ts)
       const relativePath = fileDocument(file.path, store.prefix);
       if (relativePath !== undefined) documents.push({ relativePath, path: file.path, before: file.before, after: file.after });
     }
-    return { head: changes.head, documents };
+    return { head: changes.head, documents, ...(merged && { merged: merged.commit }) };
+  }
+
+  /** Main's merge commit of `branch` that the branch's HEAD records (undefined: it records none), with the trees before and after it. */
+  private async mergedAs(branch: string, head: string): Promise<{ commit: string; before: string | undefined; after: string } | undefined> {
+    const objects = this.dataspace.store.objects;
+    const record = await objects.readCommit(head);
+    const commit = record.parents[1];
+    if (record.parents.length !== 2 || commit === undefined || !record.message.startsWith(`MERGE main into ${branch}\n`)) return undefined;
+    const merge = await objects.readCommit(commit);
+    if (merge.message.split('\n')[0] !== this.mergeSubject(branch)) return undefined; // the server's own merge commit only
+    const parent = merge.parents[0];
+    return { commit, before: parent === undefined ? undefined : (await objects.readCommit(parent)).tree, after: merge.tree };
   }
 
   /** The triples removed and added on the branch, of each document in `documents`. */

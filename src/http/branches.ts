@@ -39,7 +39,7 @@ function ifMatch(ctx: Context): string[] | undefined {
 }
 
 /** The change request as a page: its triples labelled (people and documents by the names their pages give them), the merge form for one who may write, the comments and their form for one who may comment. */
-async function changeRequestHtml(ctx: Context, name: string, head: string, documents: ChangedDocumentView[], canWrite: boolean, canComment: boolean): Promise<void> {
+async function changeRequestHtml(ctx: Context, name: string, head: string, documents: ChangedDocumentView[], canWrite: boolean, canComment: boolean, merged: string | undefined): Promise<void> {
   const frame = await frameOf(ctx);
   const service = ctx.state.runtime.documents.comments;
   const comments = ChangeRequestComments.posts((await service.thread(name)).ntriples);
@@ -48,7 +48,7 @@ async function changeRequestHtml(ctx: Context, name: string, head: string, docum
   const labels = ctx.state.runtime.labels.current();
   const label = (iri: string) => names[iri] ?? labelOf(iri, frame.language, labels);
   const thread = { url: service.threadUrl(name), comments: comments.map((c) => ({ ...c, name: c.creator && names[c.creator] })), canComment };
-  sendPage(ctx, 200, frame.language, changeRequestPage(frame, name, head, documents, canWrite, label, thread));
+  sendPage(ctx, 200, frame.language, changeRequestPage(frame, name, head, documents, canWrite, label, thread, merged));
 }
 
 /** The change request: GET its diff, POST a merge, DELETE a discard. */
@@ -69,7 +69,7 @@ export async function changeRequest(ctx: Context, decided: Decided): Promise<Rep
       if (!holds(modes, 'Append')) canComment = false;
     }
     const diff = await requests.diff(readable);
-    if (decided.type === HTML) return changeRequestHtml(ctx, name, changed.head, diff, holds(decided.modes, 'Write'), canComment);
+    if (decided.type === HTML) return changeRequestHtml(ctx, name, changed.head, diff, holds(decided.modes, 'Write'), canComment, changed.merged);
     const lines = diff.flatMap((d) => [`# ${d.url}`, ...d.removed.map((l) => `- ${l}`), ...d.added.map((l) => `+ ${l}`)]);
     // the ETag is the branch's HEAD: what a merge quotes in If-Match, so it merges what was reviewed
     return { contentType: contentTypeOf(PLAIN), etag: `"${changed.head}"`, headers: { 'Cache-Control': 'private, no-cache' }, body: () => lines.join('\n') + '\n' };

@@ -58,8 +58,8 @@ ${thread.canComment && html`<form class="comment-form" method="post" action="${t
 </section>`;
 }
 
-/** The page: `head` is the branch's HEAD (its ETag); `canWrite` shows the merge and discard form. */
-export function changeRequestPage(frame: PageFrame, name: string, head: string, documents: readonly ChangedDocumentView[], canWrite: boolean, label: (iri: string) => string, thread: ThreadView): Html {
+/** The page: `head` is the branch's HEAD (its ETag); `canWrite` shows the merge and discard form; `merged`, main's commit that took the changes shown (no form then). */
+export function changeRequestPage(frame: PageFrame, name: string, head: string, documents: readonly ChangedDocumentView[], canWrite: boolean, label: (iri: string) => string, thread: ThreadView, merged?: string): Html {
   const { t } = frame;
   const url = `${frame.base}?branch=${encodeURIComponent(name)}&changes`;
   const title = t.changesOfBranch(name);
@@ -74,14 +74,14 @@ ${d.removed.length > 0 && html`<h3>${t.removed} (${d.removed.length})</h3><ul cl
 ${d.added.length > 0 && html`<h3>${t.added} (${d.added.length})</h3><ul class="triples added">${d.added.map(line)}</ul>`}
 </section>
 `);
-  const form = canWrite && html`<form class="change-request" hidden data-changes="${url}" data-etag="&quot;${head}&quot;" data-merged="${t.merged}" data-discarded="${t.discarded}" data-moved="${t.branchMoved}" data-conflicts="${t.mergeConflicts}" data-confirm="${t.discardConfirm}" data-sides="${JSON.stringify(t.conflictSides)}">
+  const form = canWrite && merged === undefined && html`<form class="change-request" hidden data-changes="${url}" data-etag="&quot;${head}&quot;" data-merged="${t.merged}" data-discarded="${t.discarded}" data-moved="${t.branchMoved}" data-conflicts="${t.mergeConflicts}" data-confirm="${t.discardConfirm}" data-sides="${JSON.stringify(t.conflictSides)}">
 <p><button type="submit" name="op" value="merge">${t.mergeBranch}</button> <button type="submit" name="op" value="discard" class="danger">${t.discardBranch}</button></p>
 <div class="status" role="status" aria-live="polite"></div>
 </form>
 <noscript><p>${t.mergeWithoutScript(`"${head}"`)}</p></noscript>
 <script src="${assetUrls(frame.base, 'change-request.js')}" defer></script>`;
   const body = html`<h1>${title}</h1>
-<p>${t.changeRequestHelp}</p>
+<p>${merged === undefined ? t.changeRequestHelp : html`<strong class="merged-as">${t.mergedInto(merged.slice(0, 7))}</strong>`}</p>
 <p><a href="${url}&amp;accept=text%2Fplain">${t.asText}</a> · <code>${head.slice(0, 7)}</code></p>
 ${form}
 ${documents.length === 0 ? html`<p>${t.noReadableChanges}</p>` : sections}

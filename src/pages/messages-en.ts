@@ -130,6 +130,7 @@ export const en = {
   blameShown: (shown: number, total: number) => `The first ${shown} of ${total} triples.`,
   changeRequest: 'Change request',
   changesOfBranch: (name: string) => `Changes of the branch ${name}`,
+  mergedInto: (commit: string) => `Merged into main as ${commit}: these are the changes that merge made there.`,
   changeRequestHelp: 'What the branch changed since it parted from main, document by document: the triples it removed and added. Merging makes them one new version on main.',
   asText: 'As text',
   onMain: 'On main',

@@ -131,6 +131,7 @@ export const es: Messages = {
   blameShown: (shown: number, total: number) => `Las primeras ${shown} de ${total} tripletas.`,
   changeRequest: 'Solicitud de cambios',
   changesOfBranch: (name: string) => `Cambios de la rama ${name}`,
+  mergedInto: (commit: string) => `Fusionada en main como ${commit}: estos son los cambios que esa fusión hizo allí.`,
   changeRequestHelp: 'Lo que la rama cambió desde que se separó de main, documento por documento: las tripletas que quitó y las que añadió. Fusionarla las convierte en una nueva versión en main.',
   asText: 'Como texto',
   onMain: 'En main',
