@@ -92,11 +92,6 @@ export class ChangeRequestComments {
     return { iri: result, commit };
   }
 
-  /** Removes the thread (the branch was discarded). */
-  remove(name: string): Promise<void> {
-    return this.dataspace.commentThreads.remove(branchName(name, this.dataspace.store.branch));
-  }
-
   /** The comments of a thread's N-Triples, in the order posted. */
   static posts(ntriples: string): CommentView[] {
     const posts = new Map<string, CommentView>();

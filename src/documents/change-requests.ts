@@ -16,7 +16,7 @@ import { fileDocument } from '../document-paths.js';
 import { LodestoneError } from '../errors.js';
 import { ns } from '../rdf/namespaces.js';
 import type { MergeOutcome, TripleConflict } from '../rdf/three-way.js';
-import { branchName, MERGED_TRAILER } from '../store/branches.js';
+import { branchName, MERGED_TRAILER, mergeRecordSubject } from '../store/branches.js';
 import type { Change } from '../store/git-store.js';
 import { diffTrees } from '../store/trees.js';
 import { branchWork, type BranchWork, type BranchWorkRunner, type DiffResult, type MergeInput } from './branch-work.js';
@@ -121,7 +121,7 @@ export class ChangeRequests {
     const objects = this.dataspace.store.objects;
     const record = await objects.readCommit(head);
     const commit = record.parents[1];
-    if (record.parents.length !== 2 || commit === undefined || !record.message.startsWith(`MERGE main into ${branch}\n`)) return undefined;
+    if (record.parents.length !== 2 || commit === undefined || record.message.split('\n')[0] !== mergeRecordSubject(branch)) return undefined;
     const merge = await objects.readCommit(commit);
     if (merge.message.split('\n')[0] !== this.mergeSubject(branch)) return undefined; // the server's own merge commit only
     const parent = merge.parents[0];

@@ -28,6 +28,11 @@ const NAME = /^[A-Za-z0-9._-]{1,64}$/;
  * dataspace's own branch, no `..`, not starting with `.` or `-` nor ending in `.lock` (git's
  * check-ref-format refuses those, and `-` reads as an option to git's commands).
  */
+/** The first line of the merge commit that records on the branch `name` that main took its changes (recordMerge). */
+export function mergeRecordSubject(name: string): string {
+  return `MERGE main into ${name}`;
+}
+
 export function branchName(name: string, own: string): string {
   const why = !NAME.test(name)
     ? 'use 1 to 64 letters, digits, ".", "_" or "-"'
@@ -131,7 +136,7 @@ export class Branches {
         }
         tree = await buildTree(this.store.trees, mergedTree, changes, objects);
       }
-      const commit = commitAt(tree, [current, merged], author, SERVICE_IDENTITY, `MERGE main into ${name}\n\nmain took this branch's changes at ${head} as ${merged}.`);
+      const commit = commitAt(tree, [current, merged], author, SERVICE_IDENTITY, `${mergeRecordSubject(name)}\n\nmain took this branch's changes at ${head} as ${merged}.`);
       objects.push(commit);
       await this.store.writeObjects(objects, ref, commit.id, current);
       return true;
