@@ -10,13 +10,12 @@
  * rdfxml-writer.ts, JSON-LD (expanded or compacted) through jsonld.js. Pure: no I/O.
  */
 import type { Quad } from '@rdfjs/types';
-import jsonld from 'jsonld';
 import { Writer } from 'n3';
 import oxigraph from 'oxigraph';
 import { LodestoneError } from '../errors.js';
 import { canonicalNTriples } from './canonical.js';
 import { inlineBundledContexts } from './json-ld-contexts.js';
-import { jsonLdToNQuads } from './json-ld-body.js';
+import { jsonLdProcessor, jsonLdToNQuads } from './json-ld-body.js';
 import { HTML, JSONLD, JSONLD_COMPACTED, NQUADS, NTRIPLES, PLAIN, RDFPOST, RDFXML, TRIG, TURTLE } from './media-types.js';
 import { ns } from './namespaces.js';
 import { parseRdf, toJsQuads } from './ntriples.js';
@@ -266,9 +265,10 @@ export async function serialise(ntriples: string, mediaType: string): Promise<st
   // serialisation in each format, byte for byte, whenever it is made, as its strong ETag promises
   const quads = parseRdf(ntriples, { keepBlankNodeLabels: true });
   if (mediaType === RDFXML) return writeRdfXml(quads);
-  if (mediaType === JSONLD) return JSON.stringify(await jsonld.fromRDF(ntriples, { format: NQUADS }));
+  if (mediaType === JSONLD) return JSON.stringify(await (await jsonLdProcessor()).fromRDF(ntriples, { format: NQUADS }));
   if (mediaType === JSONLD_COMPACTED) {
     // compacted with a context of the prefixes of ns.ts the graph uses: short keys, no remote context
+    const jsonld = await jsonLdProcessor();
     const expanded = await jsonld.fromRDF(ntriples, { format: NQUADS });
     return JSON.stringify(await jsonld.compact(expanded, { '@context': usedPrefixes(quads) }));
   }

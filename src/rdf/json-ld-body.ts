@@ -8,10 +8,22 @@
  * inlined first, json-ld-contexts.ts). Oxigraph then reads the N-Quads, and refuses what it would not
  * store. Pure: no I/O.
  */
-import jsonld from 'jsonld';
+import type jsonld from 'jsonld';
 import { LodestoneError } from '../errors.js';
 import { inlineBundledContexts } from './json-ld-contexts.js';
 import { JSONLD, NQUADS } from './media-types.js';
+
+let processor: Promise<typeof jsonld> | undefined;
+
+/**
+ * jsonld.js, loaded the first time a JSON-LD body or answer needs it: with its HTTP client it is
+ * more than half of what a thread that parses RDF would load at its start (a tenth of a second of a
+ * core, paid by every worker and index lane started before), and most threads never see JSON-LD.
+ */
+export function jsonLdProcessor(): Promise<typeof jsonld> {
+  processor ??= import('jsonld').then((loaded) => loaded.default);
+  return processor;
+}
 
 /** jsonld.js expands recursively: past a few hundred levels it would overflow the stack. */
 export const MAX_JSON_LD_DEPTH = 256;
@@ -92,7 +104,7 @@ export async function jsonLdToNQuads(text: string, base: string): Promise<string
         next();
       },
     };
-    return (await jsonld.toRDF(json as jsonld.JsonLdDocument, options as jsonld.Options.ToRdf)) as unknown as string;
+    return (await (await jsonLdProcessor()).toRDF(json as jsonld.JsonLdDocument, options as jsonld.Options.ToRdf)) as unknown as string;
   } catch (error) {
     if (error instanceof LodestoneError) throw error;
     const failure = error as { name?: string; message?: string; details?: { code?: string; event?: JsonLdEvent; cause?: unknown } };

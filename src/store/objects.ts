@@ -1,12 +1,13 @@
 /**
  * The objects of one repository: read from packs (PackSet) or loose files, with isomorphic-git as
- * the fallback for delta entries (after `git gc` or a clone); written in batches as packs by the
- * disk worker, which makes them durable before the call returns. The formats are in src/git/.
+ * the fallback for delta entries (after `git gc` or a clone), loaded the first time one is met (a
+ * fifth of a second of a core, which every index lane's start paid before); written in batches as
+ * packs by the disk worker, which makes them durable before the call returns. The formats are in
+ * src/git/.
  */
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import git from 'isomorphic-git';
 import { LodestoneError } from '../errors.js';
 import { parseCommit, type Commit } from '../git/commits.js';
 import { decodeLooseObject, type GitObject, type ObjectType } from '../git/objects.js';
@@ -107,6 +108,7 @@ export class ObjectStore {
     }
     if (packed && packed !== 'delta') return packed;
     try {
+      const git = (await import('isomorphic-git')).default;
       const result = await git.readObject({ fs, gitdir: this.gitdir, oid: id, format: 'content', cache: this.packCache });
       return { type: result.type as ObjectType, content: Buffer.from(result.object as Uint8Array) };
     } catch (error) {
