@@ -18,7 +18,7 @@ const moduleCaches = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'scratch/**', 'data/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'dist-test/**', 'scratch/**', 'data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

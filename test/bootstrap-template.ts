@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveConfig } from '../src/config.js';
 import { serve } from '../src/server.js';
+import { ROOT } from './root.js';
 
 /** The base of every server started from the template: no one listens on port 1, so nothing reaches another server by mistake. */
 export const TEMPLATE_BASE = 'https://localhost:1/';
@@ -50,7 +51,7 @@ const made = new Map<string, Promise<string>>();
 /** The run's template for `base` (made on first use; files of one run started together may each make one, and the first kept wins). */
 function template(name: string, base: string): Promise<string> {
   let dir = made.get(name);
-  if (!dir) made.set(name, (dir = makeTemplate(join(tmpdir(), `${PREFIX}${process.ppid}-${sourcesDigest(join(import.meta.dirname, '..'))}${name}`), base)));
+  if (!dir) made.set(name, (dir = makeTemplate(join(tmpdir(), `${PREFIX}${process.ppid}-${sourcesDigest(ROOT)}${name}`), base)));
   return dir;
 }
 

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { parseCommand } from '../src/config.js';
 import { commitCount, git, headOf, tempDir } from './helpers.js';
 import { type TestServer, serverForFile } from './http-helpers.js';
+import { ROOT } from './root.js';
 
 const run = promisify(execFile);
 let s: TestServer;
@@ -116,16 +117,15 @@ describe('npx lodestone', () => {
     // npm 11's npx takes a command named by the project's own package.json "bin" as a package to
     // install into its npx cache (libnpmexec hasPkgBin: Arborist reads all node_modules, 1.2–1.5 s);
     // a command in node_modules/.bin, which "prepare" links, it runs at once
-    const root = new URL('..', import.meta.url).pathname;
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin?: unknown; scripts: { prepare: string } };
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin?: unknown; scripts: { prepare: string } };
     assert.equal(manifest.bin, undefined, 'a "bin" in package.json sends npx down its install path');
     const link = manifest.scripts.prepare.split('&&').map((part) => part.trim()).find((part) => part.includes('link-bin'));
     assert.ok(link, `prepare links the command: ${manifest.scripts.prepare}`);
     const project = tempDir('npx-project');
     writeFileSync(join(project, 'package.json'), JSON.stringify(manifest));
-    symlinkSync(join(root, 'bin'), join(project, 'bin'));
+    symlinkSync(join(ROOT, 'bin'), join(project, 'bin'));
     const [tool, ...args] = link.split(' ');
-    await run(join(root, 'node_modules', '.bin', tool!), args.map((arg) => (arg.startsWith('scripts/') ? join(root, arg) : arg)), { cwd: project });
+    await run(join(ROOT, 'node_modules', '.bin', tool!), args.map((arg) => (arg.startsWith('scripts/') ? join(ROOT, arg) : arg)), { cwd: project });
     const cache = tempDir('npx-cache');
     const env = { ...process.env, npm_config_cache: cache, npm_config_update_notifier: 'false', npm_config_offline: 'true' };
     const { stdout } = await run('npx', ['lodestone', '--version'], { cwd: project, env });

@@ -13,10 +13,10 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { removeTempDirs, tempDir } from './helpers.js';
+import { ROOT } from './root.js';
 
 after(removeTempDirs);
 
-const root = new URL('..', import.meta.url).pathname;
 /** The files whose examples run, in this order: the getting-started page, then the reference. */
 const MARKDOWN = ['README.md', join('docs', 'reference.md')];
 
@@ -62,16 +62,16 @@ describe('README examples', () => {
     const dir = tempDir('readme');
     // the folder sees the project's packages (an example imports rdflib) and its command, as npm install links it (scripts/link-bin.ts)
     mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
-    for (const entry of readdirSync(join(root, 'node_modules'))) {
-      if (entry !== '.bin') symlinkSync(join(root, 'node_modules', entry), join(dir, 'node_modules', entry));
+    for (const entry of readdirSync(join(ROOT, 'node_modules'))) {
+      if (entry !== '.bin') symlinkSync(join(ROOT, 'node_modules', entry), join(dir, 'node_modules', entry));
     }
-    symlinkSync(join(root, 'bin', 'lodestone.js'), join(dir, 'node_modules', '.bin', 'lodestone'));
+    symlinkSync(join(ROOT, 'bin', 'lodestone.js'), join(dir, 'node_modules', '.bin', 'lodestone'));
     const curlHome = tempDir('readme-curl');
     writeFileSync(join(curlHome, '.curlrc'), 'fail-with-body\n');
     const env = { ...process.env, CURL_HOME: curlHome };
 
-    const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-    const [command, ...args] = start.replace('bin/', join(root, 'bin') + '/').split(' ');
+    const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const [command, ...args] = start.replace('bin/', join(ROOT, 'bin') + '/').split(' ');
     assert.equal(command, 'node');
     const server = spawn(process.execPath, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -85,7 +85,7 @@ describe('README examples', () => {
       server.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${out}`)));
     });
     try {
-      const blocks = MARKDOWN.flatMap((file) => shellBlocks(readFileSync(join(root, file), 'utf8')).map((lines) => ({ file, lines })));
+      const blocks = MARKDOWN.flatMap((file) => shellBlocks(readFileSync(join(ROOT, file), 'utf8')).map((lines) => ({ file, lines })));
       let ran = 0;
       for (const { file, lines: block } of blocks) {
         const { run, skipped } = examples(block);

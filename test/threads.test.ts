@@ -8,8 +8,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { POOLS, THREADS, threadTable, type ThreadPlan } from '../src/threads.js';
+import { ROOT } from './root.js';
 
-const SRC = join(import.meta.dirname, '..', 'src');
+const SRC = join(ROOT, 'src');
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
