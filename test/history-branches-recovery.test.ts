@@ -84,6 +84,21 @@ describe('branches survive a kill (issue 30)', () => {
     assert.match((await s.request('GET', '/locked-doc/?branch=locked', { headers: NT })).body, /"again on the branch"/);
   });
 
+  it('clears a comment thread’s lock file a kill left, at startup, so the thread takes comments', async () => {
+    await put('/thread-doc/', 'on the branch', 'thread');
+    const comment = (text: string) => s.request('POST', '/?branch=thread&comments', { headers: { 'Content-Type': 'text/plain' }, body: text });
+    const first = await comment('before the kill');
+    assert.equal(first.status, 201, first.body);
+    await s.close();
+    const lock = join(dir, '.git', 'refs', 'lodestone', 'comments', 'thread.lock');
+    writeFileSync(lock, rev('refs/lodestone/comments/thread') + '\n');
+    s = await startServer([], s.data);
+    assert.equal(existsSync(lock), false, 'the stale lock is gone');
+    const second = await comment('after the restart');
+    assert.equal(second.status, 201, second.body);
+    assert.equal(git(dir, 'rev-list', '--count', 'refs/lodestone/comments/thread').trim(), '2', 'both comments are on the thread');
+  });
+
   it('answers a write that finds the branch’s lock held (by a live git, say) with a 503 that names no file of the server', async () => {
     const lock = join(dir, '.git', 'refs', 'heads', 'locked.lock');
     writeFileSync(lock, rev('locked') + '\n');

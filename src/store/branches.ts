@@ -67,9 +67,14 @@ export interface BranchChanges {
   files: FileDiff[];
 }
 
+/** How many merge bases a dataspace keeps (a change request's GET and merge ask for one). */
+const MERGE_BASES_KEPT = 1024;
+
 export class Branches {
   /** The files of the commits last read or written on branches, by commit (a few branches at a time). */
   private readonly states = new Map<string, BranchFiles>();
+  /** The merge bases found, by their two commits: commits never change, so neither does their merge base (a change request's GET asked git twice, once to authorize and once to answer). */
+  private readonly mergeBases = new Map<string, string | undefined>();
 
   constructor(private readonly store: GitStore) {}
 
@@ -168,10 +173,14 @@ export class Branches {
 
   /** The merge base of two commits (git merge-base), undefined when they share no history. */
   async mergeBase(a: string, b: string): Promise<string | undefined> {
+    const key = `${a} ${b}`;
+    if (this.mergeBases.has(key)) return this.mergeBases.get(key);
     const { code, out } = await runGit(this.store.gitdir, ['merge-base', a, b]);
-    if (code === 1) return undefined; // no common ancestor
-    if (code !== 0) throw new Error(`git merge-base ${a} ${b} exited ${code}`);
-    return out || undefined;
+    if (code !== 0 && code !== 1) throw new Error(`git merge-base ${a} ${b} exited ${code}`);
+    const base = (code === 0 && out) || undefined; // 1: no common ancestor
+    if (this.mergeBases.size >= MERGE_BASES_KEPT) this.mergeBases.clear();
+    this.mergeBases.set(key, base);
+    return base;
   }
 
   /** What the branch changed since it parted from the main branch as it is now; undefined when there is no such branch. */

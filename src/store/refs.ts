@@ -27,15 +27,19 @@ export async function readRef(gitdir: string, ref: string): Promise<string | und
 
 export const defaultLockOptions: LockOptions = { waitMs: 5_000, staleMs: 10_000 };
 
+/** The folders of refs beside the served one, whose lock files a kill can leave: the branches of change requests, and their comment threads. */
+const LOCKED_REF_FOLDERS = [['refs', 'heads'], ['refs', 'lodestone', 'comments']];
+
 /**
  * Lock files a crashed writer may have left, removed at startup when they stay put: the served
- * ref's, git's own, and those of the branches beside it (`refs/heads/*.lock`: a kill while a
- * change request's branch was moved would leave it unwritable until the lock went stale).
+ * ref's, git's own, and those of the refs beside it (`refs/heads/*.lock`,
+ * `refs/lodestone/comments/*.lock`: a kill while a change request's branch or comment thread was
+ * moved would leave it unwritable until the lock went stale).
  */
 export async function clearStaleLocks(gitdir: string, ref: string, settleMs = 1_000): Promise<string[]> {
-  const heads = join(gitdir, 'refs', 'heads');
-  const branchLocks = (await fsp.readdir(heads).catch(() => [] as string[])).filter((name) => name.endsWith('.lock')).map((name) => join(heads, name));
-  const candidates = [...new Set([join(gitdir, ref + '.lock'), join(gitdir, 'index.lock'), join(gitdir, 'packed-refs.lock'), join(gitdir, 'HEAD.lock'), ...branchLocks])];
+  const locksIn = async (folder: string) => (await fsp.readdir(folder).catch(() => [] as string[])).filter((name) => name.endsWith('.lock')).map((name) => join(folder, name));
+  const besideLocks = (await Promise.all(LOCKED_REF_FOLDERS.map((parts) => locksIn(join(gitdir, ...parts))))).flat();
+  const candidates = [...new Set([join(gitdir, ref + '.lock'), join(gitdir, 'index.lock'), join(gitdir, 'packed-refs.lock'), join(gitdir, 'HEAD.lock'), ...besideLocks])];
   const present = async () => (await Promise.all(candidates.map(async (p) => ((await fsp.stat(p).catch(() => undefined)) ? p : undefined)))).filter((p): p is string => !!p);
   let found = await present();
   if (found.length === 0) return [];
