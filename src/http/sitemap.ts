@@ -15,6 +15,20 @@ async function publicDocuments(runtime: DataspaceRuntime): Promise<string[]> {
 }
 
 /**
+ * Whether a rule's target is a document that exists: a rule may name what is no document (the
+ * SPARQL endpoint, a path without its final slash), which is not one, and not an error either (every
+ * page asks, and a thrown error's stack cost a tenth of a page's time).
+ */
+function documentExists(runtime: DataspaceRuntime, relativePath: string): boolean {
+  if (!relativePath.endsWith('/') && relativePath !== '') return false;
+  try {
+    return runtime.documents.blobId(relativePath) !== undefined;
+  } catch {
+    return false; // a path no document can have
+  }
+}
+
+/**
  * Whether the dataspace has a sitemap (every page's footer links it only then), from the public
  * read rules first: none that names this dataspace (the default) is a no, and one naming a document
  * that exists (or a container, whose rule covers it) a yes, without a walk of every document's
@@ -26,7 +40,7 @@ export async function hasSitemap(runtime: DataspaceRuntime): Promise<boolean> {
   const base = runtime.documents.base;
   const here = [...rules.accessTo, ...rules.default].filter((url) => url.startsWith(base));
   if (here.length === 0 && rules.accessToClass.length === 0) return false;
-  if (here.some((url) => runtime.documents.blobId(url.slice(base.length)) !== undefined)) return true;
+  if (here.some((url) => documentExists(runtime, url.slice(base.length)))) return true;
   return (await publicDocuments(runtime)).length > 0;
 }
 
