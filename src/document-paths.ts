@@ -92,6 +92,20 @@ export function documentFile(relativePath: string, prefix = 'graphs'): string {
 }
 
 /**
+ * Whether `relativePath` names a document at all (documentFile would map it), answered without an
+ * error's cost: for paths read from data (a rule's target, an IRI a page names), many of which name
+ * no document (`ns`, `a//b/`), on every request that reads them.
+ */
+export const isDocumentPath = memo((relativePath: string): boolean => {
+  try {
+    fileNames(relativePath);
+    return true;
+  } catch {
+    return false;
+  }
+});
+
+/**
  * `graphs/a/b.nt` → `a/b/`; `graphs/root.nt` → ``. Files that no document maps to (other
  * extensions, non-canonical names, anything outside the prefix) give undefined.
  */

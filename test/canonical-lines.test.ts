@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { canonicalBytes } from '../src/rdf/canonical.js';
-import { iriStatements, lexicalForm, lineDifference, objectTerms, replaceLiteral } from '../src/rdf/canonical-lines.js';
+import { iriStatements, lexicalForm, lineDifference, objectIris, objectTerms, replaceLiteral } from '../src/rdf/canonical-lines.js';
 import { parseRdf, termToNTriples } from '../src/rdf/ntriples.js';
 import { translate } from '../src/rdf/translate.js';
 
@@ -89,6 +89,18 @@ describe('objectTerms', () => {
     assert.match(key ?? '', /^_:/);
     assert.deepEqual(objectTerms(bytes, key!, `${CERT}modulus`).map(lexicalForm), ['ABCD']);
     assert.deepEqual(objectTerms(bytes, key!, `${CERT}exponent`).map(lexicalForm), ['3']);
+  });
+});
+
+describe('objectIris', () => {
+  it('finds the IRI object of every line a full parse finds, and none in a literal or a datatype', async () => {
+    const forged = [`<${EX}f> <${EX}p> "x <${EX}in-literal> ." .`, `<${EX}f> <${EX}p> "y <${EX}in-typed> ."^^<${EX}type> .`, `<${EX}f> <${EX}p> "z\\n<${EX}s> <${EX}p> <${EX}after-newline> ." .`];
+    const bytes = await canonicalBytes(parseRdf([document(), ...forged].join('\n')));
+    const text = bytes.toString('utf8');
+    const expected = parseRdf(text).flatMap((q) => (q.object.termType === 'NamedNode' ? [q.object.value] : []));
+    assert.deepEqual(objectIris(text), expected);
+    assert.deepEqual(objectIris(`<${EX}a> <${EX}p> <${EX}b> .`), [`${EX}b`]);
+    assert.deepEqual(objectIris(''), []);
   });
 });
 

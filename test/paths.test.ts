@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { canonicalDocumentPath, documentFile, fileDocument } from '../src/document-paths.js';
+import { canonicalDocumentPath, documentFile, fileDocument, isDocumentPath } from '../src/document-paths.js';
 import { isLodestoneError } from '../src/errors.js';
 
 describe('document URL ↔ file path', () => {
@@ -52,7 +52,9 @@ describe('document URL ↔ file path', () => {
     ];
     for (const path of refused) {
       assert.throws(() => documentFile(path), (e) => isLodestoneError(e, 'InvalidPath'), `"${path}" should be refused`);
+      assert.equal(isDocumentPath(path), false, `"${path}" names no document`);
     }
+    for (const path of ['', 'a/', 'a/b/', '%C3%A9/', 'root/']) assert.equal(isDocumentPath(path), true, `"${path}" names a document`);
   });
 
   it('maps no document to files outside its canonical form', () => {

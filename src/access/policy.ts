@@ -33,6 +33,8 @@ const AUTHENTICATED = ns.acl + 'AuthenticatedAgent';
 const MODES = new Map<string, Mode>([[ns.acl + 'Read', 'Read'], [ns.acl + 'Write', 'Write'], [ns.acl + 'Append', 'Append'], [ns.acl + 'Control', 'Control']]);
 const OWNER_MODES: readonly Mode[] = ['Read', 'Write', 'Append']; // the document's acl:owner, never Control
 const CACHE_LIMIT = 10_000;
+/** Agents whose decisions are kept on one target object (beyond them, the keyed cache answers). */
+const DECISIONS_PER_TARGET = 1_000;
 
 interface Authorization {
   iri: string;
@@ -105,13 +107,22 @@ function containersOf(url: string, adminBase: string, endUserBase: string | unde
   return out;
 }
 
+/** The targets of the rules that let everyone read, sorted (Policy.publicReadRules). */
+export interface PublicReadRules {
+  readonly accessTo: readonly string[];
+  readonly accessToClass: readonly string[];
+  readonly default: readonly string[];
+}
+
 export class Policy {
   private readonly buckets = new Map<string, Bucket>();
   private readonly groupsOf = new Map<string, string[]>();
   private readonly parents = new Map<string, string[]>();
   private readonly superclasses = new Map<string, readonly string[]>();
   private readonly cache = new Map<string, Decision>();
+  private readonly byTarget = new WeakMap<Target, Map<string, Decision>>();
   private readonly publicRead = { accessTo: new Set<string>(), accessToClass: new Set<string>(), default: new Set<string>() };
+  private publicReadSorted: PublicReadRules | undefined;
 
   private constructor(
     private readonly adminBase: string,
@@ -170,8 +181,10 @@ export class Policy {
    * Public read (for sitemap.xml): what anonymous agents may read, as the authorizations say it:
    * document URLs, classes, and containers whose documents inherit (`default`).
    */
-  publicReadRules(): { accessTo: string[]; accessToClass: string[]; default: string[] } {
-    return { accessTo: [...this.publicRead.accessTo].sort(), accessToClass: [...this.publicRead.accessToClass].sort(), default: [...this.publicRead.default].sort() };
+  publicReadRules(): PublicReadRules {
+    // a policy is built once and never changes: sorted once (every page's footer asks, sitemap.ts)
+    this.publicReadSorted ??= { accessTo: [...this.publicRead.accessTo].sort(), accessToClass: [...this.publicRead.accessToClass].sort(), default: [...this.publicRead.default].sort() };
+    return this.publicReadSorted;
   }
 
   private readMembers(quads: readonly Quad[]): void {
@@ -216,6 +229,18 @@ export class Policy {
 
   /** What the authorizations grant: only the buckets of the target's URL, classes and containers are read. */
   private decide(agent: string | undefined, target: Target): Decision {
+    // a target kept by access-control.ts (per document and blob) is asked again and again: its decisions hang on it, without a key to build
+    let decisions = this.byTarget.get(target);
+    const known = decisions?.get(agent ?? '');
+    if (known) return known;
+    const decision = this.decideByKey(agent, target);
+    if (!decisions) this.byTarget.set(target, (decisions = new Map()));
+    if (decisions.size >= DECISIONS_PER_TARGET) decisions.clear();
+    decisions.set(agent ?? '', decision);
+    return decision;
+  }
+
+  private decideByKey(agent: string | undefined, target: Target): Decision {
     const cacheKey = `${agent ?? ''}\n${target.url}\n${[...target.types].sort().join('\n')}`;
     const cached = this.cache.get(cacheKey);
     if (cached) {

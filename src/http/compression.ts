@@ -75,6 +75,12 @@ const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
 const compress = (bytes: Buffer, coding: Coding, best: boolean) => (coding === 'br' ? brotli(bytes, options(coding, best)) : gzip(bytes, options(coding, best)));
 
+/** A header of the response so far (Koa's `response.get` copies every header to read one: this runs for every answer). */
+function sent(ctx: Koa.Context, name: string): string | undefined {
+  const value = ctx.res.getHeader(name);
+  return value === undefined || value === '' ? undefined : String(value);
+}
+
 /** Encodes bodies, keeping the encodings of each Buffer while it lives (one per server, built by the composition root). */
 export class Compressor {
   private readonly kept = new WeakMap<Buffer, Map<Coding, { encoding: Promise<Buffer>; bytes?: Buffer }>>();
@@ -105,7 +111,7 @@ export class Compressor {
   middleware(): Koa.Middleware {
     return async (ctx, next) => {
       await next();
-      const etag = ctx.response.get('ETag') || undefined;
+      const etag = sent(ctx, 'ETag');
       const acceptEncoding = ctx.get('Accept-Encoding') || undefined;
       if (ctx.status === 304) {
         // the 304 names the variant the client holds, when it is the one this request would be sent (RFC 9110 §15.4.5)
@@ -115,9 +121,9 @@ export class Compressor {
         if (variant && (ctx.get('If-None-Match') ?? '').includes(variant)) ctx.set('ETag', variant);
         return;
       }
-      const type = ctx.response.get('Content-Type') || undefined;
+      const type = sent(ctx, 'Content-Type');
       const body: unknown = ctx.body;
-      if (!compressible(type) || body === null || body === undefined || ctx.response.get('Content-Encoding')) return;
+      if (!compressible(type) || body === null || body === undefined || sent(ctx, 'Content-Encoding')) return;
       ctx.vary('Accept-Encoding');
       const coding = codingOf(acceptEncoding);
       if (coding === 'identity' || fromAnotherSite(ctx.headers)) return;
@@ -128,7 +134,7 @@ export class Compressor {
       ctx.set('Content-Encoding', coding);
       if (etag !== undefined) ctx.set('ETag', encodedTag(etag, coding));
       if (bytes && bytes.length <= STREAMED) {
-        const staticFile = etag === undefined && Buffer.isBuffer(body) && /\bimmutable\b/.test(ctx.response.get('Cache-Control'));
+        const staticFile = etag === undefined && Buffer.isBuffer(body) && /\bimmutable\b/.test(sent(ctx, 'Cache-Control') ?? '');
         ctx.body = await this.encode(bytes, coding, staticFile);
         return;
       }

@@ -12,12 +12,13 @@ import { childList } from './child-views.js';
 import type { Drawing, FrameData } from '../pages/draw.js';
 import { diffPage, timemapPage } from '../pages/history-page.js';
 import { JSONLD_COMPACTED, TURTLE, writableTypes } from '../rdf/formats.js';
-import { firstLines, hasTriple } from '../rdf/canonical-lines.js';
+import { firstLines, hasTriple, objectIris } from '../rdf/canonical-lines.js';
 import { ns, RDF_TYPE } from '../rdf/namespaces.js';
 import { holds } from './authorize.js';
 import { documentLinks, linesInView, viewOf } from './document-read.js';
 import { frameDataOf, frameOf, namesOf, sendPage } from './html.js';
 import type { Context } from './state.js';
+import type { PageFacts } from './read-caches.js';
 import type { LodestoneError } from '../errors.js';
 import { sendError } from './error-middleware.js';
 import { isAdminDataspace } from './dataspace-role.js';
@@ -46,11 +47,6 @@ function shownTriples(ntriples: string): { ntriples: string; truncated?: { shown
   return firstLines(ntriples, TRIPLES_PER_PAGE);
 }
 
-/** The IRIs in object position of canonical N-Triples lines (a person named by a document: its creator, owner, a foaf:knows). */
-function objectIris(ntriples: string): string[] {
-  return [...ntriples.matchAll(/ <([^>]*)> \.$/gm)].map((match) => match[1]!);
-}
-
 /** What a page of a document is drawn from besides its data: who looks, with which modes, in which language, at which URL. */
 function keyOf(frame: FrameData, agent: string | undefined, modes: ReadonlySet<Mode>, ...more: string[]): string {
   return [frame.url, frame.language, agent ?? '', frame.visitor.name ?? '', frame.visitor.certificate ? 'certificate' : '', frame.visitor.admin ? 'admin' : '', frame.sitemap ? 'sitemap' : '', [...modes].sort().join(' '), frame.visitor.providers.join(' '), ...more].join('\n');
@@ -63,20 +59,30 @@ export async function uploadTarget(ctx: Context, relativePath: string): Promise<
   return (await runtime.access.modesOn(runtime, UPLOADS, agent)).has('Append') ? runtime.documents.url(UPLOADS) : undefined;
 }
 
+/** What the page of the document at `documentUrl` takes from its text in `view` (kept per blob: read-caches.ts PageFacts). */
+function pageFactsOf(ctx: Context, documentUrl: string, view: string, document: { blobId: string; bytes: Buffer }): PageFacts {
+  const { served, runtime } = ctx.state;
+  const key = `${documentUrl}\n${document.blobId}\n${view}`;
+  const kept = served.caches.pageFacts.get(key);
+  if (kept) return kept;
+  const text = linesInView(document.bytes.toString('utf8'), view);
+  const shown = shownTriples(text);
+  const facts = { text, container: documentUrl === runtime.documents.base || hasTriple(text, documentUrl, RDF_TYPE, ns.dh + 'Container'), shown, named: objectIris(shown.ntriples) };
+  served.caches.pageFacts.put(key, facts);
+  return facts;
+}
+
 /** The page of the current document at `relativePath` (authorized: the agent holds `modes`). */
 export async function documentHtml(ctx: Context, relativePath: string, modes: ReadonlySet<Mode>, document: { blobId: string; bytes: Buffer }): Promise<void> {
   const { runtime, agent, served } = ctx.state;
   const documentUrl = runtime.documents.url(relativePath);
-  const canonical = document.bytes.toString('utf8');
-  const text = linesInView(canonical, viewOf(runtime, relativePath, agent, modes));
+  const { text, container, shown, named } = pageFactsOf(ctx, documentUrl, viewOf(runtime, relativePath, agent, modes), document);
   const { documents } = runtime;
   // what the server would refuse whoever asks is not offered (SPEC §7: the root is never deleted, the owner's and secretary's agent documents never changed)
   const write = holds(modes, 'Write') && !documents.refusal(relativePath, 'PATCH');
   const remove = !write || documents.refusal(relativePath, 'DELETE') ? 'refused' : documents.hasChildren(relativePath) ? 'not-empty' : 'offered';
-  const container = documentUrl === runtime.documents.base || hasTriple(text, documentUrl, RDF_TYPE, ns.dh + 'Container');
   const children = container ? await childList(ctx, documentUrl) : undefined;
-  const shown = shownTriples(text);
-  const names = await namesOf(ctx, objectIris(shown.ntriples));
+  const names = await namesOf(ctx, named);
   // the page echoes only what it reads of the query (a container's order and page): any other query string is the same page
   const instanceForms = children && holds(modes, 'Append') ? await instanceFormsOf(ctx) : undefined;
   const frame = await frameDataOf(ctx, children ? { ...(children.search !== undefined && { search: children.search }), view: children.view ?? 'list', order: typeof children.order === 'object' ? children.order.property : children.order, page: String(children.page), ...(instanceForms?.chosen ? { forClass: instanceForms.chosen.iri } : {}) } : {});

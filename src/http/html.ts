@@ -23,9 +23,10 @@ import { byCertificate } from './authenticate.js';
 import { hasSitemap } from './sitemap.js';
 import { loginProviders } from './oidc-endpoints.js';
 import { judge } from './reply.js';
-import type { Context, DataspaceRuntime, Decided } from './state.js';
-import { canonicalDocumentPath as documentPath } from '../document-paths.js';
+import type { Context, DataspaceRuntime, Decided, Served } from './state.js';
+import { canonicalDocumentPath as documentPath, isDocumentPath } from '../document-paths.js';
 import { documentIri } from '../rdf/iri.js';
+import { runtimeFor } from './locate.js';
 
 /** No inline script or style, nothing from elsewhere but images; forms post only here. */
 export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -44,26 +45,30 @@ export async function namesOf(ctx: Context, iris: Iterable<string>): Promise<Rec
   const { served, agent } = ctx.state;
   const names: Record<string, string> = {};
   const language = languageOf(ctx);
-  // the longest base first: an admin dataspace (`/admin/`) lies under its end-user one (`/`)
-  const runtimes = [...(served?.runtimes ?? [])].sort((a, b) => b.documents.base.length - a.documents.base.length);
   let looked = 0;
   for (const iri of new Set(iris)) {
     const document = documentIri(iri);
-    const runtime = runtimes.find((r) => document.startsWith(r.documents.base));
-    if (!runtime || ++looked > NAMES_PER_PAGE) continue;
-    // an IRI in a document is anyone's to write: one that names no document (`a//b/`) is shown as it is
-    const name = await nameIn(runtime, document.slice(runtime.documents.base.length), iri, agent, language).catch(() => undefined);
+    const runtime = runtimeFor(served.runtimes, document);
+    if (!runtime || !document.startsWith(runtime.documents.base) || ++looked > NAMES_PER_PAGE) continue;
+    const name = await nameIn(served, runtime, document.slice(runtime.documents.base.length), iri, agent, language).catch(() => undefined);
     if (name) names[iri] = name;
   }
   return names;
 }
 
-/** The title `iri`'s document at `path` (as written in an IRI) gives it, when `agent` may read that document. */
-async function nameIn(runtime: DataspaceRuntime, path: string, iri: string, agent: string | undefined, language: Language): Promise<string | undefined> {
+/**
+ * The title `iri`'s document at `path` (as written in an IRI) gives it, when `agent` may read that
+ * document. The titles of each version are scanned once (read-caches.ts); the access, every time.
+ */
+async function nameIn(served: Served, runtime: DataspaceRuntime, path: string, iri: string, agent: string | undefined, language: Language): Promise<string | undefined> {
+  if (!isDocumentPath(path)) return undefined; // an IRI in a document is anyone's to write: one that names no document (a term of `ns#`, `a//b/`) is shown as it is
   const relativePath = documentPath(path);
   if (!holds(await runtime.access.modesOn(runtime, relativePath, agent), 'Read')) return undefined;
+  const blob = runtime.documents.blobId(relativePath);
+  const kept = blob === undefined ? undefined : served.caches.titlesKept(blob);
+  if (kept) return titleIn(kept, iri, language);
   const found = await runtime.documents.read(relativePath);
-  return found && titleIn(titlesOf(literalsOf(found.bytes.toString('utf8'), TITLES)), iri, language);
+  return found && titleIn(served.caches.titlesOf(found.blobId, () => titlesOf(literalsOf(found.bytes.toString('utf8'), TITLES))), iri, language);
 }
 
 const TITLES: ReadonlySet<string> = new Set(TITLE_PREDICATES);

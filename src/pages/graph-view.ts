@@ -9,7 +9,7 @@
  */
 import type { Quad, Term } from '@rdfjs/types';
 import { html, webUrl, type Html } from './html.js';
-import { labelOf, pickLabel, titlesOf, type Labels } from './labels.js';
+import { labelOf, pickLabel, titlesOf, type Labels, type Titles } from './labels.js';
 import type { Language, Messages } from './messages.js';
 
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
@@ -39,7 +39,7 @@ export interface ViewContext {
 export class GraphView {
   readonly bySubject = new Map<string, Quad[]>();
   /** Labels the graph itself gives, by IRI and language. */
-  readonly labels: Map<string, Map<string, string>>;
+  readonly labels: Titles;
   private readonly references = new Map<string, number>();
 
   constructor(readonly quads: readonly Quad[]) {

@@ -115,12 +115,15 @@ export class DataspaceLabels {
   }
 }
 
+/** Titles by IRI, then by language (titlesOf). */
+export type Titles = ReadonlyMap<string, ReadonlyMap<string, string>>;
+
 /**
  * The titles a graph gives its IRIs, by IRI and language: of TITLE_PREDICATES, the first that gives
  * one (dct:title before rdfs:label, skos:prefLabel, foaf:name). The one naming rule of the pages: a
  * document's heading, a link to it from another page, a person in a header or a history.
  */
-export function titlesOf(literals: Iterable<{ subject: string; predicate: string; value: string; language: string }>): Map<string, Map<string, string>> {
+export function titlesOf(literals: Iterable<{ subject: string; predicate: string; value: string; language: string }>): Titles {
   const titles = new Map<string, Map<string, string>>();
   const ranks = new Map<string, number>();
   for (const { subject, predicate, value, language } of literals) {

@@ -4,6 +4,7 @@
  * `Accept-Language` (RFC 9110 §12.5.4), then English.
  */
 import Negotiator from 'negotiator';
+import { memo } from '../util/memo.js';
 import { en, type Messages } from './messages-en.js';
 import { es } from './messages-es.js';
 
@@ -20,7 +21,8 @@ export function messages(language: Language): Messages {
 /** The language of a page: `?lang=` when it names one we have, else the best of Accept-Language, else English. */
 export function pageLanguage(acceptLanguage: string | undefined, asked: string | null | undefined): Language {
   if (asked && (LANGUAGES as readonly string[]).includes(asked)) return asked as Language;
-  if (!acceptLanguage) return 'en';
-  const best = new Negotiator({ headers: { 'accept-language': acceptLanguage } }).language([...LANGUAGES]);
-  return (best as Language | undefined) ?? 'en';
+  return acceptLanguage ? negotiatedLanguage(acceptLanguage) : 'en';
 }
+
+/** The best of LANGUAGES for an Accept-Language field (a browser sends the same one every time: negotiated once). */
+const negotiatedLanguage = memo((acceptLanguage: string): Language => (new Negotiator({ headers: { 'accept-language': acceptLanguage } }).language([...LANGUAGES]) as Language | undefined) ?? 'en');

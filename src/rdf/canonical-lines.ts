@@ -1,9 +1,9 @@
 /**
  * Reading canonical N-Triples (a document's file: one triple a line, sorted, no duplicates) as
  * text, without a parse: the lines about a subject, the IRI, literal or any objects of a subject and
- * predicate, the IRI statements of a predicate, a triple's presence, a literal rewritten, the lines
- * a predicate is absent from, the first lines of a document, and the difference of two versions. Every scan of stored document text goes
- * through here, so the line format is known in one place. Only the IRIs given are matched: the
+ * predicate, the IRI statements of a predicate, the IRI objects of every line, a triple's presence,
+ * a literal rewritten, the lines a predicate is absent from, the first lines of a document, and the
+ * difference of two versions. Every scan of stored document text goes through here, so the line format is known in one place. Only the IRIs given are matched: the
  * caller passes IRIs that need no escaping (a document URL, a vocabulary term).
  */
 
@@ -137,6 +137,21 @@ export function literalObject(ntriples: string, subject: string, predicate: stri
 export function replaceLiteral(ntriples: string, subject: string, predicate: string, from: string, to: string): string {
   const prefix = prefixOf(subject, predicate) + '"';
   return ntriples.replace(`${prefix}${from}"`, () => `${prefix}${to}"`);
+}
+
+/**
+ * The IRI objects of every line of canonical N-Triples, in file order (what a page names: a
+ * document's creator, its owner, a foaf:knows). A line's object is an IRI when it ends in `> .`
+ * after a space (a datatype's `<` follows `^^`); an IRI holds no `<`, `>` or newline.
+ */
+export function objectIris(ntriples: string): string[] {
+  const found: string[] = [];
+  for (let end = ntriples.indexOf('> .'); end !== -1; end = ntriples.indexOf('> .', end + 3)) {
+    if (end + 3 < ntriples.length && ntriples.charCodeAt(end + 3) !== 0x0a) continue; // inside a literal
+    const start = ntriples.lastIndexOf('<', end);
+    if (start > 0 && ntriples.charCodeAt(start - 1) === 0x20) found.push(ntriples.slice(start + 1, end));
+  }
+  return found;
 }
 
 /** Whether the triple `<subject> <predicate> <object>` is a line of `ntriples`. */
