@@ -38,8 +38,8 @@ interface Protocol {
 /** How an update sent to a query endpoint is refused: by default as the SPARQL endpoint does (415 or 400). */
 type RefuseUpdate = (fallback: LodestoneError) => LodestoneError;
 
-export async function protocolRequest(ctx: Context, bodyLimit: number, refuseUpdate: RefuseUpdate = (fallback) => fallback): Promise<Protocol> {
-  const url = new URLSearchParams(ctx.querystring);
+/** The SPARQL protocol's request (`url`: the request's query string, parsed). */
+export async function protocolRequest(ctx: Context, bodyLimit: number, refuseUpdate: RefuseUpdate = (fallback) => fallback, url = new URLSearchParams(ctx.querystring)): Promise<Protocol> {
   let params = url;
   let query: string | undefined;
   if (ctx.method === 'POST') {
@@ -112,11 +112,12 @@ export async function sparql(ctx: Context, { type: chosen, accept }: Decided): P
   const endpoint = documents.base + 'sparql';
   const page = chosen === HTML; // a browser: the query page
   ctx.vary('Accept-Datetime'); // RFC 7089 §2.1.1: the answer depends on it (issue 30)
-  if (ctx.method !== 'POST' && !new URLSearchParams(ctx.querystring).has('query')) return page ? queryPage(ctx, endpoint) : describe(endpoint, accept);
-  const request = await protocolRequest(ctx, served.bodyLimit, pastUpdate(ctx));
+  const url = new URLSearchParams(ctx.querystring); // parsed once: a query string is a query's length
+  if (ctx.method !== 'POST' && !url.has('query')) return page ? queryPage(ctx, endpoint) : describe(endpoint, accept);
+  const request = await protocolRequest(ctx, served.bodyLimit, pastUpdate(ctx, url), url);
   if (page) return queryPage(ctx, endpoint, request);
   const past = await pastAsked(ctx, request.version);
-  const shape = await shapeOf(served, request.query, documents.base, pastUpdate(ctx, past));
+  const shape = await shapeOf(served, request.query, documents.base, pastUpdate(ctx, url, past));
   const offer = shape.graphResult ? NARROWER.graphs : NARROWER.results;
   const type = choose(offer, accept);
   if (!type) throw notAcceptable(offer.types);
@@ -126,8 +127,8 @@ export async function sparql(ctx: Context, { type: chosen, accept }: Decided): P
 }
 
 /** An update sent with a version (or a date) is a 400, whatever its media type: the past is not written. */
-function pastUpdate(ctx: Context, past?: PastAsk): RefuseUpdate | undefined {
-  const named = past !== undefined || new URLSearchParams(ctx.querystring).has('version') || ctx.get('Accept-Datetime') !== '';
+function pastUpdate(ctx: Context, url: URLSearchParams, past?: PastAsk): RefuseUpdate | undefined {
+  const named = past !== undefined || url.has('version') || ctx.get('Accept-Datetime') !== '';
   return named ? () => new LodestoneError('BadRequest', 'SPARQL Update is not accepted, and never with a version: the past is not written; write documents with PUT, POST or PATCH') : undefined;
 }
 
