@@ -52,7 +52,10 @@ export function client(pem: string) {
 export function startChild(args: string[], ready: RegExp): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...extra, '--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // `lodestone serve` runs as users run it (bin/lodestone.js, compiled JavaScript, without tsx's
+    // hooks); a bench helper written in TypeScript runs through tsx
+    const tsx = args[0]!.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    const child = spawn(process.execPath, [...extra, ...tsx, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -96,7 +99,7 @@ async function makeWritable(send: ReturnType<typeof client>, base: string): Prom
   if (made.status !== 201) throw new Error(`the writers' authorization: ${made.status} ${made.body}`);
 }
 
-async function writeLoop(send: ReturnType<typeof client>, urls: string[], seconds: number, method: 'PUT' | 'PATCH'): Promise<number> {
+export async function writeLoop(send: ReturnType<typeof client>, urls: string[], seconds: number, method: 'PUT' | 'PATCH'): Promise<number> {
   const deadline = performance.now() + seconds * 1000;
   let writes = 0;
   await Promise.all(
