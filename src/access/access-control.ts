@@ -46,6 +46,7 @@ export class AccessControl {
   /** Per admin document: its triples when it is an authorization or a group, its rdfs:subClassOf statements when it shapes the dataspace. */
   private readonly parsed = new Map<string, { blobId: string; quads: Quad[]; subClassOf?: Quad[] }>();
   private readonly targets = new Map<string, Target>();
+  private readonly blobless = new Map<string, Target>();
 
   /** Counts policy builds: decisions derived from a policy are keyed by it. */
   generation = 0;
@@ -115,7 +116,7 @@ export class AccessControl {
 
   /** The target for `url` whose current blob is `blobId` (undefined: no such document), when its bytes are at hand. */
   targetOf(url: string, blobId: string | undefined, bytes: () => Buffer | undefined): Target | undefined {
-    if (!blobId) return { url, types: [], owners: [] };
+    if (!blobId) return this.noDocument(url);
     const key = `${url}\n${blobId}`;
     let target = this.targets.get(key);
     if (!target) {
@@ -124,6 +125,20 @@ export class AccessControl {
       target = { url, ...describe(url, canonical) };
       if (this.targets.size > 50_000) this.targets.clear();
       this.targets.set(key, target);
+    }
+    return target;
+  }
+
+  /**
+   * The target of a URL no document has (an endpoint, a document not yet made), kept so that the
+   * policy's decisions on it are (policy.ts): a few, since anyone may ask for any URL.
+   */
+  private noDocument(url: string): Target {
+    let target = this.blobless.get(url);
+    if (!target) {
+      target = { url, types: [], owners: [] };
+      if (this.blobless.size >= 1_000) this.blobless.clear();
+      this.blobless.set(url, target);
     }
     return target;
   }

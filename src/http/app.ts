@@ -104,7 +104,7 @@ export function createApp(options: AppOptions): Koa<State> {
     ctx.set(headersOf.get(ctx.state.runtime?.documents.base) ?? answerHeaders(undefined));
     // the commit the answer reflects (a write's own, once made: routes.ts says which; a past query's, set by its handler); a refusal or an error reflects none, and tells nothing of the dataspace's writes
     if (ctx.status >= 400) ctx.remove(COMMIT_HEADER);
-    else if (!ctx.response.get(COMMIT_HEADER)) {
+    else if (!ctx.res.hasHeader(COMMIT_HEADER)) { // not Koa's response.get, which copies every header to read one
       const commit = ctx.state.reflects?.();
       if (commit) ctx.set(COMMIT_HEADER, commit);
     }
