@@ -33,6 +33,8 @@ export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; s
 
 /** Names looked up for one page at most: a page names a few people (its creator, owner, authors), not a list of them all. */
 const NAMES_PER_PAGE = 50;
+/** A longer IRI is shown as it is, never looked up: the paths looked up are kept (document-paths.ts memos), and anyone who writes a document chooses its IRIs. */
+const NAMED_IRI_LENGTH = 2_048;
 
 /**
  * The name of each of `iris` that lies in a dataspace of this server, as its own page titles it
@@ -49,7 +51,7 @@ export async function namesOf(ctx: Context, iris: Iterable<string>): Promise<Rec
   for (const iri of new Set(iris)) {
     const document = documentIri(iri);
     const runtime = runtimeFor(served.runtimes, document);
-    if (!runtime || !document.startsWith(runtime.documents.base) || ++looked > NAMES_PER_PAGE) continue;
+    if (!runtime || document.length > NAMED_IRI_LENGTH || !document.startsWith(runtime.documents.base) || ++looked > NAMES_PER_PAGE) continue;
     const name = await nameIn(served, runtime, document.slice(runtime.documents.base.length), iri, agent, language).catch(() => undefined);
     if (name) names[iri] = name;
   }
