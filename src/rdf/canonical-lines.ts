@@ -3,8 +3,9 @@
  * text, without a parse: the lines about a subject, the IRI, literal or any objects of a subject and
  * predicate, the IRI statements of a predicate, the IRI objects of every line, a triple's presence,
  * a literal rewritten, the lines a predicate is absent from, the first lines of a document, and the
- * difference of two versions. Every scan of stored document text goes through here, so the line format is known in one place. Only the IRIs given are matched: the
- * caller passes IRIs that need no escaping (a document URL, a vocabulary term).
+ * difference of two versions. Every scan of stored document text goes through here, so the line
+ * format is known in one place. Only the IRIs given are matched: the caller passes IRIs that need no
+ * escaping (a document URL, a vocabulary term).
  */
 
 /** The start of every line whose subject is `subject` and, when given, whose predicate is `predicate`. */
