@@ -116,7 +116,7 @@ export class AccessControl {
 
   /** The target for `url` whose current blob is `blobId` (undefined: no such document), when its bytes are at hand. */
   targetOf(url: string, blobId: string | undefined, bytes: () => Buffer | undefined): Target | undefined {
-    if (!blobId) return this.noDocument(url);
+    if (!blobId) return this.withoutDocument(url);
     const key = `${url}\n${blobId}`;
     let target = this.targets.get(key);
     if (!target) {
@@ -133,7 +133,7 @@ export class AccessControl {
    * The target of a URL no document has (an endpoint, a document not yet made), kept so that the
    * policy's decisions on it are (policy.ts): a few, since anyone may ask for any URL.
    */
-  private noDocument(url: string): Target {
+  withoutDocument(url: string): Target {
     let target = this.blobless.get(url);
     if (!target) {
       target = { url, types: [], owners: [] };

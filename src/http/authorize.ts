@@ -18,7 +18,7 @@ export type Need = Mode | 'Any';
 
 /** The modes on an endpoint of the dataspace (`sparql`, …): it has no document, so no types or owners. */
 export async function modesOnEndpoint(access: AccessControl, url: string, agent: string | undefined): Promise<ReadonlySet<Mode>> {
-  return access.modesWith(await access.policy(), agent, { url, types: [], owners: [] });
+  return access.modesWith(await access.policy(), agent, access.withoutDocument(url));
 }
 
 export function holds(modes: ReadonlySet<Mode>, need: Need): boolean {
