@@ -121,8 +121,8 @@ export async function mementoHtml(ctx: Context, relativePath: string, modes: Rea
   const frame = await frameDataOf(ctx, { version: found.commit });
   const write = holds(modes, 'Write');
   const current = runtime.documents.blobId(relativePath);
-  const shown = shownTriples(linesInView(bytes.toString('utf8'), viewOf(runtime, relativePath, agent, modes)));
-  const names = await namesOf(ctx, objectIris(shown.ntriples));
+  const { shown, named } = pageFactsOf(ctx, documentUrl, viewOf(runtime, relativePath, agent, modes), { blobId: found.blob, bytes });
+  const names = await namesOf(ctx, named);
   const drawing: Drawing = {
     page: 'document',
     input: {
