@@ -32,8 +32,7 @@ const EVERYONE = ns.foaf + 'Agent';
 const AUTHENTICATED = ns.acl + 'AuthenticatedAgent';
 const MODES = new Map<string, Mode>([[ns.acl + 'Read', 'Read'], [ns.acl + 'Write', 'Write'], [ns.acl + 'Append', 'Append'], [ns.acl + 'Control', 'Control']]);
 const OWNER_MODES: readonly Mode[] = ['Read', 'Write', 'Append']; // the document's acl:owner, never Control
-const CACHE_LIMIT = 10_000;
-/** Agents whose decisions are kept on one target object (beyond them, the keyed cache answers). */
+/** Agents whose decisions are kept on one target object (beyond them, they are made again). */
 const DECISIONS_PER_TARGET = 1_000;
 
 interface Authorization {
@@ -119,7 +118,6 @@ export class Policy {
   private readonly groupsOf = new Map<string, string[]>();
   private readonly parents = new Map<string, string[]>();
   private readonly superclasses = new Map<string, readonly string[]>();
-  private readonly cache = new Map<string, Decision>();
   private readonly byTarget = new WeakMap<Target, Map<string, Decision>>();
   private readonly publicRead = { accessTo: new Set<string>(), accessToClass: new Set<string>(), default: new Set<string>() };
   private publicReadSorted: PublicReadRules | undefined;
@@ -229,25 +227,18 @@ export class Policy {
 
   /** What the authorizations grant: only the buckets of the target's URL, classes and containers are read. */
   private decide(agent: string | undefined, target: Target): Decision {
-    // a target kept by access-control.ts (per document and blob) is asked again and again: its decisions hang on it, without a key to build
+    // a target is kept by access-control.ts (per document and blob, or per URL no document has) and asked again and again: its decisions hang on it
     let decisions = this.byTarget.get(target);
     const known = decisions?.get(agent ?? '');
     if (known) return known;
-    const decision = this.decideByKey(agent, target);
+    const decision = this.decideNow(agent, target);
     if (!decisions) this.byTarget.set(target, (decisions = new Map()));
     if (decisions.size >= DECISIONS_PER_TARGET) decisions.clear();
     decisions.set(agent ?? '', decision);
     return decision;
   }
 
-  private decideByKey(agent: string | undefined, target: Target): Decision {
-    const cacheKey = `${agent ?? ''}\n${target.url}\n${[...target.types].sort().join('\n')}`;
-    const cached = this.cache.get(cacheKey);
-    if (cached) {
-      this.cache.delete(cacheKey); // least recently used goes first
-      this.cache.set(cacheKey, cached);
-      return cached;
-    }
+  private decideNow(agent: string | undefined, target: Target): Decision {
     const keys = [toKey(target.url), ...containersOf(target.url, this.adminBase, this.endUserBase).map(defaultKey)];
     for (const type of target.types) for (const cls of this.classesOf(type)) keys.push(classKey(cls));
     const groups = agent === undefined ? [] : (this.groupsOf.get(agent) ?? []);
@@ -264,10 +255,7 @@ export class Policy {
     }
     const modes = new Set<Mode>();
     for (const a of matched) for (const mode of a.modes) modes.add(mode);
-    const decision = { modes, authorizations: [...new Set([...matched].map((a) => a.iri))].sort() };
-    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(cacheKey, decision);
-    return decision;
+    return { modes, authorizations: [...new Set([...matched].map((a) => a.iri))].sort() };
   }
 }
 
