@@ -69,6 +69,8 @@ export interface DataspaceOptions {
   validate?: (url: string, bytes: Buffer) => Promise<void>;
   /** Replicas of the index that SPARQL queries run on, each in its own worker (default 1; see src/index/index.ts). */
   queryLanes?: number;
+  /** An embedded index starts its lanes at its first query rather than as the dataspace opens (src/index/index.ts `onFirstUse`). */
+  indexOnFirstUse?: boolean;
   /** Where the index lives: embedded (the default), or a SPARQL server (src/index/engine.ts). */
   index?: IndexChoice;
   /** The SPARQL timeout, for a server that takes its own (Fuseki, Virtuoso). */
@@ -130,6 +132,7 @@ export class Dataspace {
             lanes: options.queryLanes,
             extraLanes: options.extraQueryLanes,
             slowAfterMs: options.slowQueryMs,
+            onFirstUse: options.indexOnFirstUse,
             log: (line) => log(`${options.id}: ${line}`),
             onInvalid,
             cachedBlob: (id) => store.cachedBlob(id),

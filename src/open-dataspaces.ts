@@ -37,7 +37,7 @@ export interface OpenOptions {
 
 type Validate = (url: string, bytes: Buffer) => Promise<void>;
 
-async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptions, index: IndexChoice, validate?: Validate): Promise<{ dataspace: Dataspace; lines: string[] }> {
+async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptions, index: IndexChoice, role: 'end-user' | 'admin', validate?: Validate): Promise<{ dataspace: Dataspace; lines: string[] }> {
   const started = Date.now();
   const history = options.versioning.get(spec.base);
   const dataspace = await Dataspace.open({
@@ -47,6 +47,7 @@ async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptio
     watch: config.watch,
     followerOf: config.replicaOf?.primary,
     queryLanes: config.queryLanes,
+    indexOnFirstUse: role === 'admin', // queried by its owners alone, if ever: no lane until then
     index,
     queryTimeoutMs: config.sparqlTimeoutMs,
     extraQueryLanes: config.extraQueryLanes,
@@ -70,8 +71,8 @@ export async function openDataspaces(config: ServeConfig, pairs: readonly Datasp
   const indexOf = indexChoices(config, pairs, options.indexes);
   const attempts = await Promise.allSettled(
     pairs.flatMap((pair) => {
-      const admin = open(config, pair.admin, options, indexOf(pair.admin));
-      return [open(config, pair.endUser, options, indexOf(pair.endUser), options.constraintsOf(pair, admin.then((opened) => opened.dataspace))), admin];
+      const admin = open(config, pair.admin, options, indexOf(pair.admin), 'admin');
+      return [open(config, pair.endUser, options, indexOf(pair.endUser), 'end-user', options.constraintsOf(pair, admin.then((opened) => opened.dataspace))), admin];
     }),
   );
   const failed = attempts.find((attempt) => attempt.status === 'rejected');

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import oxigraph from 'oxigraph';
+import type { Index } from '../src/index/index.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { commitCount, git, graphsAtHead, graphsInIndex, removeTempDirs, waitFor } from './helpers.js';
 import { assertRdfError, startServer, turtle, type Response, type TestServer } from './http-helpers.js';
@@ -320,6 +321,8 @@ describe('the SPARQL endpoint', () => {
 
   describe('the admin dataspace', () => {
     it('has its own endpoint that sees only admin documents', async () => {
+      const index = s.running.runtimes.find((r) => r.role === 'admin')!.dataspace.index as Index;
+      assert.equal(index.status.lanes, 0, 'no lane before the first query of the admin dataspace (index.ts onFirstUse)');
       const adminGraphs = values(await get(GRAPHS, undefined, {}, `${s.admin}sparql`), 'g');
       for (const path of ['', 'acl/', 'acl/agents/', 'acl/public-keys/', 'acl/groups/', 'acl/authorizations/', s.running.agents.owner.documentPath]) {
         assert.ok(adminGraphs.includes(s.admin + path), `${s.admin + path} is an admin graph`);
@@ -331,6 +334,7 @@ describe('the SPARQL endpoint', () => {
       const webId = s.running.agents.owner.webId;
       const ask = await get(`ASK { <${webId}> <${ns.cert}key> ?k }`, undefined, {}, `${s.admin}sparql`);
       assert.equal((JSON.parse(ask.body) as JsonResults).boolean, true);
+      assert.equal(index.status.lanes, 1);
       const askEndUser = await get(`ASK { <${webId}> <${ns.cert}key> ?k }`);
       assert.equal((JSON.parse(askEndUser.body) as JsonResults).boolean, false);
     });

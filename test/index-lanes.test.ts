@@ -53,6 +53,25 @@ async function indexOver(name: string, options: Partial<IndexOptions>) {
 }
 
 describe('query lanes', () => {
+  it('of an index used on demand (an admin dataspace’s) start at its first query, which sees every write made before', { timeout: 60_000 }, async () => {
+    const t = await indexOver('on-first-use', { lanes: 2, onFirstUse: true });
+    try {
+      assert.deepEqual([t.index.status.lanes, t.index.indexedCommit], [0, undefined], 'no lane, no worker: the sync was done at once');
+      await t.write('d10/');
+      t.index.follow(t.store.head);
+      assert.equal(t.index.recordHead(undefined, t.store.head!, '', []), 0, 'no changes are kept for a lane to come');
+      await t.index.syncTo(t.store.head);
+      assert.equal(t.index.status.lanes, 0);
+      const count = await t.index.query({ query: 'SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }', format: 'text/csv' }, 60_000);
+      assert.equal(String(count).trim().split(/\r?\n/)[1], '11');
+      assert.equal(t.index.status.lanes, 2);
+      assert.equal(t.index.indexedCommit, t.store.head);
+      assert.equal(await t.index.size(), 55);
+    } finally {
+      await t.close();
+    }
+  });
+
   it("answer other holders and the runaway's own holder while a runaway query runs to its limit, and bring the stopped lane back", { timeout: 120_000 }, async () => {
     const t = await indexOver('lanes', { lanes: 2, slowAfterMs: 300 });
     const { index, store } = t;

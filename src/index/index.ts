@@ -22,6 +22,9 @@
  *   logged) and the lane reloads, taking no query until it is back. It reloads at the target, not
  *   at the commit it reflected: one load rather than a load and then a sync.
  * - `dump` and `size` run on lane 0 at the target; `rebuild` reloads every lane; `close` stops all.
+ * - `onFirstUse` (the admin dataspaces): no lane starts before the first query, `dump`, `size` or
+ *   `rebuild`; until then following HEAD only moves the target. Saves a worker and a copy of the
+ *   index per admin dataspace (~35 MB and ~0.2 s of a core at start) that most servers never query.
  * - Queries of the past (issue 30): a query may name a commit `at`. It runs on a free lane already
  *   there, else on one other than lane 0 (which follows HEAD for writers' reads), moved there by
  *   IndexCore.syncTo, the tree diff from the commit it holds: only the documents that differ are
@@ -66,6 +69,12 @@ export interface IndexOptions extends IndexConfig {
   slowAfterMs?: number;
   /** How long a lane beyond `lanes` stays idle before it stops (default 60,000 ms). */
   spareMs?: number;
+  /**
+   * No lane starts before the first query, `dump`, `size` or `rebuild` (an admin dataspace's, which
+   * its owners alone query, if ever): until then the index holds no worker and no copy, records no
+   * changes, and a sync is done at once; the first lane then loads from git at the target.
+   */
+  onFirstUse?: boolean;
   /** How long after lane 0 last moved an idle lane other than lane 0 catches up (default 5,000 ms; at most 12× that while lane 0 keeps moving). */
   catchUpMs?: number;
   /** Called with each file at a synced commit that failed to parse. */
@@ -97,9 +106,11 @@ export class Index implements DataspaceIndex {
   private readonly onInvalid: IndexOptions['onInvalid'];
   private readonly log: (line: string) => void;
   private readonly recorded: RecordedChanges;
+  /** Whether the lanes have started (at once, unless `onFirstUse`). */
+  private started: boolean;
 
   constructor(options: IndexOptions) {
-    const { lanes = 1, extraLanes = 1, catchUpMs = 5000, slowAfterMs = 500, spareMs = 60_000, onInvalid, log, cachedBlob, ...config } = options;
+    const { lanes = 1, extraLanes = 1, catchUpMs = 5000, slowAfterMs = 500, spareMs = 60_000, onFirstUse = false, onInvalid, log, cachedBlob, ...config } = options;
     this.config = config;
     this.onInvalid = onInvalid;
     this.recorded = new RecordedChanges(cachedBlob);
@@ -108,7 +119,16 @@ export class Index implements DataspaceIndex {
     this.base = Math.max(1, lanes);
     this.most = this.base + Math.max(0, extraLanes);
     this.share = { quick: Math.max(1, this.base - 1), all: Math.max(1, this.base - 1) + this.most - this.base };
+    this.started = !onFirstUse;
+    this.slots = this.started ? Array.from({ length: this.base }, (_, n) => this.newSlot(n)) : [];
+  }
+
+  /** Starts the lanes of an index that waited for its first use; lane 0 loads at the target. */
+  private start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
     this.slots = Array.from({ length: this.base }, (_, n) => this.newSlot(n));
+    if (this.target) this.slots[0]!.goal = this.target;
   }
 
   private newSlot(number: number): Slot {
@@ -122,8 +142,8 @@ export class Index implements DataspaceIndex {
 
   /** The commit lane 0 reflects. */
   get indexedCommit(): string | undefined {
-    const lane = this.slots[0]!.lane;
-    return lane.loaded ? lane.current : undefined;
+    const lane = this.slots[0]?.lane;
+    return lane?.loaded ? lane.current : undefined;
   }
 
   /** Lanes, those loaded, queries on a lane (running, or syncing it first), those past the budget and queries waiting for one. */
@@ -137,13 +157,14 @@ export class Index implements DataspaceIndex {
    * to carry; returns how many files the recorded changes now hold.
    */
   recordHead(before: string | undefined, after: string, tree: string, files: readonly FileDiff[]): number {
-    return this.recorded.record(before, after, tree, files);
+    return this.started ? this.recorded.record(before, after, tree, files) : 0;
   }
 
   /** Makes `commit` (the store's HEAD) the target without waiting: queries from now on run at it or later. */
   follow(commit: string | undefined): void {
     if (this.closed) return;
     if (!this.target || this.target.commit !== commit) this.target = { commit, seq: (this.target?.seq ?? 0) + 1 };
+    if (!this.started) return;
     for (const slot of this.slots) slot.failed = undefined;
     this.slots[0]!.goal = this.target;
     this.pump();
@@ -154,7 +175,7 @@ export class Index implements DataspaceIndex {
     this.follow(commit);
     if (this.closed) return Promise.reject(new Error('the index is closed'));
     const seq = this.target!.seq;
-    if (reflects(this.slots[0]!) >= seq) return Promise.resolve();
+    if (!this.started || reflects(this.slots[0]!) >= seq) return Promise.resolve(); // an index not yet used loads at the target when it is
     return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
   }
 
@@ -167,6 +188,7 @@ export class Index implements DataspaceIndex {
   query(request: QueryRequest, timeoutMs: number, holder?: string, at?: string): Promise<string | boolean> {
     if (this.closed) return Promise.reject(new Error('the index is closed'));
     if (!this.target) this.follow(undefined);
+    this.start();
     const refusal = slowRefusal(this.slots, holder ?? ANONYMOUS, this.share, performance.now());
     if (refusal) return Promise.reject(refusal);
     return new Promise((resolve, reject) => {
@@ -177,16 +199,19 @@ export class Index implements DataspaceIndex {
 
   /** Throws every replica away and loads it again from `commit` (`lodestone reindex`); resolves once lane 0 has. */
   async rebuild(commit: string | undefined): Promise<void> {
+    this.start();
     this.follow(commit);
     await Promise.all(this.slots.map((slot) => this.onLane<void>(slot, 'reset')));
     await this.syncTo(commit);
   }
 
   dump(): Promise<string> {
+    this.start();
     return this.onLane(this.slots[0]!, 'dump');
   }
 
   size(): Promise<number> {
+    this.start();
     return this.onLane(this.slots[0]!, 'size');
   }
 
@@ -199,7 +224,7 @@ export class Index implements DataspaceIndex {
   }
 
   private pump(): void {
-    if (this.closed) return;
+    if (this.closed || !this.started) return;
     this.resize();
     assignQueries(this.pending, this.slots, this.share, this.target);
     for (const slot of this.slots) this.advance(slot);

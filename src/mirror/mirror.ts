@@ -7,7 +7,6 @@
  */
 import type { GitStore } from '../store/git-store.js';
 import type { VersioningConfig } from '../system-config.js';
-import { GitPushTransport } from './git-push.js';
 import { GitHub, parseRepositoryUrl } from './github.js';
 import { GitHubTransport } from './github-transport.js';
 import { Pusher, type Transport } from './pusher.js';
@@ -27,8 +26,10 @@ export async function startMirror(store: GitStore, history: VersioningConfig, op
     return undefined;
   }
   let transport: Transport;
-  if (location.endsWith('.git')) transport = new GitPushTransport(store, location, history.branch, token);
-  else {
+  if (location.endsWith('.git')) {
+    const { GitPushTransport } = await import('./git-push.js'); // isomorphic-git, loaded for such a mirror only
+    transport = new GitPushTransport(store, location, history.branch, token);
+  } else {
     const { owner, repo } = parseRepositoryUrl(location);
     const onWait = (reason: string, ms: number) => {
       if (ms >= 2000) options.log(`mirror ${location}: waiting ${Math.round(ms / 1000)} s: ${reason}`);

@@ -75,6 +75,15 @@ interface Local {
 
 const OWL_ONTOLOGY = ns.owl + 'Ontology';
 
+/**
+ * Whether N-Triples may name owl:Ontology: they hold its IRI as written, or a `\u` escape, which
+ * could spell it. Most shaping documents (the containers, every document of a package that is no
+ * ontology) do not, and are known as no ontology without a parse in the remote-RDF pool.
+ */
+function mayNameOntology(ntriples: string): boolean {
+  return ntriples.includes(OWL_ONTOLOGY) || /\\[uU]/.test(ntriples);
+}
+
 export class NamespaceOntology {
   /** What each shaping blob holds: the ontologies it declares (none: it is no ontology document) and then its triples relabelled. */
   private readonly documents = new Map<string, { ontologies: string[]; ntriples: string }>();
@@ -228,7 +237,8 @@ export class NamespaceOntology {
       seen.add(blobId);
       let known = this.documents.get(blobId);
       if (!known) {
-        const ntriples = await this.toNTriples((await admin.store.readBlob(blobId)).toString('utf8'), NTRIPLES, admin.base + relative);
+        const text = (await admin.store.readBlob(blobId)).toString('utf8');
+        const ntriples = mayNameOntology(text) ? await this.toNTriples(text, NTRIPLES, admin.base + relative) : '';
         // an ontology document declares an owl:Ontology in its own triples (a literal that says so declares nothing)
         const ontologies = iriStatements(ntriples, RDF_TYPE).flatMap((s) => (s.subject !== undefined && s.object === OWL_ONTOLOGY ? [s.subject] : []));
         known = { ontologies, ntriples: ontologies.length ? ntriples : '' };

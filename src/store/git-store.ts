@@ -11,7 +11,6 @@ import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
-import git from 'isomorphic-git';
 import { isLodestoneError, LodestoneError } from '../errors.js';
 import { commitObject, sanitise, type Signature } from '../git/commits.js';
 import type { GitObject } from '../git/objects.js';
@@ -185,6 +184,7 @@ export class GitStore extends EventEmitter<{ head: [HeadChange] }> {
     if (!fs.existsSync(join(store.gitdir, 'HEAD'))) {
       // the repository holds every document, private ones too: no other user of the host may enter it (as DIR/secrets/)
       await fsp.mkdir(store.dir, { recursive: true, mode: 0o700 });
+      const git = (await import('isomorphic-git')).default; // loaded only to make a repository (a tenth of a second of a core)
       await git.init({ fs, dir: store.dir, defaultBranch: store.branch });
     }
     await fsp.mkdir(join(store.dir, store.prefix), { recursive: true });
