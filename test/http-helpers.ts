@@ -6,7 +6,8 @@
  * One server per test file.
  */
 import { request as httpsRequest, Agent, type RequestOptions as HttpsRequestOptions } from 'node:https';
-import forge from 'node-forge';
+import type forgeModule from 'node-forge';
+import { createRequire } from 'node:module';
 import { request as httpRequest, type Agent as HttpAgent, type ClientRequest, type IncomingMessage } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -355,6 +356,7 @@ export async function signUp(s: TestServer, name: string, email = `${name.toLowe
 
 /** The certificate and private key of a PKCS#12 (as signup answers it), as PEM: what `request`'s `as` takes. */
 export function pemOfPkcs12(p12: Buffer, password: string): string {
+  const forge = createRequire(import.meta.url)('node-forge') as typeof forgeModule; // only files that sign up load it
   const parsed = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(p12.toString('binary')), password);
   const cert = parsed.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!]![0]!.cert!;
   const key = parsed.getBags({ bagType: forge.pki.oids.pkcs8ShroudedKeyBag! })[forge.pki.oids.pkcs8ShroudedKeyBag!]![0]!.key!;

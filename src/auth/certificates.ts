@@ -8,8 +8,17 @@
 import { X509Certificate, createPublicKey, generateKeyPair, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { promises as fsp } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import forge from 'node-forge';
+import type forgeModule from 'node-forge';
+
+/**
+ * node-forge, loaded when a certificate or a PKCS#12 file is made (a bootstrap, a signup in its
+ * worker): 0.05 s of a core and 40 modules that the thread answering requests, which
+ * reads certificates with node:crypto alone, never needs.
+ */
+const load = createRequire(import.meta.url);
+const forge = (): typeof forgeModule => load('node-forge') as typeof forgeModule;
 
 export interface Credentials {
   certPem: string;
@@ -36,16 +45,17 @@ export async function generateKey(): Promise<string> {
 
 /** A self-signed certificate for the key in `keyPem`. */
 export function selfSignedCertificate(keyPem: string, request: CertificateRequest): string {
-  const privateKey = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.setRsaPublicKey(privateKey.n, privateKey.e);
+  const { asn1, md, pki } = forge();
+  const privateKey = pki.privateKeyFromPem(keyPem) as forgeModule.pki.rsa.PrivateKey;
+  const cert = pki.createCertificate();
+  cert.publicKey = pki.setRsaPublicKey(privateKey.n, privateKey.e);
   cert.serialNumber = '01' + randomBytes(15).toString('hex');
   const now = new Date();
   cert.validity.notBefore = new Date(now.getTime() - 60_000);
   cert.validity.notAfter = new Date(now.getTime() + (request.days ?? 3650) * 86_400_000);
   // a UTF8String, so that a name outside ASCII still makes a certificate Node can parse
   // (the typings call valueTagClass an ASN.1 class; forge reads it as the string type of the value)
-  const subject = [{ name: 'commonName', value: request.commonName, valueTagClass: forge.asn1.Type.UTF8 as unknown as forge.asn1.Class }];
+  const subject = [{ name: 'commonName', value: request.commonName, valueTagClass: asn1.Type.UTF8 as unknown as forgeModule.asn1.Class }];
   cert.setSubject(subject);
   cert.setIssuer(subject);
   const altNames: Array<{ type: number; value?: string; ip?: string }> = [];
@@ -60,8 +70,8 @@ export function selfSignedCertificate(keyPem: string, request: CertificateReques
       : { name: 'extKeyUsage', serverAuth: true },
   );
   cert.setExtensions(extensions);
-  cert.sign(privateKey, forge.md.sha256.create());
-  return forge.pki.certificateToPem(cert);
+  cert.sign(privateKey, md.sha256.create());
+  return pki.certificateToPem(cert);
 }
 
 export async function issueCredentials(request: CertificateRequest): Promise<Credentials> {
@@ -107,13 +117,14 @@ export async function pkcs12Credentials(request: Pkcs12Request): Promise<{ pkcs1
 
 /** Credentials as a PKCS#12 file (DER) protected by `password`: what a browser or an OS key store imports. */
 export function pkcs12Of(credentials: Credentials, password: string, friendlyName: string): Buffer {
-  const privateKey = forge.pki.privateKeyFromPem(credentials.keyPem) as forge.pki.rsa.PrivateKey;
-  const certificate = forge.pki.certificateFromPem(credentials.certPem);
+  const { asn1, pkcs12, pki } = forge();
+  const privateKey = pki.privateKeyFromPem(credentials.keyPem) as forgeModule.pki.rsa.PrivateKey;
+  const certificate = pki.certificateFromPem(credentials.certPem);
   // 3DES (pbeWithSHAAnd3-KeyTripleDES-CBC) with a SHA-1 MAC: read by OpenSSL 3 without the legacy
   // provider, Node's tls `pfx`, curl, browsers and OS key stores. forge's AES (PBES2) would feed
   // PBKDF2 the password's UTF-16 code units cut to bytes, so a non-ASCII password would not open.
-  const asn1 = forge.pkcs12.toPkcs12Asn1(privateKey, certificate, password, { algorithm: '3des', count: PKCS12_ITERATIONS, friendlyName, generateLocalKeyId: true });
-  return Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary');
+  const der = pkcs12.toPkcs12Asn1(privateKey, certificate, password, { algorithm: '3des', count: PKCS12_ITERATIONS, friendlyName, generateLocalKeyId: true });
+  return Buffer.from(asn1.toDer(der).getBytes(), 'binary');
 }
 
 /** Writes a secret file whole (0600, written aside then renamed), its folder made 0700 if missing. */

@@ -8,7 +8,7 @@
  * client secrets. `accountAgent` mints the agent document of an account, as signup.ts does for a certificate.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import * as client from 'openid-client';
+import type * as Client from 'openid-client';
 import { LodestoneError } from '../errors.js';
 import { agentDocument } from './agent-document.js';
 
@@ -55,12 +55,16 @@ const LOGIN_MAX_AGE = 600;
 const DEFAULT_SESSION_MAX_AGE = 8 * 3600;
 const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
 
+/** openid-client, loaded at the first login: a server without providers never spends its 0.04 s of a core. */
+type OpenId = typeof Client;
+const openid = (): Promise<OpenId> => import('openid-client');
+
 interface LoginPayload { t: 'login'; p: string; s: string; n: string; v: string; exp: number }
 interface SessionPayload { t: 'session'; w: string; exp: number }
 
 export class OidcLogin {
   private readonly providers = new Map<string, OidcProviderConfig>();
-  private readonly configurations = new Map<string, Promise<client.Configuration>>();
+  private readonly configurations = new Map<string, Promise<Client.Configuration>>();
   /** States of logins whose callback was accepted once, until their login cookie expires: a callback is never replayed. */
   private readonly completed = new Map<string, number>();
   /** Signatures of session cookies logged out of, until they expire: in this process, a copied cookie dies with the logout. */
@@ -91,6 +95,7 @@ export class OidcLogin {
   async login(provider: string): Promise<{ location: string; cookie: Cookie }> {
     const entry = this.provider(provider);
     const config = await this.configuration(entry);
+    const client = await openid();
     const redirectUri = this.options.redirectUri(provider);
     const verifier = client.randomPKCECodeVerifier();
     const payload: LoginPayload = { t: 'login', p: provider, s: client.randomState(), n: client.randomNonce(), v: verifier, exp: this.expiry(LOGIN_MAX_AGE) };
@@ -125,11 +130,12 @@ export class OidcLogin {
     if (current.searchParams.get('state') !== login.s) throw unauthenticated(`the state of the callback does not match the login with ${provider} started in this browser`);
     this.complete(login);
     const config = await this.configuration(entry);
-    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+    const client = await openid();
+    let tokens: Awaited<ReturnType<OpenId['authorizationCodeGrant']>>;
     try {
       tokens = await client.authorizationCodeGrant(config, current, { pkceCodeVerifier: login.v, expectedState: login.s, expectedNonce: login.n, idTokenExpected: true });
     } catch (error) {
-      throw failure(provider, error);
+      throw failure(provider, error, client);
     }
     const idToken = tokens.claims();
     if (!idToken) throw unauthenticated(`${provider} did not return an ID token`);
@@ -139,7 +145,7 @@ export class OidcLogin {
       try {
         claims = { ...(await client.fetchUserInfo(config, tokens.access_token, idToken.sub)), ...idToken };
       } catch (error) {
-        throw failure(provider, error);
+        throw failure(provider, error, client);
       }
     }
     return claimsOf(provider, idToken.iss, idToken.sub, claims);
@@ -184,20 +190,22 @@ export class OidcLogin {
   }
 
   /** OpenID Connect Discovery 1.0, once per provider; a failed discovery is retried at the next login. */
-  private configuration(entry: OidcProviderConfig): Promise<client.Configuration> {
+  private configuration(entry: OidcProviderConfig): Promise<Client.Configuration> {
     let pending = this.configurations.get(entry.name);
     if (!pending) {
-      const execute = this.options.allowInsecureRequests ? [client.allowInsecureRequests] : [];
-      pending = client.discovery(new URL(entry.issuer), entry.clientId, undefined, client.ClientSecretPost(entry.clientSecret), { execute }).catch((error: unknown) => {
-        this.configurations.delete(entry.name);
-        throw new Error(`could not discover the OpenID provider ${entry.name} at ${entry.issuer}: ${describe(error)}`);
+      pending = openid().then((client) => {
+        const execute = this.options.allowInsecureRequests ? [client.allowInsecureRequests] : [];
+        return client.discovery(new URL(entry.issuer), entry.clientId, undefined, client.ClientSecretPost(entry.clientSecret), { execute }).catch((error: unknown) => {
+          this.configurations.delete(entry.name);
+          throw new Error(`could not discover the OpenID provider ${entry.name} at ${entry.issuer}: ${describe(error, client)}`);
+        });
       });
       this.configurations.set(entry.name, pending);
     }
     return pending;
   }
 
-  private scope(entry: OidcProviderConfig, config: client.Configuration): string {
+  private scope(entry: OidcProviderConfig, config: Client.Configuration): string {
     if (entry.scope) return entry.scope;
     const supported = config.serverMetadata().scopes_supported;
     return DEFAULT_SCOPES.filter((scope) => scope === 'openid' || !supported || supported.includes(scope)).join(' ');
@@ -314,11 +322,11 @@ function unauthenticated(message: string): LodestoneError {
 }
 
 /** A failed exchange as a 401 whose message names the OAuth error or the failed check, never the values involved. */
-function failure(provider: string, error: unknown): LodestoneError {
-  return unauthenticated(`OpenID Connect login with ${provider} failed: ${describe(error)}`);
+function failure(provider: string, error: unknown, client: OpenId): LodestoneError {
+  return unauthenticated(`OpenID Connect login with ${provider} failed: ${describe(error, client)}`);
 }
 
-function describe(error: unknown): string {
+function describe(error: unknown, client: OpenId): string {
   if (error instanceof client.AuthorizationResponseError || error instanceof client.ResponseBodyError) return `the provider answered ${error.error}`;
   if (error instanceof client.ClientError) return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
   if (error instanceof Error) return error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message;
