@@ -52,7 +52,7 @@ export type PoolName = keyof typeof POOLS;
 /** The threads that are no pool: each runs one call at a time, in order. */
 export const THREADS = {
   disk: { entry: 'store/disk-worker.ts', caller: 'store/disk.ts', runs: 'the writes of every repository (packs, refs, working trees), fsynced: one for the process' },
-  indexLane: { entry: 'index/index-worker.ts', caller: 'index/index-lane.ts', runs: "a replica of a dataspace's embedded index (Oxigraph) and the SPARQL queries on it: `--query-lanes` per dataspace, and up to `--extra-query-lanes` more while queries are slow; none for a dataspace whose index is on a SPARQL server" },
+  indexLane: { entry: 'index/index-worker.ts', caller: 'index/index-lane.ts', runs: "a replica of a dataspace's embedded index (Oxigraph) and the SPARQL queries on it: `--query-lanes` per dataspace, and up to `--extra-query-lanes` more while queries are slow; none for a dataspace whose index is on a SPARQL server, nor for an admin dataspace before its first query" },
 } as const satisfies Record<string, ThreadPlan>;
 
 /** The URL of a worker entry named in this map. */

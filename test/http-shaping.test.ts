@@ -233,6 +233,30 @@ describe('the owners’ ontologies', () => {
     assert.equal((await book(`; <${ns.dct}title> "Emma" ; <${EX}isbn> "0141439580" `)).status, 201);
   });
 
+  it('include a file edited by hand that spells owl:Ontology with \\u escapes; a file that never names it is no ontology', async () => {
+    const admin = s.running.runtimes.find((r) => r.role === 'admin')!.dataspace;
+    const doc = `${s.admin}ontologies/escaped/`;
+    const escaped = (ns.owl + 'Ontology').replace('y', '\\u0079'); // the same IRI in N-Triples
+    const lines = [
+      `<${doc}#> <${ns.rdf}type> <${escaped}> .`,
+      `<${doc}#shape> <${ns.rdf}type> <${ns.sh}NodeShape> .`,
+      `<${doc}#shape> <${ns.sh}targetClass> <${EX}Escaped> .`,
+      `<${doc}#shape> <${ns.sh}property> <${doc}#title> .`,
+      `<${doc}#title> <${ns.sh}path> <${ns.dct}title> .`,
+      `<${doc}#title> <${ns.sh}minCount> "1"^^<${ns.xsd}integer> .`,
+      `<${doc}#title> <${ns.sh}message> "an escaped thing has a title" .`,
+    ];
+    const file = (relative: string) => admin.fileOf(relative);
+    const bytes = (text: string) => Buffer.from(text + '\n');
+    const author = { name: 'someone with git', email: 'git@example.org' };
+    // the same shape in a file that never names owl:Ontology shapes nothing
+    await admin.store.write({ changes: [{ path: file('ontologies/plain/'), bytes: bytes(lines.slice(1).join('\n').replaceAll(doc, `${s.admin}ontologies/plain/`)) }], author, message: 'a shape, no ontology' });
+    assert.equal((await ownerPut(`<#this> a <${EX}Escaped> .`)).status, 201);
+    await admin.store.write({ changes: [{ path: file('ontologies/escaped/'), bytes: bytes(lines.join('\n')) }], author, message: 'an ontology, escaped' });
+    assertRdfError(await ownerPut(`<#this> a <${EX}Escaped> .`), 422, { title: /an escaped thing has a title/ });
+    assert.equal((await ownerPut(`<#this> a <${EX}Escaped> ; <${ns.dct}title> "titled" .`)).status, 201);
+  });
+
   it('hold no GET and no write while an import hangs; the closure has one deadline', async () => {
     const hanging = Array.from({ length: 8 }, (_, i) => origin.url(`/hang/${i}`));
     await putTurtle(s, '/admin/ontologies/hanging/', `<#> a <${ns.owl}Ontology> ${hanging.map((url) => `; <${ns.owl}imports> <${url}>`).join(' ')} .`);
