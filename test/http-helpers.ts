@@ -10,7 +10,7 @@ import type forgeModule from 'node-forge';
 import { createRequire } from 'node:module';
 import { request as httpRequest, type Agent as HttpAgent, type ClientRequest, type IncomingMessage } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { issueCredentials, rsaPublicKey } from '../src/auth/certificates.js';
@@ -20,7 +20,7 @@ import { serve, type Running, type ServeSeams } from '../src/server.js';
 import { after, before } from 'node:test';
 import { removeTempDirs, tempDir } from './helpers.js';
 import { inProcess } from './in-process.js';
-import { bootstrapTemplate, takeTlsPort, TEMPLATE_BASE, tlsTemplate } from './bootstrap-template.js';
+import { bootstrapTemplate, copyTemplate, takeTlsPort, TEMPLATE_BASE, tlsTemplate } from './bootstrap-template.js';
 import { EnginePool } from './engines/engine-pool.js';
 
 export interface Response {
@@ -152,7 +152,7 @@ export async function startServer(extraArgs: string[] = [], data?: string, log: 
     // over TLS, a copy of the template made for a port of the range this process holds; a port someone else listens on: the next
     for (let port = takeTlsPort(); port !== undefined; port = takeTlsPort(port)) {
       if (!(await portFree(port))) continue; // no template made for a port another program listens on
-      cpSync(await tlsTemplate(port), dir, { recursive: true });
+      copyTemplate(await tlsTemplate(port), dir);
       try {
         return await startServer(['--port', String(port), ...extraArgs], dir, log, seams, options);
       } catch (error) {
@@ -164,7 +164,7 @@ export async function startServer(extraArgs: string[] = [], data?: string, log: 
   }
   const copied = fresh && !tls;
   if (copied) {
-    cpSync(await bootstrapTemplate(), dir, { recursive: true });
+    copyTemplate(await bootstrapTemplate(), dir);
     fromTemplate.add(dir);
   }
   // a restart of a copy (given a --port) keeps the base it was made for
