@@ -7,7 +7,7 @@
  */
 import { Dataspace } from './dataspace.js';
 import type { ServeConfig } from './config.js';
-import { dataspaceDir, type DataspacePair, type DataspaceSpec } from './registry.js';
+import { dataspaceDir, type DataspacePair, type DataspaceSpec, type Role } from './registry.js';
 import type { DiskClient } from './store/disk.js';
 import type { VersioningConfig } from './system-config.js';
 import { shownEndpoint, type IndexChoice } from './index/engine.js';
@@ -37,7 +37,7 @@ export interface OpenOptions {
 
 type Validate = (url: string, bytes: Buffer) => Promise<void>;
 
-async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptions, index: IndexChoice, role: 'end-user' | 'admin', validate?: Validate): Promise<{ dataspace: Dataspace; lines: string[] }> {
+async function open(config: ServeConfig, spec: DataspaceSpec, options: OpenOptions, index: IndexChoice, role: Role, validate?: Validate): Promise<{ dataspace: Dataspace; lines: string[] }> {
   const started = Date.now();
   const history = options.versioning.get(spec.base);
   const dataspace = await Dataspace.open({

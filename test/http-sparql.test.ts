@@ -323,6 +323,9 @@ describe('the SPARQL endpoint', () => {
     it('has its own endpoint that sees only admin documents', async () => {
       const index = s.running.runtimes.find((r) => r.role === 'admin')!.dataspace.index as Index;
       assert.equal(index.status.lanes, 0, 'no lane before the first query of the admin dataspace (index.ts onFirstUse)');
+      const refused = await s.request('GET', `${s.admin}sparql?${new URLSearchParams({ query: GRAPHS })}`, { as: 'anonymous' });
+      assert.ok(refused.status === 401 || refused.status === 403, `an anonymous query of the admin dataspace is refused (${refused.status})`);
+      assert.equal(index.status.lanes, 0, 'and starts no lane: access is decided before the index is asked');
       const adminGraphs = values(await get(GRAPHS, undefined, {}, `${s.admin}sparql`), 'g');
       for (const path of ['', 'acl/', 'acl/agents/', 'acl/public-keys/', 'acl/groups/', 'acl/authorizations/', s.running.agents.owner.documentPath]) {
         assert.ok(adminGraphs.includes(s.admin + path), `${s.admin + path} is an admin graph`);
