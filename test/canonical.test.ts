@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { canonicalBytes, canonicalNTriples } from '../src/rdf/canonical.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
 import { blobObject } from '../src/git/objects.js';
 import { isLodestoneError } from '../src/errors.js';
-import { git, nt, tempDir } from './helpers.js';
+import { git, nt, removeTempDirs, tempDir } from './helpers.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+after(removeTempDirs);
 
 describe('canonical bytes', () => {
   it('gives one blob for two inputs of one graph with different blank node labels', async () => {

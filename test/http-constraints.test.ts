@@ -6,12 +6,11 @@
  * unknown methods. Every refusal is the RDF error of SPEC §2.4 and leaves git as it was.
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ns } from '../src/rdf/namespaces.js';
-import { commitCount, git, headOf, removeTempDirs } from './helpers.js';
+import { commitCount, git, headOf } from './helpers.js';
 import { assertRdfError, header, rawRequest as pathAsIs, turtle, type RequestOptions, type Response, type TestServer, serverForFile } from './http-helpers.js';
 
-after(removeTempDirs);
 
 const SPARQL_UPDATE = { 'Content-Type': 'application/sparql-update' };
 const READABLE = ['text/turtle', 'application/n-triples', 'application/rdf+xml', 'application/ld+json', 'application/x-www-form-urlencoded'];

@@ -5,16 +5,15 @@
  * After every write, the file in git is the canonical N-Triples of what GET returns.
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Quad } from '@rdfjs/types';
 import oxigraph from 'oxigraph';
 import { canonicalNTriples } from '../src/rdf/canonical.js';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
-import { commitCount, git, removeTempDirs } from './helpers.js';
+import { commitCount, git } from './helpers.js';
 import { turtle, type Response, type TestServer, serverForFile } from './http-helpers.js';
 
-after(removeTempDirs);
 
 const SPARQL_UPDATE = { 'Content-Type': 'application/sparql-update' };
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

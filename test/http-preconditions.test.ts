@@ -5,13 +5,12 @@
  * write's response, and exactly one winner among concurrent writers quoting one ETag.
  */
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ns } from '../src/rdf/namespaces.js';
 import { parseRdf } from '../src/rdf/ntriples.js';
-import { commitCount, git, headOf, removeTempDirs } from './helpers.js';
+import { commitCount, git, headOf } from './helpers.js';
 import { assertRdfError, header, turtle, type TestServer, serverForFile } from './http-helpers.js';
 
-after(removeTempDirs);
 
 const SPARQL_UPDATE = { 'Content-Type': 'application/sparql-update' };
 const FORMATS = ['text/turtle', 'application/n-triples', 'application/rdf+xml', 'application/ld+json'];

@@ -18,8 +18,6 @@ import { git, removeTempDirs, tempDir } from './helpers.js';
 import { assertRdfError, certifiedAgent, freePort, header, makePublic, putTurtle, startServer, type TestServer, turtle } from './http-helpers.js';
 import { Origin, type Reply } from './origin-server.js';
 
-after(removeTempDirs);
-
 const dct = ns.dct;
 const proxied = (url: string) => `/?uri=${encodeURIComponent(url)}`;
 const SPARQL_QUERY = { 'Content-Type': 'application/sparql-query' };
@@ -49,6 +47,7 @@ before(async () => {
 after(async () => {
   await s?.close();
   await Promise.all([secure?.close(), plain.close()]);
+  removeTempDirs(); // after the server has closed: a folder removed under it would be written again
 });
 
 describe('the proxy: writes', () => {

@@ -10,8 +10,6 @@ import { GitStore } from '../src/store/git-store.js';
 import { ANONYMOUS } from '../src/store/worktree.js';
 import { git, removeTempDirs, tempDir } from './helpers.js';
 
-after(removeTempDirs);
-
 const WIDTH = 100_000;
 const triple = (text: string) => Buffer.from(`<https://example.org/w/x/> <https://example.org/p> "${text}" .\n`);
 let dir: string;
@@ -23,7 +21,10 @@ before(async () => {
   const changes = Array.from({ length: WIDTH }, (_, i) => ({ path: `graphs/w/s${i}.nt`, bytes: triple(`seed ${i % 100}`) }));
   await store.write({ changes, author: ANONYMOUS, message: `Seed ${WIDTH} documents` });
 });
-after(() => store.close());
+after(async () => {
+  await store.close();
+  removeTempDirs(); // after the store has closed: a folder removed under it would be written again
+});
 
 /** The git CLI with `input` on its standard input, as someone else (helpers.ts's git takes none). */
 function execGit(cwd: string, args: string[], input?: Buffer): string {
